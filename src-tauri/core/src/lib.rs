@@ -1,0 +1,8 @@
+//! Hark's core. Everything with a policy lives here; the desktop shell and the CLI are adapters.
+//!
+//! This crate must never depend on Tauri: `cargo tree -p hark-core | grep tauri` stays empty.
+
+pub mod data_dir;
+pub mod error;
+pub mod question;
+pub mod session;

@@ -1,0 +1,1 @@
+//! The session event log in SQLite and the projections rebuilt from it.
