@@ -1,18 +1,53 @@
-//! Result texts (in progress).
-use super::*;
+//! The texts the model sees: an answered result, a pending notice, and the late-answer user message.
 
+use serde_json::{json, Value};
+
+use super::types::{answers_json, question_json, Answer, AnswerBatch, Question};
+
+/// The marker key of a late-answer user message.
+pub const LATE_ANSWER_MARKER: &str = "answer_to_pending_question";
+
+/// The tool result text for an answered call: the answers JSON `{"answers":[...]}` (ids included).
 pub fn answered_result_text(batch: &AnswerBatch) -> String {
-    serde_json::json!({ "answers": types::answers_json(batch) }).to_string()
+    json!({ "answers": answers_json(batch) }).to_string()
 }
 
+/// The pending text (DESIGN §3 "Results the model sees"), mentioning `answer_to_pending_question` and the call id.
+///
+/// Plain prose rather than JSON: it must read as an instruction, and it must not look like an
+/// `{"answers": ...}` result a careless model could mistake for a choice.
 pub fn pending_result_text(call_id: &str) -> String {
-    format!("pending {call_id} answer_to_pending_question")
+    // The call id comes from the model provider; JSON quoting keeps odd characters inert.
+    let id = Value::String(call_id.to_string());
+    format!(
+        "PENDING: the user has not answered yet. The question stays open and the user can still answer it. \
+         Continue only with work that does not depend on the answer. Do not treat the silence as consent, \
+         as a skip, or as a choice of any option, and do not pick a default on the user's behalf. \
+         Do not ask the same question again. If the user answers later, the answer will arrive as a user \
+         message whose JSON has \"{LATE_ANSWER_MARKER}\": true and \"call_id\": {id}."
+    )
 }
 
-pub fn late_answer_text(call_id: &str, _questions: &[Question], batch: &AnswerBatch) -> String {
-    serde_json::json!({ "answer_to_pending_question": true, "call_id": call_id, "answers": types::answers_json(batch) }).to_string()
+/// The late-answer user message text: JSON {"answer_to_pending_question": true, "call_id", "questions", "answers"}.
+pub fn late_answer_text(call_id: &str, questions: &[Question], batch: &AnswerBatch) -> String {
+    json!({
+        LATE_ANSWER_MARKER: true,
+        "call_id": call_id,
+        "note": "The user answered a question you asked earlier whose call returned pending. \
+                 Take this answer into account from now on.",
+        "questions": questions.iter().map(question_json).collect::<Vec<_>>(),
+        "answers": answers_json(batch),
+    })
+    .to_string()
 }
 
-pub fn parse_late_answer_text(_text: &str) -> Option<(String, AnswerBatch)> {
-    None
+/// Parses a late-answer text back (for projections/UI); None when it is not one.
+pub fn parse_late_answer_text(text: &str) -> Option<(String, AnswerBatch)> {
+    let v: Value = serde_json::from_str(text.trim()).ok()?;
+    if v.get(LATE_ANSWER_MARKER)? != &Value::Bool(true) {
+        return None;
+    }
+    let call_id = v.get("call_id")?.as_str()?.to_string();
+    let answers: Vec<Answer> = serde_json::from_value(v.get("answers")?.clone()).ok()?;
+    Some((call_id, AnswerBatch { answers }))
 }

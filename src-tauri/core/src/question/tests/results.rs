@@ -1,0 +1,153 @@
+//! Result texts and the error wire shape.
+
+use super::*;
+
+fn sample_batch() -> AnswerBatch {
+    AnswerBatch {
+        answers: vec![
+            pick("db", &["SQLite"]),
+            custom("name", "hark-demo"),
+            Answer::skip("extras"),
+        ],
+    }
+}
+
+#[test]
+fn answered_text_is_the_answers_json_with_ids() {
+    let text = answered_result_text(&sample_batch());
+    let back: AnswerBatch = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, sample_batch());
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        v["answers"][1],
+        json!({"id": "name", "selected": [], "custom": "hark-demo"})
+    );
+    assert_eq!(v["answers"][2], json!({"id": "extras", "selected": []}));
+}
+
+#[test]
+fn pending_text_says_what_the_model_must_and_must_not_do() {
+    let text = pending_result_text("call_42");
+    let lower = text.to_lowercase();
+    for phrase in [
+        "has not answered yet",
+        "stays open",
+        "continue only with work that does not depend on the answer",
+        "consent",
+        "skip",
+        "answer_to_pending_question",
+        "\"call_id\": \"call_42\"",
+    ] {
+        assert!(lower.contains(phrase), "{phrase:?} missing from {text}");
+    }
+    // It must never look like an answered result.
+    assert!(serde_json::from_str::<AnswerBatch>(&text).is_err());
+}
+
+#[test]
+fn pending_text_escapes_the_call_id() {
+    let text = pending_result_text("a\"b\nc");
+    assert!(text.contains(r#""call_id": "a\"b\nc""#), "{text}");
+    assert!(!text.contains('\n'));
+}
+
+#[test]
+fn late_answer_text_round_trips() {
+    let questions = vec![
+        question("db", &["SQLite", "Postgres"], false),
+        question("name", &[], false),
+    ];
+    let batch = AnswerBatch {
+        answers: vec![pick("db", &["Postgres"]), custom("name", "x")],
+    };
+    let text = late_answer_text("call_7", &questions, &batch);
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(v[LATE_ANSWER_MARKER], json!(true));
+    assert_eq!(v["call_id"], json!("call_7"));
+    let recorded: Vec<Question> = serde_json::from_value(v["questions"].clone()).unwrap();
+    assert_eq!(recorded, questions);
+    assert_eq!(
+        parse_late_answer_text(&text),
+        Some(("call_7".to_string(), batch.clone()))
+    );
+    // Surrounding whitespace from a transport does not matter.
+    assert_eq!(
+        parse_late_answer_text(&format!("\n {text} \n")),
+        Some(("call_7".to_string(), batch))
+    );
+}
+
+#[test]
+fn ordinary_messages_are_not_late_answers() {
+    for text in [
+        "Postgres please",
+        "",
+        "{}",
+        r#"{"answers": []}"#,
+        r#"{"answer_to_pending_question": false, "call_id": "c", "answers": []}"#,
+        r#"{"answer_to_pending_question": "true", "call_id": "c", "answers": []}"#,
+        r#"{"answer_to_pending_question": true, "answers": []}"#,
+        r#"{"answer_to_pending_question": true, "call_id": 3, "answers": []}"#,
+        r#"{"answer_to_pending_question": true, "call_id": "c", "answers": [{"id": 1}]}"#,
+        r#"[{"answer_to_pending_question": true}]"#,
+    ] {
+        assert_eq!(parse_late_answer_text(text), None, "{text}");
+    }
+}
+
+#[test]
+fn error_serializes_as_name_code_message() {
+    let e = UserInteractionError::new(ErrorCode::BadAnswer, "answers[0]: nope");
+    let v = serde_json::to_value(&e).unwrap();
+    assert_eq!(
+        v,
+        json!({"name": "UserInteractionError", "code": "BAD_ANSWER", "message": "answers[0]: nope"})
+    );
+    assert_eq!(v.as_object().unwrap().len(), 3);
+    assert_eq!(e.to_json(), v);
+    assert_eq!(
+        serde_json::from_value::<UserInteractionError>(v).unwrap(),
+        e
+    );
+    assert_eq!(e.to_string(), "BAD_ANSWER: answers[0]: nope");
+}
+
+#[test]
+fn every_code_spells_the_same_everywhere() {
+    for code in ErrorCode::ALL {
+        let serde_form = serde_json::to_value(code).unwrap();
+        assert_eq!(serde_form, json!(code.as_str()));
+        assert_eq!(code.to_string(), code.as_str());
+        assert_eq!(ErrorCode::parse(code.as_str()), Some(code));
+        let e = UserInteractionError::new(code, "m");
+        let back: UserInteractionError =
+            serde_json::from_str(&serde_json::to_string(&e).unwrap()).unwrap();
+        assert_eq!(back, e);
+    }
+    assert_eq!(ErrorCode::parse("NOPE"), None);
+    let names: Vec<&str> = ErrorCode::ALL.iter().map(ErrorCode::as_str).collect();
+    assert_eq!(
+        names,
+        [
+            "INVALID_REQUEST",
+            "NO_PROVIDER",
+            "DUPLICATE_PROVIDER",
+            "ASK_CANCELLED",
+            "ASK_ABORTED",
+            "ASK_TIMED_OUT",
+            "CALLER_NOT_LIVE",
+            "DELEGATED_CALLER",
+            "BAD_ANSWER",
+            "NOT_PENDING",
+            "REPLY_QUEUED"
+        ]
+    );
+}
+
+#[test]
+fn other_error_names_do_not_deserialize_as_ours() {
+    let v = json!({"name": "StoreError", "code": "BAD_ANSWER", "message": "m"});
+    assert!(serde_json::from_value::<UserInteractionError>(v).is_err());
+    let v = json!({"name": "UserInteractionError", "code": "SOMETHING_ELSE", "message": "m"});
+    assert!(serde_json::from_value::<UserInteractionError>(v).is_err());
+}
