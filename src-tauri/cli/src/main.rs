@@ -1,5 +1,44 @@
 //! `hark`: the terminal front door over hark-core.
+//!
+//! This file only dispatches: each subcommand is a module with `run(args) -> ExitCode`, so adding one
+//! is a new module, a match arm and a usage line.
 
-fn main() {
-    println!("hark {}", env!("CARGO_PKG_VERSION"));
+mod schema;
+
+use std::process::ExitCode;
+
+const USAGE: &str = "\
+usage: hark <command> [options]
+
+commands:
+  schema [--timed]   print the ask_user_question tool definition as JSON
+                     (--timed: the timed schema with `timeout`, default 120 s)
+  help               show this help
+  version            print the version
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let Some((command, rest)) = args.split_first() else {
+        return usage_error("no command given");
+    };
+    match command.as_str() {
+        "schema" => schema::run(rest),
+        "help" | "--help" | "-h" => {
+            print!("{USAGE}");
+            ExitCode::SUCCESS
+        }
+        "version" | "--version" | "-V" => {
+            println!("hark {}", env!("CARGO_PKG_VERSION"));
+            ExitCode::SUCCESS
+        }
+        other => usage_error(&format!("unknown command {other:?}")),
+    }
+}
+
+/// Reports a command-line mistake with the usage on stderr; exit code 2 as is conventional for
+/// usage errors, distinct from 1 for a failed operation.
+pub(crate) fn usage_error(problem: &str) -> ExitCode {
+    eprintln!("hark: {problem}\n\n{USAGE}");
+    ExitCode::from(2)
 }

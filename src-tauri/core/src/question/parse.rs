@@ -188,10 +188,8 @@ fn parse_timeout(v: Option<&Value>, default_secs: u64, p: &mut Problems) -> Wait
             } else if let Some(u) = n.as_u64() {
                 Some(i128::from(u))
             } else {
-                // Whole-number floats only; the range check below bounds the cast.
-                n.as_f64()
-                    .filter(|f| f.fract() == 0.0 && f.abs() < 1e15)
-                    .map(|f| f as i128)
+                // Whole-number floats only; `as` saturates, and the range check below bounds it.
+                n.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i128)
             }
         }
         Some(_) => None,
@@ -213,11 +211,10 @@ fn parse_timeout(v: Option<&Value>, default_secs: u64, p: &mut Problems) -> Wait
             WaitLimit::Indefinite
         }
         None => {
-            let got = v.map_or("nothing", kind);
-            let got = if matches!(v, Some(Value::Number(_))) {
-                "a fractional number"
-            } else {
-                got
+            let got = match v {
+                Some(Value::Number(_)) => "a fractional number",
+                Some(other) => kind(other),
+                None => "nothing",
             };
             p.push("timeout", format!("must be an integer, got {got}; {hint}"));
             WaitLimit::Indefinite

@@ -361,6 +361,7 @@ fn timed_timeout_values() {
             "timeout: 604801 is more than 604800",
         ),
         (json!(u64::MAX), "is more than 604800"),
+        (json!(1e20), "100000000000000000000 is more than 604800"),
         (
             json!(1.5),
             "timeout: must be an integer, got a fractional number",
