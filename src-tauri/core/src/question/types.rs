@@ -27,9 +27,13 @@ pub struct Question {
     pub question: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub header: Option<String>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "null_as_default"
+    )]
     pub options: Vec<QuestionOption>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "null_as_default")]
     pub multi_select: bool,
 }
 
@@ -43,6 +47,16 @@ impl Question {
     pub fn option(&self, label: &str) -> Option<&QuestionOption> {
         self.options.iter().find(|o| o.label == label)
     }
+}
+
+/// `null` reads as the default, as [`crate::question::parse_request`] treats it, so a recorded call
+/// deserialized with serde agrees with what the parser accepted.
+fn null_as_default<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Default + Deserialize<'de>,
+{
+    Ok(Option::<T>::deserialize(d)?.unwrap_or_default())
 }
 
 /// Which schema the tool is offered with. A setting, never the model's choice.
@@ -247,6 +261,27 @@ mod tests {
             serde_json::json!({"kind": "indefinite"})
         );
         assert_eq!(serde_json::to_value(ToolMode::Timed).unwrap(), "timed");
+    }
+
+    #[test]
+    fn null_optional_fields_read_as_omitted() {
+        let q: Question = serde_json::from_value(serde_json::json!({
+            "id": "a", "question": "Q?", "header": null, "options": null, "multi_select": null
+        }))
+        .unwrap();
+        assert_eq!(
+            q,
+            Question {
+                id: "a".into(),
+                question: "Q?".into(),
+                header: None,
+                options: vec![],
+                multi_select: false
+            }
+        );
+        let o: QuestionOption =
+            serde_json::from_value(serde_json::json!({"label": "x", "description": null})).unwrap();
+        assert_eq!(o.description, None);
     }
 
     #[test]

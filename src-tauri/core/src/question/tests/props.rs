@@ -255,7 +255,12 @@ proptest! {
     #[test]
     fn parse_request_is_total_on_near_valid_requests((mode, args) in near_valid()) {
         match parse_request(&args, mode, 120) {
-            Ok(req) => prop_assert!(validate_questions(&req.questions).is_ok()),
+            Ok(req) => {
+                prop_assert!(validate_questions(&req.questions).is_ok());
+                // Projections read recorded calls with serde; they must see what the parser accepted.
+                let via_serde: Vec<Question> = serde_json::from_value(args["questions"].clone()).unwrap();
+                prop_assert_eq!(via_serde, req.questions);
+            }
             Err(e) => {
                 prop_assert_eq!(e.code, ErrorCode::InvalidRequest);
                 prop_assert!(e.message.contains("questions") || e.message.contains("timeout"), "{}", e.message);
