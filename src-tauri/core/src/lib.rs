@@ -4,5 +4,6 @@
 
 pub mod data_dir;
 pub mod error;
+pub mod model;
 pub mod question;
 pub mod session;

@@ -1,0 +1,50 @@
+//! Model providers: where an agent step's text, reasoning and tool calls come from.
+//!
+//! One trait, [`ModelProvider`], shared as `Arc<dyn ModelProvider>`, with two implementations:
+//! - [`OpenAiProvider`]: any OpenAI-compatible Chat Completions server, streamed over SSE
+//!   (DeepSeek by default; OpenAI, Ollama, llama.cpp, vLLM, LM Studio by base URL);
+//! - [`DemoProvider`]: deterministic offline scripts shipped with the app, always labelled
+//!   "Demo model", for first launch without a key, demos and tests.
+//!
+//! Everything a model sends is untrusted data: providers pass it on verbatim and never interpret it.
+
+mod demo;
+mod error;
+mod openai;
+mod types;
+
+use async_trait::async_trait;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+pub use demo::{
+    demo_scripts, Condition, DemoProvider, DemoScript, DemoToolCall, Reply, Rule, ToolResultInfo,
+    ToolStatus, Trigger, DEFAULT_DEMO_SCRIPT, DEMO_LABEL,
+};
+pub use error::ModelError;
+pub use openai::{ApiKey, OpenAiConfig, OpenAiProvider, DEEPSEEK_BASE_URL, DEEPSEEK_MODEL};
+pub use types::{ChatMessage, ModelDescription, ModelEvent, ModelRequest, ToolCallRequest};
+
+/// The receiving end of one streamed step.
+pub type ModelEventReceiver = mpsc::Receiver<Result<ModelEvent, ModelError>>;
+
+/// Events buffered between a provider's reader task and the caller.
+const EVENT_BUFFER: usize = 64;
+
+/// A source of model steps.
+///
+/// `stream` resolves once the provider is ready to stream (for HTTP: a success status arrived, after
+/// any retries) or with the error that prevented it. The receiver then yields events in order and
+/// ends after `Finished` or after the first `Err` item; text streamed before an error stays valid.
+/// Cancelling the token (or dropping the receiver) stops the step and releases its connection; a
+/// receiver still held then sees a final `Err(MODEL_CANCELLED)` (unless its buffer is full).
+#[async_trait]
+pub trait ModelProvider: Send + Sync {
+    fn describe(&self) -> ModelDescription;
+
+    async fn stream(
+        &self,
+        request: ModelRequest,
+        cancel: CancellationToken,
+    ) -> Result<ModelEventReceiver, ModelError>;
+}
