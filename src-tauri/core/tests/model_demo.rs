@@ -6,12 +6,12 @@ use std::path::Path;
 use std::time::Duration;
 
 use hark_core::model::{
-    demo_scripts, ChatMessage, Condition, DemoProvider, DemoScript, ModelEvent, ModelProvider,
-    ModelRequest, ToolCallRequest, ToolStatus, DEFAULT_DEMO_SCRIPT, DEMO_LABEL,
+    demo_scripts, ChatMessage, Condition, DemoProvider, DemoScript, ModelEvent, ModelProvider, ModelRequest,
+    ToolCallRequest, ToolStatus, DEFAULT_DEMO_SCRIPT, DEMO_LABEL,
 };
 use hark_core::question::{
-    answered_result_text, late_answer_text, parse_request, pending_result_text, Answer,
-    AnswerBatch, ErrorCode, Question, ToolMode, UserInteractionError, TOOL_NAME,
+    answered_result_text, late_answer_text, parse_request, pending_result_text, Answer, AnswerBatch, ErrorCode,
+    Question, ToolMode, UserInteractionError, TOOL_NAME,
 };
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
@@ -28,10 +28,7 @@ struct Played {
 
 impl Played {
     fn call(&self, name: &str) -> &ToolCallRequest {
-        self.calls
-            .iter()
-            .find(|c| c.name == name)
-            .unwrap_or_else(|| panic!("no {name} call in {self:?}"))
+        self.calls.iter().find(|c| c.name == name).unwrap_or_else(|| panic!("no {name} call in {self:?}"))
     }
 
     fn args(&self, name: &str) -> Value {
@@ -40,19 +37,10 @@ impl Played {
 }
 
 async fn play(provider: &DemoProvider, messages: &[ChatMessage]) -> Played {
-    let request = ModelRequest {
-        messages: messages.to_vec(),
-        tools: vec![],
-    };
-    let mut rx = provider
-        .stream(request, CancellationToken::new())
-        .await
-        .expect("stream");
+    let request = ModelRequest { messages: messages.to_vec(), tools: vec![] };
+    let mut rx = provider.stream(request, CancellationToken::new()).await.expect("stream");
     let mut played = Played::default();
-    while let Some(item) = tokio::time::timeout(Duration::from_secs(5), rx.recv())
-        .await
-        .expect("event")
-    {
+    while let Some(item) = tokio::time::timeout(Duration::from_secs(5), rx.recv()).await.expect("event") {
         match item.expect("no error") {
             ModelEvent::TextDelta(t) => {
                 played.text.push_str(&t);
@@ -109,31 +97,17 @@ impl Convo {
     fn rule_for_next(&self, extra: ChatMessage) -> String {
         let mut messages = self.messages.clone();
         messages.push(extra);
-        let request = ModelRequest {
-            messages,
-            tools: vec![],
-        };
-        self.provider
-            .rule_for(&request)
-            .map(|r| r.id.clone())
-            .unwrap_or_default()
+        let request = ModelRequest { messages, tools: vec![] };
+        self.provider.rule_for(&request).map(|r| r.id.clone()).unwrap_or_default()
     }
 }
 
 fn answer(id: &str, selected: &[&str]) -> Answer {
-    Answer {
-        id: id.into(),
-        selected: selected.iter().map(|s| s.to_string()).collect(),
-        custom: None,
-    }
+    Answer { id: id.into(), selected: selected.iter().map(|s| s.to_string()).collect(), custom: None }
 }
 
 fn typed(id: &str, text: &str) -> Answer {
-    Answer {
-        id: id.into(),
-        selected: vec![],
-        custom: Some(text.into()),
-    }
+    Answer { id: id.into(), selected: vec![], custom: Some(text.into()) }
 }
 
 fn error_text(code: ErrorCode, message: &str) -> String {
@@ -141,14 +115,8 @@ fn error_text(code: ErrorCode, message: &str) -> String {
 }
 
 fn questions_of(args: &Value) -> Vec<Question> {
-    let mode = if args.get("timeout").is_some() {
-        ToolMode::Timed
-    } else {
-        ToolMode::Legacy
-    };
-    parse_request(args, mode, 120)
-        .expect("valid question")
-        .questions
+    let mode = if args.get("timeout").is_some() { ToolMode::Timed } else { ToolMode::Legacy };
+    parse_request(args, mode, 120).expect("valid question").questions
 }
 
 fn scripts_dir() -> std::path::PathBuf {
@@ -164,32 +132,17 @@ fn every_shipped_script_parses_and_matches_its_file() {
     assert!(names.contains(&DEFAULT_DEMO_SCRIPT));
     let mut files: Vec<String> = std::fs::read_dir(scripts_dir())
         .expect("scripts dir")
-        .filter_map(|e| {
-            e.ok()?
-                .file_name()
-                .to_str()?
-                .strip_suffix(".json")
-                .map(str::to_string)
-        })
+        .filter_map(|e| e.ok()?.file_name().to_str()?.strip_suffix(".json").map(str::to_string))
         .collect();
     files.sort();
     let mut sorted: Vec<String> = names.iter().map(|s| s.to_string()).collect();
     sorted.sort();
-    assert_eq!(
-        files, sorted,
-        "every script file is embedded and every embedded script has a file"
-    );
+    assert_eq!(files, sorted, "every script file is embedded and every embedded script has a file");
     for name in names {
         let embedded = DemoScript::builtin(name).expect("parses");
         assert_eq!(embedded.name, name);
-        assert!(
-            !embedded.description.is_empty(),
-            "{name} says what it shows"
-        );
-        assert_eq!(
-            DemoScript::from_dir(&scripts_dir(), name).expect("loads from the directory"),
-            embedded
-        );
+        assert!(!embedded.description.is_empty(), "{name} says what it shows");
+        assert_eq!(DemoScript::from_dir(&scripts_dir(), name).expect("loads from the directory"), embedded);
     }
 }
 
@@ -198,16 +151,10 @@ fn request_matching(condition: &Condition) -> ModelRequest {
     let ask = |id: &str, name: &str| ChatMessage::Assistant {
         content: String::new(),
         reasoning: None,
-        tool_calls: vec![ToolCallRequest {
-            id: id.into(),
-            name: name.into(),
-            arguments: "{}".into(),
-        }],
+        tool_calls: vec![ToolCallRequest { id: id.into(), name: name.into(), arguments: "{}".into() }],
     };
     let messages = match condition {
-        Condition::Start { contains } => vec![ChatMessage::user(
-            contains.clone().unwrap_or_else(|| "hello".into()),
-        )],
+        Condition::Start { contains } => vec![ChatMessage::user(contains.clone().unwrap_or_else(|| "hello".into()))],
         Condition::UserText { contains } => vec![
             ChatMessage::user("hello"),
             ChatMessage::assistant("hi"),
@@ -218,34 +165,24 @@ fn request_matching(condition: &Condition) -> ModelRequest {
             ask("q1", TOOL_NAME),
             ChatMessage::tool("q1", pending_result_text("q1")),
             ChatMessage::assistant("waiting"),
-            ChatMessage::user(late_answer_text(
-                "q1",
-                &[],
-                &AnswerBatch {
-                    answers: vec![answer("db", &["SQLite"])],
-                },
-            )),
+            ChatMessage::user(late_answer_text("q1", &[], &AnswerBatch { answers: vec![answer("db", &["SQLite"])] })),
         ],
         Condition::ToolResult { tool, status, code } => {
             let tool = tool.clone().unwrap_or_else(|| "some_tool".into());
             let content = match status.unwrap_or(ToolStatus::Ok) {
                 ToolStatus::Ok => answered_result_text(&AnswerBatch { answers: vec![answer("db", &["SQLite"])] }),
                 ToolStatus::Pending => pending_result_text("t1"),
-                ToolStatus::Error => json!({ "name": "E", "code": code.clone().unwrap_or_else(|| "SOME_ERROR".into()), "message": "m" }).to_string(),
+                ToolStatus::Error => {
+                    json!({ "name": "E", "code": code.clone().unwrap_or_else(|| "SOME_ERROR".into()), "message": "m" })
+                        .to_string()
+                }
             };
-            vec![
-                ChatMessage::user("hello"),
-                ask("t1", &tool),
-                ChatMessage::tool("t1", content),
-            ]
+            vec![ChatMessage::user("hello"), ask("t1", &tool), ChatMessage::tool("t1", content)]
         }
         // Only a conversation no other rule can answer reaches `any`.
         Condition::Any => vec![ChatMessage::system("nothing to answer")],
     };
-    ModelRequest {
-        messages,
-        tools: vec![],
-    }
+    ModelRequest { messages, tools: vec![] }
 }
 
 #[tokio::test]
@@ -255,18 +192,9 @@ async fn every_rule_of_every_script_is_reachable() {
         for rule in &provider.script().rules {
             let request = request_matching(&rule.when);
             let chosen = provider.rule_for(&request).map(|r| r.id.as_str());
-            assert_eq!(
-                chosen,
-                Some(rule.id.as_str()),
-                "{name}: rule {} is reachable",
-                rule.id
-            );
+            assert_eq!(chosen, Some(rule.id.as_str()), "{name}: rule {} is reachable", rule.id);
             let played = play(&provider, &request.messages).await;
-            assert!(
-                !played.text.is_empty() || !played.calls.is_empty(),
-                "{name}/{} replies",
-                rule.id
-            );
+            assert!(!played.text.is_empty() || !played.calls.is_empty(), "{name}/{} replies", rule.id);
         }
     }
 }
@@ -277,11 +205,7 @@ fn every_question_a_script_asks_is_valid_except_the_deliberately_oversized_one()
         let script = DemoScript::builtin(name).expect("script");
         for rule in &script.rules {
             for call in rule.reply.tool_calls.iter().filter(|c| c.name == TOOL_NAME) {
-                let mode = if call.arguments.get("timeout").is_some() {
-                    ToolMode::Timed
-                } else {
-                    ToolMode::Legacy
-                };
+                let mode = if call.arguments.get("timeout").is_some() { ToolMode::Timed } else { ToolMode::Legacy };
                 let parsed = parse_request(&call.arguments, mode, 120);
                 if (name, rule.id.as_str()) == ("untrusted", "answered") {
                     let err = parsed.expect_err("the 3000-character question is refused");
@@ -297,12 +221,7 @@ fn every_question_a_script_asks_is_valid_except_the_deliberately_oversized_one()
                     other => panic!("{name}/{}: unknown workspace tool {other}", rule.id),
                 };
                 for key in needs {
-                    assert!(
-                        call.arguments[key].is_string(),
-                        "{name}/{}: {} needs {key}",
-                        rule.id,
-                        call.name
-                    );
+                    assert!(call.arguments[key].is_string(), "{name}/{}: {} needs {key}", rule.id, call.name);
                 }
             }
         }
@@ -316,22 +235,14 @@ fn unknown_script_lists_the_available_ones() {
     for name in demo_scripts() {
         assert!(err.message().contains(name), "{err}");
     }
-    assert_eq!(
-        DemoScript::from_dir(&scripts_dir(), "../Cargo")
-            .expect_err("not a name")
-            .code(),
-        "DEMO_SCRIPT"
-    );
+    assert_eq!(DemoScript::from_dir(&scripts_dir(), "../Cargo").expect_err("not a name").code(), "DEMO_SCRIPT");
 }
 
 #[test]
 fn demo_provider_is_labelled_demo_model() {
     for name in demo_scripts() {
         let d = DemoProvider::new(name).expect("script").describe();
-        assert_eq!(
-            (d.provider.as_str(), d.label.as_str(), d.script.as_deref()),
-            ("demo", DEMO_LABEL, Some(name))
-        );
+        assert_eq!((d.provider.as_str(), d.label.as_str(), d.script.as_deref()), ("demo", DEMO_LABEL, Some(name)));
     }
     assert_eq!(DEMO_LABEL, "Demo model");
 }
@@ -342,11 +253,7 @@ async fn hello_streams_plain_text_in_chunks() {
     let first = c.user("hi").await;
     assert!(first.calls.is_empty());
     assert_eq!(first.finish.as_deref(), Some("stop"));
-    assert!(
-        first.text_chunks > 3,
-        "streamed in pieces: {}",
-        first.text_chunks
-    );
+    assert!(first.text_chunks > 3, "streamed in pieces: {}", first.text_chunks);
     assert!(!first.reasoning.is_empty());
     let second = c.user("what now?").await;
     assert!(second.text.contains("what now?"), "{}", second.text);
@@ -362,14 +269,8 @@ async fn batch_asks_three_kinds_of_question_in_one_call_and_quotes_the_answers()
     assert!(args.get("timeout").is_none(), "batch works in legacy mode");
     let qs = questions_of(&args);
     assert_eq!(qs.len(), 3);
-    assert!(
-        !qs[0].multi_select && !qs[0].options.is_empty(),
-        "single-select"
-    );
-    assert!(
-        qs[1].multi_select && !qs[1].options.is_empty(),
-        "multi-select"
-    );
+    assert!(!qs[0].multi_select && !qs[0].options.is_empty(), "single-select");
+    assert!(qs[1].multi_select && !qs[1].options.is_empty(), "multi-select");
     assert!(qs[2].options.is_empty(), "free-form");
 
     let call_id = ask.call(TOOL_NAME).id.clone();
@@ -382,12 +283,7 @@ async fn batch_asks_three_kinds_of_question_in_one_call_and_quotes_the_answers()
     };
     let reply = c.tool_result(&call_id, &answered_result_text(&batch)).await;
     assert!(reply.calls.is_empty());
-    for quoted in [
-        "\"Postgres\"",
-        "\"Docs\"",
-        "\"CI workflow\"",
-        "\"hark-demo\"",
-    ] {
+    for quoted in ["\"Postgres\"", "\"Docs\"", "\"CI workflow\"", "\"hark-demo\""] {
         assert!(reply.text.contains(quoted), "{quoted} in {}", reply.text);
     }
     assert!(!reply.text.contains("SQLite"), "only the chosen labels");
@@ -401,23 +297,11 @@ async fn batch_asks_three_kinds_of_question_in_one_call_and_quotes_the_answers()
 async fn batch_reacts_to_cancel_pending_and_other_errors() {
     let mut c = Convo::new("batch");
     let id = c.user("go").await.call(TOOL_NAME).id.clone();
-    let cancelled = ChatMessage::tool(
-        &id,
-        error_text(ErrorCode::AskCancelled, "The user closed the question"),
-    );
+    let cancelled = ChatMessage::tool(&id, error_text(ErrorCode::AskCancelled, "The user closed the question"));
     assert_eq!(c.rule_for_next(cancelled), "cancelled");
-    assert_eq!(
-        c.rule_for_next(ChatMessage::tool(&id, pending_result_text(&id))),
-        "pending"
-    );
-    let reply = c
-        .tool_result(&id, &error_text(ErrorCode::NoProvider, "Nobody can answer"))
-        .await;
-    assert!(
-        reply.text.contains("NO_PROVIDER") && reply.text.contains("Nobody can answer"),
-        "{}",
-        reply.text
-    );
+    assert_eq!(c.rule_for_next(ChatMessage::tool(&id, pending_result_text(&id))), "pending");
+    let reply = c.tool_result(&id, &error_text(ErrorCode::NoProvider, "Nobody can answer")).await;
+    assert!(reply.text.contains("NO_PROVIDER") && reply.text.contains("Nobody can answer"), "{}", reply.text);
     assert!(reply.calls.is_empty(), "stops rather than guessing");
 }
 
@@ -436,55 +320,32 @@ async fn timed_continues_with_workspace_work_on_pending_and_acknowledges_the_lat
     assert_eq!(pending.args("list_dir")["path"], ".");
 
     let listed = c.tool_result(&list.id, "notes/\nREADME.md").await;
-    assert!(
-        listed.text.contains("README.md"),
-        "reports what it found: {}",
-        listed.text
-    );
+    assert!(listed.text.contains("README.md"), "reports what it found: {}", listed.text);
     let write = listed.args("write_file");
     assert!(write["path"].as_str().is_some_and(|p| p.ends_with(".md")));
-    assert!(write["content"]
-        .as_str()
-        .is_some_and(|t| t.contains("database")));
+    assert!(write["content"].as_str().is_some_and(|t| t.contains("database")));
 
-    let written = c
-        .tool_result(&listed.call("write_file").id, "wrote 120 bytes")
-        .await;
-    assert!(
-        written.calls.is_empty(),
-        "the turn ends while the question stays open"
-    );
+    let written = c.tool_result(&listed.call("write_file").id, "wrote 120 bytes").await;
+    assert!(written.calls.is_empty(), "the turn ends while the question stays open");
     assert_eq!(written.finish.as_deref(), Some("stop"));
 
-    let batch = AnswerBatch {
-        answers: vec![answer("db", &["SQLite"])],
-    };
+    let batch = AnswerBatch { answers: vec![answer("db", &["SQLite"])] };
     let late = c.user(&late_answer_text(&ask_id, &questions, &batch)).await;
-    assert!(
-        late.text.contains("\"SQLite\""),
-        "quotes the late answer: {}",
-        late.text
-    );
+    assert!(late.text.contains("\"SQLite\""), "quotes the late answer: {}", late.text);
     assert!(!late.text.contains("Postgres"));
 
     let ids: Vec<&str> = c
         .messages
         .iter()
         .flat_map(|m| match m {
-            ChatMessage::Assistant { tool_calls, .. } => {
-                tool_calls.iter().map(|t| t.id.as_str()).collect()
-            }
+            ChatMessage::Assistant { tool_calls, .. } => tool_calls.iter().map(|t| t.id.as_str()).collect(),
             _ => Vec::new(),
         })
         .collect();
     let mut unique = ids.clone();
     unique.sort();
     unique.dedup();
-    assert_eq!(
-        unique.len(),
-        ids.len(),
-        "call ids are unique in the session: {ids:?}"
-    );
+    assert_eq!(unique.len(), ids.len(), "call ids are unique in the session: {ids:?}");
 }
 
 #[tokio::test]
@@ -492,48 +353,23 @@ async fn timed_adapts_to_errors() {
     let mut c = Convo::new("timed");
     let ask_id = c.user("go").await.call(TOOL_NAME).id.clone();
     // In legacy mode the tool refuses `timeout`; the script explains instead of looping.
-    let refused = ChatMessage::tool(
-        &ask_id,
-        error_text(
-            ErrorCode::InvalidRequest,
-            "questions: unknown field timeout",
-        ),
-    );
+    let refused = ChatMessage::tool(&ask_id, error_text(ErrorCode::InvalidRequest, "questions: unknown field timeout"));
     assert_eq!(c.rule_for_next(refused), "ask_failed");
     let answered = c
-        .tool_result(
-            &ask_id,
-            &answered_result_text(&AnswerBatch {
-                answers: vec![answer("db", &["Postgres"])],
-            }),
-        )
+        .tool_result(&ask_id, &answered_result_text(&AnswerBatch { answers: vec![answer("db", &["Postgres"])] }))
         .await;
-    assert!(
-        answered.text.contains("\"Postgres\"") && answered.calls.is_empty(),
-        "{}",
-        answered.text
-    );
+    assert!(answered.text.contains("\"Postgres\"") && answered.calls.is_empty(), "{}", answered.text);
 
     let mut w = Convo::new("timed");
     let ask_id = w.user("go").await.call(TOOL_NAME).id.clone();
-    let list_id = w
-        .tool_result(&ask_id, &pending_result_text(&ask_id))
-        .await
-        .call("list_dir")
-        .id
-        .clone();
+    let list_id = w.tool_result(&ask_id, &pending_result_text(&ask_id)).await.call("list_dir").id.clone();
     let failed = w
         .tool_result(
             &list_id,
-            &json!({ "name": "ToolError", "code": "NO_WORKSPACE", "message": "no folder chosen" })
-                .to_string(),
+            &json!({ "name": "ToolError", "code": "NO_WORKSPACE", "message": "no folder chosen" }).to_string(),
         )
         .await;
-    assert!(
-        failed.text.contains("NO_WORKSPACE") && failed.text.contains("no folder chosen"),
-        "{}",
-        failed.text
-    );
+    assert!(failed.text.contains("NO_WORKSPACE") && failed.text.contains("no folder chosen"), "{}", failed.text);
     assert!(failed.calls.is_empty());
 }
 
@@ -545,21 +381,9 @@ async fn blocking_asks_a_legacy_question_and_waits() {
     assert!(args.get("timeout").is_none(), "no timeout");
     parse_request(&args, ToolMode::Legacy, 120).expect("valid in the legacy schema");
     let id = ask.call(TOOL_NAME).id.clone();
-    assert_eq!(
-        c.rule_for_next(ChatMessage::tool(
-            &id,
-            error_text(ErrorCode::AskCancelled, "closed")
-        )),
-        "cancelled"
-    );
-    let done = c
-        .tool_result(
-            &id,
-            &answered_result_text(&AnswerBatch {
-                answers: vec![answer("deploy", &["Not yet"])],
-            }),
-        )
-        .await;
+    assert_eq!(c.rule_for_next(ChatMessage::tool(&id, error_text(ErrorCode::AskCancelled, "closed"))), "cancelled");
+    let done =
+        c.tool_result(&id, &answered_result_text(&AnswerBatch { answers: vec![answer("deploy", &["Not yet"])] })).await;
     assert!(done.text.contains("\"Not yet\""), "{}", done.text);
 }
 
@@ -571,39 +395,15 @@ async fn untrusted_carries_hostile_payloads_and_quotes_them_back_verbatim() {
         assert!(ask.text.contains(payload), "text carries {payload}");
     }
     assert!(ask.reasoning.contains("<script>"));
-    assert!(
-        ask.text
-            .split_whitespace()
-            .any(|w| w.chars().count() >= 400),
-        "a 400-char unbroken word"
-    );
+    assert!(ask.text.split_whitespace().any(|w| w.chars().count() >= 400), "a 400-char unbroken word");
     let args = ask.args(TOOL_NAME);
     let qs = questions_of(&args);
-    assert!(qs[0]
-        .header
-        .as_deref()
-        .is_some_and(|h| h.contains("onerror")));
-    assert_eq!(
-        qs[0].question.chars().count(),
-        1000,
-        "the longest question the tool accepts"
-    );
-    assert!(qs[0]
-        .question
-        .split_whitespace()
-        .any(|w| w.chars().count() >= 400));
-    let labels: Vec<&str> = qs
-        .iter()
-        .flat_map(|q| q.options.iter().map(|o| o.label.as_str()))
-        .collect();
-    assert!(
-        labels.iter().any(|l| l.contains("<script>"))
-            && labels.iter().any(|l| l.contains("javascript:"))
-    );
-    assert!(qs[0].options.iter().any(|o| o
-        .description
-        .as_deref()
-        .is_some_and(|d| d.contains("onerror"))));
+    assert!(qs[0].header.as_deref().is_some_and(|h| h.contains("onerror")));
+    assert_eq!(qs[0].question.chars().count(), 1000, "the longest question the tool accepts");
+    assert!(qs[0].question.split_whitespace().any(|w| w.chars().count() >= 400));
+    let labels: Vec<&str> = qs.iter().flat_map(|q| q.options.iter().map(|o| o.label.as_str())).collect();
+    assert!(labels.iter().any(|l| l.contains("<script>")) && labels.iter().any(|l| l.contains("javascript:")));
+    assert!(qs[0].options.iter().any(|o| o.description.as_deref().is_some_and(|d| d.contains("onerror"))));
 
     let id = ask.call(TOOL_NAME).id.clone();
     let hostile = "<script>alert('label')</script>";
@@ -615,77 +415,31 @@ async fn untrusted_carries_hostile_payloads_and_quotes_them_back_verbatim() {
         ],
     };
     let reply = c.tool_result(&id, &answered_result_text(&batch)).await;
-    assert!(
-        reply.text.contains(hostile) && reply.text.contains("<b>mine</b>"),
-        "quoted verbatim: {}",
-        reply.text
-    );
+    assert!(reply.text.contains(hostile) && reply.text.contains("<b>mine</b>"), "quoted verbatim: {}", reply.text);
     let huge = reply.args(TOOL_NAME);
-    assert_eq!(
-        huge["questions"][0]["question"]
-            .as_str()
-            .map(|q| q.chars().count()),
-        Some(3000)
-    );
+    assert_eq!(huge["questions"][0]["question"].as_str().map(|q| q.chars().count()), Some(3000));
     let refusal = parse_request(&huge, ToolMode::Legacy, 120).expect_err("too long");
     let huge_id = reply.call(TOOL_NAME).id.clone();
-    let end = c
-        .tool_result(
-            &huge_id,
-            &serde_json::to_string(&refusal).expect("serialize"),
-        )
-        .await;
-    assert!(
-        end.text.contains("INVALID_REQUEST") && end.calls.is_empty(),
-        "{}",
-        end.text
-    );
+    let end = c.tool_result(&huge_id, &serde_json::to_string(&refusal).expect("serialize")).await;
+    assert!(end.text.contains("INVALID_REQUEST") && end.calls.is_empty(), "{}", end.text);
 }
 
 #[tokio::test]
 async fn chunk_delay_streams_slowly_and_cancel_stops_it() {
-    let provider = DemoProvider::new("hello")
-        .expect("script")
-        .with_chunk_delay(Duration::from_millis(30));
+    let provider = DemoProvider::new("hello").expect("script").with_chunk_delay(Duration::from_millis(30));
     let cancel = CancellationToken::new();
-    let request = ModelRequest {
-        messages: vec![ChatMessage::user("hi")],
-        tools: vec![],
-    };
-    let mut rx = provider
-        .stream(request.clone(), cancel.clone())
-        .await
-        .expect("stream");
-    let first = tokio::time::timeout(Duration::from_secs(2), rx.recv())
-        .await
-        .expect("first")
-        .expect("event");
-    assert!(
-        matches!(first, Ok(ModelEvent::ReasoningDelta(_))),
-        "{first:?}"
-    );
+    let request = ModelRequest { messages: vec![ChatMessage::user("hi")], tools: vec![] };
+    let mut rx = provider.stream(request.clone(), cancel.clone()).await.expect("stream");
+    let first = tokio::time::timeout(Duration::from_secs(2), rx.recv()).await.expect("first").expect("event");
+    assert!(matches!(first, Ok(ModelEvent::ReasoningDelta(_))), "{first:?}");
     cancel.cancel();
     let mut rest = Vec::new();
-    while let Some(item) = tokio::time::timeout(Duration::from_secs(2), rx.recv())
-        .await
-        .expect("ends")
-    {
+    while let Some(item) = tokio::time::timeout(Duration::from_secs(2), rx.recv()).await.expect("ends") {
         rest.push(item);
     }
-    assert_eq!(
-        rest.last().map(|r| r.as_ref().map_err(|e| e.code())),
-        Some(Err("MODEL_CANCELLED"))
-    );
-    assert!(
-        !rest
-            .iter()
-            .any(|r| matches!(r, Ok(ModelEvent::Finished { .. }))),
-        "stopped before the end"
-    );
-    let err = provider
-        .stream(request, cancel)
-        .await
-        .expect_err("already cancelled");
+    assert_eq!(rest.last().map(|r| r.as_ref().map_err(|e| e.code())), Some(Err("MODEL_CANCELLED")));
+    assert!(!rest.iter().any(|r| matches!(r, Ok(ModelEvent::Finished { .. }))), "stopped before the end");
+    let err = provider.stream(request, cancel).await.expect_err("already cancelled");
     assert_eq!(err.code(), "MODEL_CANCELLED");
 }
 
@@ -713,32 +467,19 @@ fn script_problems_are_reported() {
             ),
             "never match",
         ),
+        (script(json!([{ "id": "a", "when": { "kind": "tool_result", "code": "C" }, "reply": reply }])), "status"),
         (
-            script(
-                json!([{ "id": "a", "when": { "kind": "tool_result", "code": "C" }, "reply": reply }]),
-            ),
-            "status",
-        ),
-        (
-            script(
-                json!([{ "id": "a", "when": { "kind": "start" }, "reply": { "text": "{{answer}}" } }]),
-            ),
+            script(json!([{ "id": "a", "when": { "kind": "start" }, "reply": { "text": "{{answer}}" } }])),
             "unknown placeholder",
         ),
-        (
-            script(json!([{ "id": "a", "when": { "kind": "start" }, "reply": { "text": "" } }])),
-            "neither",
-        ),
+        (script(json!([{ "id": "a", "when": { "kind": "start" }, "reply": { "text": "" } }])), "neither"),
         (
             script(
                 json!([{ "id": "a", "when": { "kind": "start" }, "reply": { "tool_calls": [{ "name": "x", "arguments": [1] }] } }]),
             ),
             "JSON object",
         ),
-        (
-            script(json!([{ "id": "a", "when": { "kind": "sometimes" }, "reply": reply }])),
-            "Invalid demo script",
-        ),
+        (script(json!([{ "id": "a", "when": { "kind": "sometimes" }, "reply": reply }])), "Invalid demo script"),
     ];
     for (json, expected) in cases {
         let err = DemoScript::parse(&json).expect_err(expected);

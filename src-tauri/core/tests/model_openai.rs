@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use hark_core::model::{
-    ApiKey, ChatMessage, ModelError, ModelEvent, ModelProvider, ModelRequest, OpenAiConfig,
-    OpenAiProvider, ToolCallRequest,
+    ApiKey, ChatMessage, ModelError, ModelEvent, ModelProvider, ModelRequest, OpenAiConfig, OpenAiProvider,
+    ToolCallRequest,
 };
 use model_support::{Ending, Reply, TestServer};
 use serde_json::{json, Value};
@@ -30,10 +30,7 @@ fn provider(config: OpenAiConfig) -> Arc<dyn ModelProvider> {
 }
 
 fn hello_request() -> ModelRequest {
-    ModelRequest {
-        messages: vec![ChatMessage::user("hi")],
-        tools: vec![],
-    }
+    ModelRequest { messages: vec![ChatMessage::user("hi")], tools: vec![] }
 }
 
 fn delta(delta: Value) -> String {
@@ -54,10 +51,7 @@ fn usage() -> String {
 }
 
 /// Everything the stream yields, bounded in time so a hung stream fails the test instead of CI.
-async fn collect(
-    provider: &dyn ModelProvider,
-    request: ModelRequest,
-) -> Result<Vec<Item>, ModelError> {
+async fn collect(provider: &dyn ModelProvider, request: ModelRequest) -> Result<Vec<Item>, ModelError> {
     let mut rx = provider.stream(request, CancellationToken::new()).await?;
     let mut items = Vec::new();
     let drain = async {
@@ -65,9 +59,7 @@ async fn collect(
             items.push(item);
         }
     };
-    tokio::time::timeout(Duration::from_secs(10), drain)
-        .await
-        .expect("the stream ended");
+    tokio::time::timeout(Duration::from_secs(10), drain).await.expect("the stream ended");
     Ok(items)
 }
 
@@ -97,9 +89,7 @@ async fn streams_text_usage_and_finish_in_order() {
         "[DONE]".to_string(),
     ];
     let server = TestServer::start(vec![Reply::sse(&refs(&payloads))]).await;
-    let items = collect(&*provider(config(&server)), hello_request())
-        .await
-        .expect("stream");
+    let items = collect(&*provider(config(&server)), hello_request()).await.expect("stream");
     let events: Vec<ModelEvent> = items.into_iter().map(|i| i.expect("no error")).collect();
     assert_eq!(
         events,
@@ -107,34 +97,19 @@ async fn streams_text_usage_and_finish_in_order() {
             ModelEvent::TextDelta("Hel".into()),
             ModelEvent::TextDelta("lo, ".into()),
             ModelEvent::TextDelta("wörld ✓".into()),
-            ModelEvent::Usage(
-                json!({ "prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18 })
-            ),
-            ModelEvent::Finished {
-                finish_reason: Some("stop".into())
-            },
+            ModelEvent::Usage(json!({ "prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18 })),
+            ModelEvent::Finished { finish_reason: Some("stop".into()) },
         ]
     );
     let requests = server.requests();
     assert_eq!(requests.len(), 1);
     let r = &requests[0];
-    assert_eq!(
-        (r.method.as_str(), r.path.as_str()),
-        ("POST", "/v1/chat/completions")
-    );
+    assert_eq!((r.method.as_str(), r.path.as_str()), ("POST", "/v1/chat/completions"));
     assert_eq!(r.body["model"], "test-model");
     assert_eq!(r.body["stream"], true);
     assert_eq!(r.body["stream_options"], json!({ "include_usage": true }));
-    assert!(
-        r.body.get("tools").is_none(),
-        "no tools → no tools key: {}",
-        r.body
-    );
-    assert_eq!(
-        r.header("authorization"),
-        None,
-        "no key → no Authorization header"
-    );
+    assert!(r.body.get("tools").is_none(), "no tools → no tools key: {}", r.body);
+    assert_eq!(r.header("authorization"), None, "no key → no Authorization header");
     assert_eq!(r.header("accept"), Some("text/event-stream"));
 }
 
@@ -148,21 +123,11 @@ async fn sse_split_mid_line_and_keep_alive_comments_are_handled() {
     );
     let (first, rest) = body.split_at(9);
     let (second, third) = rest.split_at(40);
-    let server = TestServer::start(vec![Reply::sse_pieces(
-        &[(0, first), (20, second), (20, third)],
-        Ending::Complete,
-    )])
-    .await;
-    let items = collect(&*provider(config(&server)), hello_request())
-        .await
-        .expect("stream");
+    let server =
+        TestServer::start(vec![Reply::sse_pieces(&[(0, first), (20, second), (20, third)], Ending::Complete)]).await;
+    let items = collect(&*provider(config(&server)), hello_request()).await.expect("stream");
     assert_eq!(texts(&items), "ab");
-    assert_eq!(
-        items.last(),
-        Some(&Ok(ModelEvent::Finished {
-            finish_reason: Some("stop".into())
-        }))
-    );
+    assert_eq!(items.last(), Some(&Ok(ModelEvent::Finished { finish_reason: Some("stop".into()) })));
 }
 
 #[tokio::test]
@@ -175,9 +140,7 @@ async fn reasoning_content_streams_as_reasoning() {
         "[DONE]".to_string(),
     ];
     let server = TestServer::start(vec![Reply::sse(&refs(&payloads))]).await;
-    let items = collect(&*provider(config(&server)), hello_request())
-        .await
-        .expect("stream");
+    let items = collect(&*provider(config(&server)), hello_request()).await.expect("stream");
     let events: Vec<ModelEvent> = items.into_iter().map(|i| i.expect("no error")).collect();
     assert_eq!(
         events,
@@ -185,9 +148,7 @@ async fn reasoning_content_streams_as_reasoning() {
             ModelEvent::ReasoningDelta("Think".into()),
             ModelEvent::ReasoningDelta("ing.".into()),
             ModelEvent::TextDelta("Answer".into()),
-            ModelEvent::Finished {
-                finish_reason: Some("stop".into())
-            },
+            ModelEvent::Finished { finish_reason: Some("stop".into()) },
         ]
     );
 }
@@ -210,12 +171,7 @@ async fn two_tool_calls_with_fragmented_arguments_are_assembled() {
         text("Let me check."),
         call(0, Some("call_a"), Some("list_dir"), ""),
         call(0, None, None, "{\"pa"),
-        call(
-            1,
-            Some("call_b"),
-            Some("ask_user_question"),
-            "{\"questions\":",
-        ),
+        call(1, Some("call_b"), Some("ask_user_question"), "{\"questions\":"),
         call(0, None, None, "th\": \".\"}"),
         call(1, None, None, "[{\"id\":\"db\",\"question\":\"Which?\"}]}"),
         finish("tool_calls"),
@@ -223,9 +179,7 @@ async fn two_tool_calls_with_fragmented_arguments_are_assembled() {
         "[DONE]".to_string(),
     ];
     let server = TestServer::start(vec![Reply::sse(&refs(&payloads))]).await;
-    let items = collect(&*provider(config(&server)), hello_request())
-        .await
-        .expect("stream");
+    let items = collect(&*provider(config(&server)), hello_request()).await.expect("stream");
     let events: Vec<ModelEvent> = items.into_iter().map(|i| i.expect("no error")).collect();
     assert_eq!(
         events,
@@ -241,12 +195,8 @@ async fn two_tool_calls_with_fragmented_arguments_are_assembled() {
                 name: "ask_user_question".into(),
                 arguments: "{\"questions\":[{\"id\":\"db\",\"question\":\"Which?\"}]}".into()
             }),
-            ModelEvent::Usage(
-                json!({ "prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18 })
-            ),
-            ModelEvent::Finished {
-                finish_reason: Some("tool_calls".into())
-            },
+            ModelEvent::Usage(json!({ "prompt_tokens": 11, "completion_tokens": 7, "total_tokens": 18 })),
+            ModelEvent::Finished { finish_reason: Some("tool_calls".into()) },
         ]
     );
 }
@@ -264,16 +214,8 @@ async fn request_renders_history_tools_and_bearer_key() {
                 content: String::new(),
                 reasoning: Some("private".into()),
                 tool_calls: vec![
-                    ToolCallRequest {
-                        id: "c1".into(),
-                        name: "list_dir".into(),
-                        arguments: "{\"path\":\".\"}".into(),
-                    },
-                    ToolCallRequest {
-                        id: "c2".into(),
-                        name: "noop".into(),
-                        arguments: String::new(),
-                    },
+                    ToolCallRequest { id: "c1".into(), name: "list_dir".into(), arguments: "{\"path\":\".\"}".into() },
+                    ToolCallRequest { id: "c2".into(), name: "noop".into(), arguments: String::new() },
                 ],
             },
             ChatMessage::tool("c1", "a.txt"),
@@ -322,24 +264,14 @@ async fn unauthorized_is_model_auth_and_never_shows_the_key() {
     let mut cfg = config(&server);
     cfg.api_key = Some(ApiKey::new(secret));
     let config_debug = format!("{cfg:?}");
-    let err = collect(&*provider(cfg), hello_request())
-        .await
-        .expect_err("401 fails");
+    let err = collect(&*provider(cfg), hello_request()).await.expect_err("401 fails");
     assert_eq!(err.code(), "MODEL_AUTH");
     assert_eq!(err.status(), Some(401));
     assert!(!err.retryable());
-    assert!(
-        err.message().contains("Incorrect API key provided"),
-        "server text kept: {err}"
-    );
+    assert!(err.message().contains("Incorrect API key provided"), "server text kept: {err}");
     assert!(err.message().contains("API key"), "says what to fix: {err}");
     let serialized = serde_json::to_string(&err).expect("serialize");
-    for shown in [
-        err.to_string(),
-        format!("{err:?}"),
-        serialized,
-        config_debug,
-    ] {
+    for shown in [err.to_string(), format!("{err:?}"), serialized, config_debug] {
         assert!(!shown.contains(secret), "key leaked: {shown}");
     }
     assert_eq!(format!("{:?}", ApiKey::new(secret)), "***");
@@ -349,14 +281,9 @@ async fn unauthorized_is_model_auth_and_never_shows_the_key() {
 #[tokio::test]
 async fn forbidden_without_a_key_says_none_is_set() {
     let server = TestServer::start(vec![Reply::status(403, "text/plain", "forbidden")]).await;
-    let err = collect(&*provider(config(&server)), hello_request())
-        .await
-        .expect_err("403 fails");
+    let err = collect(&*provider(config(&server)), hello_request()).await.expect_err("403 fails");
     assert_eq!(err.code(), "MODEL_AUTH");
-    assert!(
-        err.message().contains("none is set") && err.message().contains("forbidden"),
-        "{err}"
-    );
+    assert!(err.message().contains("none is set") && err.message().contains("forbidden"), "{err}");
 }
 
 #[tokio::test]
@@ -366,9 +293,7 @@ async fn server_error_then_success_is_retried() {
         Reply::sse(&[&text("ok"), &finish("stop"), "[DONE]"]),
     ])
     .await;
-    let items = collect(&*provider(config(&server)), hello_request())
-        .await
-        .expect("retried into success");
+    let items = collect(&*provider(config(&server)), hello_request()).await.expect("retried into success");
     assert_eq!(texts(&items), "ok");
     let requests = server.requests();
     assert_eq!(requests.len(), 2, "the same request was sent twice");
@@ -378,8 +303,7 @@ async fn server_error_then_success_is_retried() {
 #[tokio::test]
 async fn rate_limit_honours_retry_after_zero() {
     let server = TestServer::start(vec![
-        Reply::json(429, json!({ "error": { "message": "slow down" } }))
-            .with_header("retry-after", "0"),
+        Reply::json(429, json!({ "error": { "message": "slow down" } })).with_header("retry-after", "0"),
         Reply::sse(&[&text("ok"), &finish("stop"), "[DONE]"]),
     ])
     .await;
@@ -388,67 +312,42 @@ async fn rate_limit_honours_retry_after_zero() {
     cfg.backoff_base = Duration::from_secs(5);
     cfg.max_backoff = Duration::from_secs(5);
     let started = Instant::now();
-    let items = collect(&*provider(cfg), hello_request())
-        .await
-        .expect("retried into success");
+    let items = collect(&*provider(cfg), hello_request()).await.expect("retried into success");
     assert_eq!(texts(&items), "ok");
     assert_eq!(server.requests().len(), 2);
-    assert!(
-        started.elapsed() < Duration::from_secs(3),
-        "Retry-After: 0 was not honoured"
-    );
+    assert!(started.elapsed() < Duration::from_secs(3), "Retry-After: 0 was not honoured");
 }
 
 #[tokio::test]
 async fn retry_after_is_capped() {
     let server = TestServer::start(vec![
-        Reply::json(429, json!({ "error": { "message": "slow down" } }))
-            .with_header("retry-after", "3600"),
-        Reply::json(429, json!({ "error": { "message": "still too fast" } }))
-            .with_header("retry-after", "3600"),
+        Reply::json(429, json!({ "error": { "message": "slow down" } })).with_header("retry-after", "3600"),
+        Reply::json(429, json!({ "error": { "message": "still too fast" } })).with_header("retry-after", "3600"),
     ])
     .await;
     let mut cfg = config(&server);
     cfg.max_retries = 1;
     cfg.max_retry_after = Duration::from_millis(200);
     let started = Instant::now();
-    let err = collect(&*provider(cfg), hello_request())
-        .await
-        .expect_err("rate limited");
+    let err = collect(&*provider(cfg), hello_request()).await.expect_err("rate limited");
     let elapsed = started.elapsed();
     assert_eq!(err.code(), "MODEL_RATE_LIMITED");
     assert!(err.retryable());
     assert!(err.message().contains("still too fast"), "{err}");
-    assert!(
-        elapsed >= Duration::from_millis(200),
-        "waited the capped Retry-After: {elapsed:?}"
-    );
-    assert!(
-        elapsed < Duration::from_secs(3),
-        "the cap applied: {elapsed:?}"
-    );
+    assert!(elapsed >= Duration::from_millis(200), "waited the capped Retry-After: {elapsed:?}");
+    assert!(elapsed < Duration::from_secs(3), "the cap applied: {elapsed:?}");
 }
 
 #[tokio::test]
 async fn retries_exhausted_is_model_server() {
-    let failing = || {
-        Reply::json(
-            503,
-            json!({ "error": { "message": "down for maintenance" } }),
-        )
-    };
+    let failing = || Reply::json(503, json!({ "error": { "message": "down for maintenance" } }));
     let server = TestServer::start(vec![failing(), failing(), failing(), failing()]).await;
     let mut cfg = config(&server);
     cfg.max_retries = 2;
-    let err = collect(&*provider(cfg), hello_request())
-        .await
-        .expect_err("gives up");
+    let err = collect(&*provider(cfg), hello_request()).await.expect_err("gives up");
     assert_eq!(err.code(), "MODEL_SERVER");
     assert_eq!(err.status(), Some(503));
-    assert!(
-        err.message().contains("down for maintenance") && err.message().contains("3 attempts"),
-        "{err}"
-    );
+    assert!(err.message().contains("down for maintenance") && err.message().contains("3 attempts"), "{err}");
     assert_eq!(server.requests().len(), 3, "one attempt plus max_retries");
 }
 
@@ -465,16 +364,8 @@ async fn other_client_errors_are_model_http_with_the_server_message() {
     assert!(bad.message().contains("Model Not Exist"), "{bad}");
     let missing = collect(&*p, hello_request()).await.expect_err("404");
     assert_eq!(missing.code(), "MODEL_HTTP");
-    assert!(
-        missing.message().contains("model 'nope' not found"),
-        "{missing}"
-    );
-    assert!(
-        missing
-            .message()
-            .contains(&format!("{}/chat/completions", server.base_url())),
-        "names the URL: {missing}"
-    );
+    assert!(missing.message().contains("model 'nope' not found"), "{missing}");
+    assert!(missing.message().contains(&format!("{}/chat/completions", server.base_url())), "names the URL: {missing}");
     assert_eq!(server.requests().len(), 2, "client errors are not retried");
 }
 
@@ -487,17 +378,12 @@ async fn malformed_chunk_ends_the_stream_after_the_good_deltas() {
         text("never")
     ))])
     .await;
-    let items = collect(&*provider(config(&server)), hello_request())
-        .await
-        .expect("stream");
+    let items = collect(&*provider(config(&server)), hello_request()).await.expect("stream");
     assert_eq!(items.len(), 3, "{items:?}");
     assert_eq!(texts(&items), "Hello");
     let err = items[2].clone().expect_err("bad chunk");
     assert_eq!(err.code(), "MODEL_BAD_STREAM");
-    assert!(
-        err.message().contains("{\"choices\": [oops"),
-        "quotes an excerpt: {err}"
-    );
+    assert!(err.message().contains("{\"choices\": [oops"), "quotes an excerpt: {err}");
 }
 
 #[tokio::test]
@@ -507,9 +393,7 @@ async fn an_error_object_inside_the_stream_is_model_server() {
         text("partial")
     ))])
     .await;
-    let items = collect(&*provider(config(&server)), hello_request())
-        .await
-        .expect("stream");
+    let items = collect(&*provider(config(&server)), hello_request()).await.expect("stream");
     assert_eq!(texts(&items), "partial");
     let err = items.last().cloned().expect("items").expect_err("error");
     assert_eq!(err.code(), "MODEL_SERVER");
@@ -518,25 +402,14 @@ async fn an_error_object_inside_the_stream_is_model_server() {
 
 #[tokio::test]
 async fn a_body_cut_short_is_reported_but_a_finished_one_without_done_is_fine() {
-    let server = TestServer::start(vec![
-        Reply::sse(&[&text("half")]),
-        Reply::sse(&[&text("whole"), &finish("length")]),
-    ])
-    .await;
+    let server =
+        TestServer::start(vec![Reply::sse(&[&text("half")]), Reply::sse(&[&text("whole"), &finish("length")])]).await;
     let p = provider(config(&server));
     let cut = collect(&*p, hello_request()).await.expect("stream");
     assert_eq!(texts(&cut), "half");
-    assert_eq!(
-        cut.last().cloned().expect("items").expect_err("cut").code(),
-        "MODEL_BAD_STREAM"
-    );
+    assert_eq!(cut.last().cloned().expect("items").expect_err("cut").code(), "MODEL_BAD_STREAM");
     let whole = collect(&*p, hello_request()).await.expect("stream");
-    assert_eq!(
-        whole.last(),
-        Some(&Ok(ModelEvent::Finished {
-            finish_reason: Some("length".into())
-        }))
-    );
+    assert_eq!(whole.last(), Some(&Ok(ModelEvent::Finished { finish_reason: Some("length".into()) })));
 }
 
 #[tokio::test]
@@ -552,9 +425,7 @@ async fn a_server_that_ignores_stream_true_still_works() {
         }),
     )])
     .await;
-    let items = collect(&*provider(config(&server)), hello_request())
-        .await
-        .expect("stream");
+    let items = collect(&*provider(config(&server)), hello_request()).await.expect("stream");
     let events: Vec<ModelEvent> = items.into_iter().map(|i| i.expect("no error")).collect();
     assert_eq!(
         events,
@@ -567,9 +438,7 @@ async fn a_server_that_ignores_stream_true_still_works() {
                 arguments: "{\"path\":\".\"}".into()
             }),
             ModelEvent::Usage(json!({ "total_tokens": 3 })),
-            ModelEvent::Finished {
-                finish_reason: Some("tool_calls".into())
-            },
+            ModelEvent::Finished { finish_reason: Some("tool_calls".into()) },
         ]
     );
 }
@@ -581,18 +450,13 @@ async fn a_stalled_stream_times_out_after_the_read_timeout() {
     let mut cfg = config(&server);
     cfg.read_timeout = Duration::from_millis(300);
     let started = Instant::now();
-    let items = collect(&*provider(cfg), hello_request())
-        .await
-        .expect("stream");
+    let items = collect(&*provider(cfg), hello_request()).await.expect("stream");
     assert_eq!(texts(&items), "slow");
     let err = items.last().cloned().expect("items").expect_err("timeout");
     assert_eq!(err.code(), "MODEL_TIMEOUT");
     assert!(err.retryable());
     assert!(started.elapsed() >= Duration::from_millis(300));
-    assert!(
-        server.wait_client_closed(Duration::from_secs(5)).await,
-        "the stalled connection was closed"
-    );
+    assert!(server.wait_client_closed(Duration::from_secs(5)).await, "the stalled connection was closed");
 }
 
 #[tokio::test]
@@ -605,15 +469,9 @@ async fn slow_headers_time_out_without_a_retry() {
     let mut cfg = config(&server);
     cfg.connect_timeout = Duration::from_millis(100);
     cfg.read_timeout = Duration::from_millis(200);
-    let err = collect(&*provider(cfg), hello_request())
-        .await
-        .expect_err("timeout");
+    let err = collect(&*provider(cfg), hello_request()).await.expect_err("timeout");
     assert_eq!(err.code(), "MODEL_TIMEOUT");
-    assert_eq!(
-        server.requests().len(),
-        1,
-        "a request the server may be running is not sent again"
-    );
+    assert_eq!(server.requests().len(), 1, "a request the server may be running is not sent again");
 }
 
 #[tokio::test]
@@ -622,35 +480,14 @@ async fn cancel_mid_stream_closes_the_connection() {
     let server = TestServer::start(vec![Reply::sse_pieces(&[(0, &first)], Ending::Hold)]).await;
     let p = provider(config(&server));
     let cancel = CancellationToken::new();
-    let mut rx = p
-        .stream(hello_request(), cancel.clone())
-        .await
-        .expect("stream");
-    let first_event = tokio::time::timeout(Duration::from_secs(5), rx.recv())
-        .await
-        .expect("first event");
-    assert_eq!(
-        first_event,
-        Some(Ok(ModelEvent::TextDelta("partial".into())))
-    );
+    let mut rx = p.stream(hello_request(), cancel.clone()).await.expect("stream");
+    let first_event = tokio::time::timeout(Duration::from_secs(5), rx.recv()).await.expect("first event");
+    assert_eq!(first_event, Some(Ok(ModelEvent::TextDelta("partial".into()))));
     cancel.cancel();
-    let last = tokio::time::timeout(Duration::from_secs(5), rx.recv())
-        .await
-        .expect("after cancel");
-    assert_eq!(
-        last.map(|r| r.map_err(|e| e.code())),
-        Some(Err("MODEL_CANCELLED"))
-    );
-    assert_eq!(
-        tokio::time::timeout(Duration::from_secs(5), rx.recv())
-            .await
-            .expect("closed"),
-        None
-    );
-    assert!(
-        server.wait_client_closed(Duration::from_secs(5)).await,
-        "the server saw the client close"
-    );
+    let last = tokio::time::timeout(Duration::from_secs(5), rx.recv()).await.expect("after cancel");
+    assert_eq!(last.map(|r| r.map_err(|e| e.code())), Some(Err("MODEL_CANCELLED")));
+    assert_eq!(tokio::time::timeout(Duration::from_secs(5), rx.recv()).await.expect("closed"), None);
+    assert!(server.wait_client_closed(Duration::from_secs(5)).await, "the server saw the client close");
 }
 
 #[tokio::test]
@@ -658,26 +495,15 @@ async fn dropping_the_receiver_closes_the_connection() {
     let first = format!("data: {}\n\n", text("partial"));
     let server = TestServer::start(vec![Reply::sse_pieces(&[(0, &first)], Ending::Hold)]).await;
     let p = provider(config(&server));
-    let mut rx = p
-        .stream(hello_request(), CancellationToken::new())
-        .await
-        .expect("stream");
-    let _ = tokio::time::timeout(Duration::from_secs(5), rx.recv())
-        .await
-        .expect("first event");
+    let mut rx = p.stream(hello_request(), CancellationToken::new()).await.expect("stream");
+    let _ = tokio::time::timeout(Duration::from_secs(5), rx.recv()).await.expect("first event");
     drop(rx);
-    assert!(
-        server.wait_client_closed(Duration::from_secs(5)).await,
-        "the server saw the client close"
-    );
+    assert!(server.wait_client_closed(Duration::from_secs(5)).await, "the server saw the client close");
 }
 
 #[tokio::test]
 async fn cancel_while_waiting_for_the_response() {
-    let server = TestServer::start(vec![
-        Reply::sse(&[&finish("stop")]).delayed(Duration::from_secs(3))
-    ])
-    .await;
+    let server = TestServer::start(vec![Reply::sse(&[&finish("stop")]).delayed(Duration::from_secs(3))]).await;
     let p = provider(config(&server));
     let cancel = CancellationToken::new();
     let trigger = cancel.clone();
@@ -686,10 +512,7 @@ async fn cancel_while_waiting_for_the_response() {
         trigger.cancel();
     });
     let started = Instant::now();
-    let err = p
-        .stream(hello_request(), cancel)
-        .await
-        .expect_err("cancelled");
+    let err = p.stream(hello_request(), cancel).await.expect_err("cancelled");
     assert_eq!(err.code(), "MODEL_CANCELLED");
     assert!(started.elapsed() < Duration::from_secs(2));
 }
@@ -697,45 +520,25 @@ async fn cancel_while_waiting_for_the_response() {
 #[tokio::test]
 async fn refused_connection_is_model_connect_after_retries() {
     let port = {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-            .await
-            .expect("bind");
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
         listener.local_addr().expect("addr").port()
     };
     let mut cfg = OpenAiConfig::new(format!("http://127.0.0.1:{port}"), "m", None);
     cfg.max_retries = 1;
     cfg.backoff_base = Duration::from_millis(1);
-    let err = collect(&*provider(cfg), hello_request())
-        .await
-        .expect_err("refused");
+    let err = collect(&*provider(cfg), hello_request()).await.expect_err("refused");
     assert_eq!(err.code(), "MODEL_CONNECT");
     assert!(err.retryable());
-    assert!(
-        err.message().contains(&format!("127.0.0.1:{port}"))
-            && err.message().contains("2 attempts"),
-        "{err}"
-    );
+    assert!(err.message().contains(&format!("127.0.0.1:{port}")) && err.message().contains("2 attempts"), "{err}");
 }
 
 #[test]
 fn base_urls_with_and_without_v1_and_trailing_slashes() {
     let endpoint = |base: &str| OpenAiConfig::new(base, "m", None).endpoint();
-    assert_eq!(
-        OpenAiConfig::default().endpoint(),
-        "https://api.deepseek.com/chat/completions"
-    );
-    assert_eq!(
-        endpoint("https://api.deepseek.com/v1/"),
-        "https://api.deepseek.com/v1/chat/completions"
-    );
-    assert_eq!(
-        endpoint("https://api.openai.com/v1"),
-        "https://api.openai.com/v1/chat/completions"
-    );
-    assert_eq!(
-        endpoint("http://localhost:11434/v1//"),
-        "http://localhost:11434/v1/chat/completions"
-    );
+    assert_eq!(OpenAiConfig::default().endpoint(), "https://api.deepseek.com/chat/completions");
+    assert_eq!(endpoint("https://api.deepseek.com/v1/"), "https://api.deepseek.com/v1/chat/completions");
+    assert_eq!(endpoint("https://api.openai.com/v1"), "https://api.openai.com/v1/chat/completions");
+    assert_eq!(endpoint("http://localhost:11434/v1//"), "http://localhost:11434/v1/chat/completions");
     for bad in ["api.deepseek.com", "ftp://example.com", "not a url"] {
         let err = OpenAiProvider::new(OpenAiConfig::new(bad, "m", None)).expect_err(bad);
         assert_eq!(err.code(), "MODEL_CONFIG", "{bad}");
@@ -744,46 +547,30 @@ fn base_urls_with_and_without_v1_and_trailing_slashes() {
 
 #[test]
 fn describe_labels_model_and_host() {
-    let deepseek =
-        OpenAiProvider::new(OpenAiConfig::deepseek(Some(ApiKey::new("sk-x")))).expect("provider");
+    let deepseek = OpenAiProvider::new(OpenAiConfig::deepseek(Some(ApiKey::new("sk-x")))).expect("provider");
     let d = deepseek.describe();
-    assert_eq!(
-        (d.provider.as_str(), d.label.as_str()),
-        ("openai", "deepseek-chat @ api.deepseek.com")
-    );
+    assert_eq!((d.provider.as_str(), d.label.as_str()), ("openai", "deepseek-chat @ api.deepseek.com"));
     assert_eq!(d.base_url.as_deref(), Some("https://api.deepseek.com"));
     assert_eq!(d.model.as_deref(), Some("deepseek-chat"));
-    let ollama = OpenAiProvider::new(OpenAiConfig::new(
-        "http://localhost:11434/v1",
-        "llama3.2",
-        None,
-    ))
-    .expect("provider");
+    let ollama =
+        OpenAiProvider::new(OpenAiConfig::new("http://localhost:11434/v1", "llama3.2", None)).expect("provider");
     assert_eq!(ollama.describe().label, "llama3.2 @ localhost:11434");
 }
 
 #[test]
 fn errors_serialize_as_name_code_message() {
-    let err = ModelError::Http {
-        status: 400,
-        message: "bad".into(),
-    };
+    let err = ModelError::Http { status: 400, message: "bad".into() };
     assert_eq!(
         serde_json::to_value(&err).expect("serialize"),
         json!({ "name": "ModelError", "code": "MODEL_HTTP", "message": "bad" })
     );
     assert_eq!(err.to_string(), "MODEL_HTTP: bad");
-    assert_eq!(
-        serde_json::to_value(ModelError::Cancelled).expect("serialize")["code"],
-        "MODEL_CANCELLED"
-    );
+    assert_eq!(serde_json::to_value(ModelError::Cancelled).expect("serialize")["code"], "MODEL_CANCELLED");
 }
 
 #[test]
 fn blank_keys_count_as_no_key() {
     assert!(ApiKey::from_optional(Some("  \n".into())).is_none());
     assert!(ApiKey::from_optional(None).is_none());
-    assert!(OpenAiConfig::deepseek(Some(ApiKey::new(" ")))
-        .api_key
-        .is_none());
+    assert!(OpenAiConfig::deepseek(Some(ApiKey::new(" "))).api_key.is_none());
 }

@@ -18,10 +18,7 @@ pub enum ModelError {
     RateLimited { message: String },
     /// 5xx after the bounded retries, or an error object sent inside the stream.
     #[error("MODEL_SERVER: {message}")]
-    Server {
-        status: Option<u16>,
-        message: String,
-    },
+    Server { status: Option<u16>, message: String },
     /// Any other non-success status (400, 404, 422, ...), with the server's own message.
     #[error("MODEL_HTTP: {message}")]
     Http { status: u16, message: String },
@@ -103,36 +100,15 @@ impl ModelError {
     /// The same error with its message rewritten (used to scrub the API key from server text).
     pub(crate) fn map_message(self, f: impl FnOnce(String) -> String) -> Self {
         match self {
-            ModelError::Auth { status, message } => ModelError::Auth {
-                status,
-                message: f(message),
-            },
-            ModelError::RateLimited { message } => ModelError::RateLimited {
-                message: f(message),
-            },
-            ModelError::Server { status, message } => ModelError::Server {
-                status,
-                message: f(message),
-            },
-            ModelError::Http { status, message } => ModelError::Http {
-                status,
-                message: f(message),
-            },
-            ModelError::Connect { message } => ModelError::Connect {
-                message: f(message),
-            },
-            ModelError::Timeout { message } => ModelError::Timeout {
-                message: f(message),
-            },
-            ModelError::BadStream { message } => ModelError::BadStream {
-                message: f(message),
-            },
-            ModelError::DemoScript { message } => ModelError::DemoScript {
-                message: f(message),
-            },
-            ModelError::Config { message } => ModelError::Config {
-                message: f(message),
-            },
+            ModelError::Auth { status, message } => ModelError::Auth { status, message: f(message) },
+            ModelError::RateLimited { message } => ModelError::RateLimited { message: f(message) },
+            ModelError::Server { status, message } => ModelError::Server { status, message: f(message) },
+            ModelError::Http { status, message } => ModelError::Http { status, message: f(message) },
+            ModelError::Connect { message } => ModelError::Connect { message: f(message) },
+            ModelError::Timeout { message } => ModelError::Timeout { message: f(message) },
+            ModelError::BadStream { message } => ModelError::BadStream { message: f(message) },
+            ModelError::DemoScript { message } => ModelError::DemoScript { message: f(message) },
+            ModelError::Config { message } => ModelError::Config { message: f(message) },
             ModelError::Cancelled => ModelError::Cancelled,
         }
     }

@@ -18,8 +18,8 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 pub use demo::{
-    demo_scripts, Condition, DemoProvider, DemoScript, DemoToolCall, Reply, Rule, ToolResultInfo,
-    ToolStatus, Trigger, DEFAULT_DEMO_SCRIPT, DEMO_LABEL,
+    demo_scripts, Condition, DemoProvider, DemoScript, DemoToolCall, Reply, Rule, ToolResultInfo, ToolStatus, Trigger,
+    DEFAULT_DEMO_SCRIPT, DEMO_LABEL,
 };
 pub use error::ModelError;
 pub use openai::{ApiKey, OpenAiConfig, OpenAiProvider, DEEPSEEK_BASE_URL, DEEPSEEK_MODEL};
@@ -42,9 +42,5 @@ const EVENT_BUFFER: usize = 64;
 pub trait ModelProvider: Send + Sync {
     fn describe(&self) -> ModelDescription;
 
-    async fn stream(
-        &self,
-        request: ModelRequest,
-        cancel: CancellationToken,
-    ) -> Result<ModelEventReceiver, ModelError>;
+    async fn stream(&self, request: ModelRequest, cancel: CancellationToken) -> Result<ModelEventReceiver, ModelError>;
 }

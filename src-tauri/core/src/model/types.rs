@@ -33,31 +33,20 @@ pub enum ChatMessage {
 
 impl ChatMessage {
     pub fn system(content: impl Into<String>) -> Self {
-        ChatMessage::System {
-            content: content.into(),
-        }
+        ChatMessage::System { content: content.into() }
     }
 
     pub fn user(content: impl Into<String>) -> Self {
-        ChatMessage::User {
-            content: content.into(),
-        }
+        ChatMessage::User { content: content.into() }
     }
 
     /// An assistant message with text only.
     pub fn assistant(content: impl Into<String>) -> Self {
-        ChatMessage::Assistant {
-            content: content.into(),
-            reasoning: None,
-            tool_calls: Vec::new(),
-        }
+        ChatMessage::Assistant { content: content.into(), reasoning: None, tool_calls: Vec::new() }
     }
 
     pub fn tool(call_id: impl Into<String>, content: impl Into<String>) -> Self {
-        ChatMessage::Tool {
-            call_id: call_id.into(),
-            content: content.into(),
-        }
+        ChatMessage::Tool { call_id: call_id.into(), content: content.into() }
     }
 }
 

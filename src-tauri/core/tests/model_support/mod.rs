@@ -26,10 +26,7 @@ pub struct Recorded {
 
 impl Recorded {
     pub fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
+        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
     }
 }
 
@@ -74,10 +71,7 @@ impl Reply {
     /// A 200 SSE response written as separate pieces with a pause before each.
     pub fn sse_pieces(pieces: &[(u64, &str)], ending: Ending) -> Reply {
         Reply {
-            pieces: pieces
-                .iter()
-                .map(|(ms, p)| (Duration::from_millis(*ms), p.as_bytes().to_vec()))
-                .collect(),
+            pieces: pieces.iter().map(|(ms, p)| (Duration::from_millis(*ms), p.as_bytes().to_vec())).collect(),
             ending,
             ..Reply::raw_sse("")
         }
@@ -126,10 +120,7 @@ impl TestServer {
     pub async fn start(replies: Vec<Reply>) -> TestServer {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("addr");
-        let state = Arc::new(Mutex::new(State {
-            replies: replies.into(),
-            ..State::default()
-        }));
+        let state = Arc::new(Mutex::new(State { replies: replies.into(), ..State::default() }));
         let closed = Arc::new(Notify::new());
         let (s, c) = (state.clone(), closed.clone());
         let task = tokio::spawn(async move {
@@ -137,12 +128,7 @@ impl TestServer {
                 tokio::spawn(serve(socket, s.clone(), c.clone()));
             }
         });
-        TestServer {
-            addr,
-            state,
-            closed,
-            task,
-        }
+        TestServer { addr, state, closed, task }
     }
 
     /// The base URL, with `/v1`.
@@ -184,8 +170,7 @@ async fn serve(mut socket: TcpStream, state: Arc<Mutex<State>>, closed: Arc<Noti
         st.recorded.push(recorded);
         st.replies.pop_front()
     };
-    let reply = reply
-        .unwrap_or_else(|| Reply::status(599, "text/plain", "the test scripted no more replies"));
+    let reply = reply.unwrap_or_else(|| Reply::status(599, "text/plain", "the test scripted no more replies"));
     tokio::time::sleep(reply.delay_headers).await;
     let mut head = format!("HTTP/1.1 {} X\r\n", reply.status);
     for (name, value) in &reply.headers {
@@ -255,11 +240,8 @@ async fn read_request(socket: &mut TcpStream) -> Option<Recorded> {
         .filter_map(|l| l.split_once(':'))
         .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
         .collect();
-    let length: usize = headers
-        .iter()
-        .find(|(n, _)| n == "content-length")
-        .and_then(|(_, v)| v.parse().ok())
-        .unwrap_or(0);
+    let length: usize =
+        headers.iter().find(|(n, _)| n == "content-length").and_then(|(_, v)| v.parse().ok()).unwrap_or(0);
     while buf.len() < head_end + length {
         let n = socket.read(&mut tmp).await.ok()?;
         if n == 0 {
@@ -268,10 +250,5 @@ async fn read_request(socket: &mut TcpStream) -> Option<Recorded> {
         buf.extend_from_slice(&tmp[..n]);
     }
     let body = serde_json::from_slice(&buf[head_end..]).unwrap_or(Value::Null);
-    Some(Recorded {
-        method,
-        path,
-        headers,
-        body,
-    })
+    Some(Recorded { method, path, headers, body })
 }

@@ -40,8 +40,7 @@ const BUILTIN: &[(&str, &str)] = &[
 ];
 
 /// The reply when no rule matches: visible, harmless, and it ends the turn.
-const NO_RULE_TEXT: &str =
-    "(The demo script has no reply for this. Start a new session to play it again.)";
+const NO_RULE_TEXT: &str = "(The demo script has no reply for this. Start a new session to play it again.)";
 
 /// The names of the shipped demo scripts.
 pub fn demo_scripts() -> Vec<&'static str> {
@@ -51,23 +50,15 @@ pub fn demo_scripts() -> Vec<&'static str> {
 impl DemoScript {
     /// A shipped script by name; DEMO_SCRIPT (listing the available names) for an unknown one.
     pub fn builtin(name: &str) -> Result<DemoScript, ModelError> {
-        let (_, json) = BUILTIN
-            .iter()
-            .find(|(n, _)| *n == name)
-            .ok_or_else(|| unknown(name))?;
+        let (_, json) = BUILTIN.iter().find(|(n, _)| *n == name).ok_or_else(|| unknown(name))?;
         DemoScript::parse(json)
     }
 
     /// `{dir}/{name}.json`.
     pub fn from_dir(dir: &Path, name: &str) -> Result<DemoScript, ModelError> {
-        let valid_name = !name.is_empty()
-            && name
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        let valid_name = !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
         if !valid_name {
-            return Err(ModelError::DemoScript {
-                message: format!("{name:?} is not a demo script name"),
-            });
+            return Err(ModelError::DemoScript { message: format!("{name:?} is not a demo script name") });
         }
         let path = dir.join(format!("{name}.json"));
         let json = std::fs::read_to_string(&path).map_err(|e| ModelError::DemoScript {
@@ -79,10 +70,7 @@ impl DemoScript {
 
 fn unknown(name: &str) -> ModelError {
     ModelError::DemoScript {
-        message: format!(
-            "There is no demo script named {name:?}; available: {}",
-            demo_scripts().join(", ")
-        ),
+        message: format!("There is no demo script named {name:?}; available: {}", demo_scripts().join(", ")),
     }
 }
 
@@ -100,10 +88,7 @@ impl DemoProvider {
     }
 
     pub fn from_script(script: DemoScript) -> Self {
-        DemoProvider {
-            script: Arc::new(script),
-            chunk_delay: Duration::ZERO,
-        }
+        DemoProvider { script: Arc::new(script), chunk_delay: Duration::ZERO }
     }
 
     /// Waits this long before each streamed piece (default none), for demos that should look typed.
@@ -124,23 +109,12 @@ impl DemoProvider {
 
     fn reply(&self, request: &ModelRequest) -> Rendered {
         let trigger = Trigger::from_request(request);
-        let step = 1 + request
-            .messages
-            .iter()
-            .filter(|m| matches!(m, ChatMessage::Assistant { .. }))
-            .count();
-        let matched = self
-            .script
-            .rules
-            .iter()
-            .find_map(|rule| trigger.matches(&rule.when).map(|subject| (rule, subject)));
+        let step = 1 + request.messages.iter().filter(|m| matches!(m, ChatMessage::Assistant { .. })).count();
+        let matched =
+            self.script.rules.iter().find_map(|rule| trigger.matches(&rule.when).map(|subject| (rule, subject)));
         match matched {
             Some((rule, subject)) => Context::new(&trigger, subject).render(&rule.reply, step),
-            None => Rendered {
-                reasoning: None,
-                text: NO_RULE_TEXT.into(),
-                tool_calls: Vec::new(),
-            },
+            None => Rendered { reasoning: None, text: NO_RULE_TEXT.into(), tool_calls: Vec::new() },
         }
     }
 }
@@ -157,11 +131,7 @@ impl ModelProvider for DemoProvider {
         }
     }
 
-    async fn stream(
-        &self,
-        request: ModelRequest,
-        cancel: CancellationToken,
-    ) -> Result<ModelEventReceiver, ModelError> {
+    async fn stream(&self, request: ModelRequest, cancel: CancellationToken) -> Result<ModelEventReceiver, ModelError> {
         if cancel.is_cancelled() {
             return Err(ModelError::Cancelled);
         }
@@ -178,28 +148,14 @@ async fn play(
     cancel: CancellationToken,
     delay: Duration,
 ) {
-    let finish_reason = if reply.tool_calls.is_empty() {
-        "stop"
-    } else {
-        "tool_calls"
-    };
+    let finish_reason = if reply.tool_calls.is_empty() { "stop" } else { "tool_calls" };
     let mut events: Vec<ModelEvent> = Vec::new();
     if let Some(reasoning) = &reply.reasoning {
-        events.extend(
-            chunks(reasoning)
-                .into_iter()
-                .map(|c| ModelEvent::ReasoningDelta(c.to_string())),
-        );
+        events.extend(chunks(reasoning).into_iter().map(|c| ModelEvent::ReasoningDelta(c.to_string())));
     }
-    events.extend(
-        chunks(&reply.text)
-            .into_iter()
-            .map(|c| ModelEvent::TextDelta(c.to_string())),
-    );
+    events.extend(chunks(&reply.text).into_iter().map(|c| ModelEvent::TextDelta(c.to_string())));
     events.extend(reply.tool_calls.into_iter().map(ModelEvent::ToolCall));
-    events.push(ModelEvent::Finished {
-        finish_reason: Some(finish_reason.into()),
-    });
+    events.push(ModelEvent::Finished { finish_reason: Some(finish_reason.into()) });
     for event in events {
         let step = async {
             if !delay.is_zero() {

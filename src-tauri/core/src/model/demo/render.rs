@@ -33,9 +33,7 @@ impl Context {
     pub fn new(trigger: &Trigger, subject: Option<&ToolResultInfo>) -> Self {
         let mut ctx = Context::default();
         match trigger {
-            Trigger::Start { text } | Trigger::UserText { text } => {
-                ctx.user_text = Some(quote_excerpt(text))
-            }
+            Trigger::Start { text } | Trigger::UserText { text } => ctx.user_text = Some(quote_excerpt(text)),
             Trigger::LateAnswer { call_id, answers } => {
                 ctx.call_id = Some(call_id.clone());
                 ctx.answers = Some(describe_answers(answers));
@@ -47,9 +45,7 @@ impl Context {
             ctx.error_code = r.code.clone();
             ctx.error_message = r.message.clone();
             ctx.result = Some(quote_excerpt(&r.content));
-            ctx.answers = serde_json::from_str::<AnswerBatch>(&r.content)
-                .ok()
-                .map(|b| describe_answers(&b));
+            ctx.answers = serde_json::from_str::<AnswerBatch>(&r.content).ok().map(|b| describe_answers(&b));
         }
         ctx
     }
@@ -87,11 +83,7 @@ impl Context {
         match value {
             Value::String(s) => Value::String(self.fill(s)),
             Value::Array(items) => Value::Array(items.iter().map(|v| self.fill_value(v)).collect()),
-            Value::Object(map) => Value::Object(
-                map.iter()
-                    .map(|(k, v)| (k.clone(), self.fill_value(v)))
-                    .collect(),
-            ),
+            Value::Object(map) => Value::Object(map.iter().map(|(k, v)| (k.clone(), self.fill_value(v))).collect()),
             other => other.clone(),
         }
     }
@@ -128,12 +120,7 @@ pub(super) fn describe_answers(batch: &AnswerBatch) -> String {
             let what = match &a.custom {
                 Some(custom) => format!("\"{}\" (typed)", quote_excerpt(custom)),
                 None if a.selected.is_empty() => "skipped".to_string(),
-                None => a
-                    .selected
-                    .iter()
-                    .map(|l| format!("\"{l}\""))
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                None => a.selected.iter().map(|l| format!("\"{l}\"")).collect::<Vec<_>>().join(", "),
             };
             format!("{}: {what}", a.id)
         })
@@ -179,12 +166,7 @@ mod tests {
     #[test]
     fn chunks_rebuild_the_text_and_stay_small() {
         let long_word = "x".repeat(130);
-        for text in [
-            "",
-            "hi",
-            "Hello there, this is a streamed reply ✓ with ünïcode.",
-            long_word.as_str(),
-        ] {
+        for text in ["", "hi", "Hello there, this is a streamed reply ✓ with ünïcode.", long_word.as_str()] {
             let pieces = chunks(text);
             assert_eq!(pieces.concat(), text);
             assert!(pieces.iter().all(|p| p.chars().count() <= 40), "{pieces:?}");
@@ -194,11 +176,7 @@ mod tests {
 
     #[test]
     fn filled_values_are_not_rescanned() {
-        let ctx = Context {
-            user_text: Some("{{answers}}".into()),
-            answers: Some("A".into()),
-            ..Context::default()
-        };
+        let ctx = Context { user_text: Some("{{answers}}".into()), answers: Some("A".into()), ..Context::default() };
         assert_eq!(
             ctx.fill("you said {{user_text}}, chose {{ answers }}, {{call_id}}"),
             "you said {{answers}}, chose A, (none)"

@@ -28,14 +28,7 @@ use serde_json::Value;
 use crate::model::error::ModelError;
 
 /// The placeholders a reply may use.
-pub(super) const PLACEHOLDERS: &[&str] = &[
-    "answers",
-    "call_id",
-    "error_code",
-    "error_message",
-    "result",
-    "user_text",
-];
+pub(super) const PLACEHOLDERS: &[&str] = &["answers", "call_id", "error_code", "error_message", "result", "user_text"];
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -110,19 +103,15 @@ impl DemoScript {
     /// Parses and checks a script: unique rule ids, non-empty replies, object arguments, known
     /// placeholders, and no rule hidden behind an earlier, broader one.
     pub fn parse(json: &str) -> Result<Self, ModelError> {
-        let script: DemoScript =
-            serde_json::from_str(json).map_err(|e| ModelError::DemoScript {
-                message: format!("Invalid demo script: {e}"),
-            })?;
+        let script: DemoScript = serde_json::from_str(json)
+            .map_err(|e| ModelError::DemoScript { message: format!("Invalid demo script: {e}") })?;
         script.check()?;
         Ok(script)
     }
 
     fn check(&self) -> Result<(), ModelError> {
         let fail = |message: String| {
-            Err(ModelError::DemoScript {
-                message: format!("Demo script {:?}: {message}", self.name),
-            })
+            Err(ModelError::DemoScript { message: format!("Demo script {:?}: {message}", self.name) })
         };
         if self.name.trim().is_empty() {
             return fail("the name is empty".into());
@@ -150,20 +139,13 @@ impl DemoScript {
 
     /// The first rule matching the request's trigger.
     pub fn rule_for(&self, trigger: &super::Trigger) -> Option<&Rule> {
-        self.rules
-            .iter()
-            .find(|r| trigger.matches(&r.when).is_some())
+        self.rules.iter().find(|r| trigger.matches(&r.when).is_some())
     }
 }
 
 impl Rule {
     fn check(&self) -> Result<(), String> {
-        if let Condition::ToolResult {
-            status,
-            code: Some(_),
-            ..
-        } = &self.when
-        {
+        if let Condition::ToolResult { status, code: Some(_), .. } = &self.when {
             if *status != Some(ToolStatus::Error) {
                 return Err("`code` needs `status: \"error\"`".into());
             }
@@ -179,20 +161,14 @@ impl Rule {
                 return Err("a tool call has no name".into());
             }
             if !call.arguments.is_object() {
-                return Err(format!(
-                    "the arguments of {:?} are not a JSON object",
-                    call.name
-                ));
+                return Err(format!("the arguments of {:?} are not a JSON object", call.name));
             }
             collect_strings(&call.arguments, &mut strings);
         }
         for s in strings {
             for name in placeholders_in(s) {
                 if !PLACEHOLDERS.contains(&name) {
-                    return Err(format!(
-                        "unknown placeholder {{{{{name}}}}} (known: {})",
-                        PLACEHOLDERS.join(", ")
-                    ));
+                    return Err(format!("unknown placeholder {{{{{name}}}}} (known: {})", PLACEHOLDERS.join(", ")));
                 }
             }
         }
@@ -215,24 +191,12 @@ impl Condition {
         }
         match (self, other) {
             (Condition::Any, _) => true,
-            (Condition::Start { contains: a }, Condition::Start { contains: b }) => {
-                text_narrower(a, b)
-            }
-            (Condition::UserText { contains: a }, Condition::UserText { contains: b }) => {
-                text_narrower(a, b)
-            }
+            (Condition::Start { contains: a }, Condition::Start { contains: b }) => text_narrower(a, b),
+            (Condition::UserText { contains: a }, Condition::UserText { contains: b }) => text_narrower(a, b),
             (Condition::LateAnswer, Condition::LateAnswer) => true,
             (
-                Condition::ToolResult {
-                    tool: t1,
-                    status: s1,
-                    code: c1,
-                },
-                Condition::ToolResult {
-                    tool: t2,
-                    status: s2,
-                    code: c2,
-                },
+                Condition::ToolResult { tool: t1, status: s1, code: c1 },
+                Condition::ToolResult { tool: t2, status: s2, code: c2 },
             ) => narrower(t1, t2) && narrower(s1, s2) && narrower(c1, c2),
             _ => false,
         }

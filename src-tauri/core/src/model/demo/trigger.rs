@@ -19,10 +19,7 @@ pub enum Trigger {
     /// The last message is a later user message.
     UserText { text: String },
     /// The last message is a late answer to a question whose call returned pending.
-    LateAnswer {
-        call_id: String,
-        answers: AnswerBatch,
-    },
+    LateAnswer { call_id: String, answers: AnswerBatch },
     /// The tool results after the model's last tool calls, in order.
     ToolResults(Vec<ToolResultInfo>),
     /// Nothing to reply to (no messages, or the conversation ends with a system or model message).
@@ -49,17 +46,11 @@ impl Trigger {
                 if let Some((call_id, answers)) = parse_late_answer_text(content) {
                     return Trigger::LateAnswer { call_id, answers };
                 }
-                let model_spoke = messages
-                    .iter()
-                    .any(|m| matches!(m, ChatMessage::Assistant { .. }));
+                let model_spoke = messages.iter().any(|m| matches!(m, ChatMessage::Assistant { .. }));
                 if model_spoke {
-                    Trigger::UserText {
-                        text: content.clone(),
-                    }
+                    Trigger::UserText { text: content.clone() }
                 } else {
-                    Trigger::Start {
-                        text: content.clone(),
-                    }
+                    Trigger::Start { text: content.clone() }
                 }
             }
             Some(ChatMessage::Tool { .. }) => Trigger::ToolResults(trailing_results(messages)),
@@ -77,16 +68,14 @@ impl Trigger {
                 contains_ci(text, contains.as_deref()).then_some(None)
             }
             (Condition::LateAnswer, Trigger::LateAnswer { .. }) => Some(None),
-            (Condition::ToolResult { tool, status, code }, Trigger::ToolResults(results)) => {
-                results
-                    .iter()
-                    .find(|r| {
-                        tool.as_ref().is_none_or(|t| *t == r.tool)
-                            && status.is_none_or(|s| s == r.status)
-                            && code.as_ref().is_none_or(|c| Some(c) == r.code.as_ref())
-                    })
-                    .map(Some)
-            }
+            (Condition::ToolResult { tool, status, code }, Trigger::ToolResults(results)) => results
+                .iter()
+                .find(|r| {
+                    tool.as_ref().is_none_or(|t| *t == r.tool)
+                        && status.is_none_or(|s| s == r.status)
+                        && code.as_ref().is_none_or(|c| Some(c) == r.code.as_ref())
+                })
+                .map(Some),
             _ => None,
         }
     }
@@ -98,10 +87,7 @@ fn contains_ci(text: &str, needle: Option<&str>) -> bool {
 
 /// The tool messages after the last assistant message, named after the calls they answer.
 fn trailing_results(messages: &[ChatMessage]) -> Vec<ToolResultInfo> {
-    let start = messages
-        .iter()
-        .rposition(|m| !matches!(m, ChatMessage::Tool { .. }))
-        .map_or(0, |i| i + 1);
+    let start = messages.iter().rposition(|m| !matches!(m, ChatMessage::Tool { .. })).map_or(0, |i| i + 1);
     let calls = match messages[..start].last() {
         Some(ChatMessage::Assistant { tool_calls, .. }) => tool_calls.as_slice(),
         _ => &[],
@@ -110,11 +96,7 @@ fn trailing_results(messages: &[ChatMessage]) -> Vec<ToolResultInfo> {
         .iter()
         .filter_map(|m| match m {
             ChatMessage::Tool { call_id, content } => {
-                let tool = calls
-                    .iter()
-                    .find(|c| &c.id == call_id)
-                    .map(|c| c.name.clone())
-                    .unwrap_or_default();
+                let tool = calls.iter().find(|c| &c.id == call_id).map(|c| c.name.clone()).unwrap_or_default();
                 Some(classify(call_id, tool, content))
             }
             _ => None,
@@ -127,11 +109,7 @@ fn trailing_results(messages: &[ChatMessage]) -> Vec<ToolResultInfo> {
 fn classify(call_id: &str, tool: String, content: &str) -> ToolResultInfo {
     let parsed: Option<Value> = serde_json::from_str(content.trim()).ok();
     let error = parsed.as_ref().and_then(|v| {
-        let e = if v.get("code").is_some() {
-            v
-        } else {
-            v.get("error")?
-        };
+        let e = if v.get("code").is_some() { v } else { v.get("error")? };
         let code = e.get("code")?.as_str()?.to_string();
         let message = e.get("message").and_then(Value::as_str).map(str::to_string);
         Some((code, message))
@@ -144,12 +122,5 @@ fn classify(call_id: &str, tool: String, content: &str) -> ToolResultInfo {
         ToolStatus::Ok
     };
     let (code, message) = error.map_or((None, None), |(c, m)| (Some(c), m));
-    ToolResultInfo {
-        call_id: call_id.to_string(),
-        tool,
-        status,
-        code,
-        message,
-        content: content.to_string(),
-    }
+    ToolResultInfo { call_id: call_id.to_string(), tool, status, code, message, content: content.to_string() }
 }

@@ -92,15 +92,11 @@ impl StreamAssembler {
         if data.is_empty() {
             return Ok(Vec::new());
         }
-        let value: Value =
-            serde_json::from_str(data).map_err(|e| bad_chunk(data, &e.to_string()))?;
-        if event.event.as_deref() == Some("error")
-            || value.get("error").is_some_and(|e| !e.is_null())
-        {
+        let value: Value = serde_json::from_str(data).map_err(|e| bad_chunk(data, &e.to_string()))?;
+        if event.event.as_deref() == Some("error") || value.get("error").is_some_and(|e| !e.is_null()) {
             return Err(stream_error(&value));
         }
-        let chunk: Chunk =
-            serde_json::from_value(value).map_err(|e| bad_chunk(data, &e.to_string()))?;
+        let chunk: Chunk = serde_json::from_value(value).map_err(|e| bad_chunk(data, &e.to_string()))?;
         self.apply(chunk)
     }
 
@@ -114,8 +110,7 @@ impl StreamAssembler {
             return Ok(self.finish());
         }
         Err(ModelError::BadStream {
-            message: "The response ended before the model finished (no finish_reason, no [DONE])"
-                .into(),
+            message: "The response ended before the model finished (no finish_reason, no [DONE])".into(),
         })
     }
 
@@ -138,11 +133,7 @@ impl StreamAssembler {
     }
 
     fn apply_delta(&mut self, delta: Delta, events: &mut Vec<ModelEvent>) {
-        if let Some(r) = delta
-            .reasoning_content
-            .or(delta.reasoning)
-            .filter(|r| !r.is_empty())
-        {
+        if let Some(r) = delta.reasoning_content.or(delta.reasoning).filter(|r| !r.is_empty()) {
             events.push(ModelEvent::ReasoningDelta(r));
         }
         if let Some(t) = delta.content.filter(|t| !t.is_empty()) {
@@ -192,16 +183,8 @@ impl StreamAssembler {
             .into_values()
             .map(|c| {
                 // The caller pairs results with calls by id, so a server that sent none still needs one.
-                let id = if c.id.is_empty() {
-                    format!("call_{}", uuid::Uuid::new_v4().simple())
-                } else {
-                    c.id
-                };
-                ModelEvent::ToolCall(ToolCallRequest {
-                    id,
-                    name: c.name,
-                    arguments: c.arguments,
-                })
+                let id = if c.id.is_empty() { format!("call_{}", uuid::Uuid::new_v4().simple()) } else { c.id };
+                ModelEvent::ToolCall(ToolCallRequest { id, name: c.name, arguments: c.arguments })
             })
             .collect()
     }
@@ -209,9 +192,7 @@ impl StreamAssembler {
     fn finish(&mut self) -> Vec<ModelEvent> {
         self.done = true;
         let mut events = self.release_calls();
-        events.push(ModelEvent::Finished {
-            finish_reason: self.finish_reason.clone(),
-        });
+        events.push(ModelEvent::Finished { finish_reason: self.finish_reason.clone() });
         events
     }
 }
@@ -223,17 +204,9 @@ pub(super) fn events_from_completion(body: &[u8]) -> Result<Vec<ModelEvent>, Mod
     if value.get("error").is_some_and(|e| !e.is_null()) {
         return Err(stream_error(&value));
     }
-    let choice = value
-        .pointer("/choices/0")
-        .ok_or_else(|| bad_chunk(&text, "no choices"))?;
+    let choice = value.pointer("/choices/0").ok_or_else(|| bad_chunk(&text, "no choices"))?;
     let message = choice.get("message").cloned().unwrap_or(Value::Null);
-    let field = |name: &str| {
-        message
-            .get(name)
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-    };
+    let field = |name: &str| message.get(name).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
     let mut events = Vec::new();
     if let Some(r) = field("reasoning_content").or_else(|| field("reasoning")) {
         events.push(ModelEvent::ReasoningDelta(r));
@@ -241,18 +214,8 @@ pub(super) fn events_from_completion(body: &[u8]) -> Result<Vec<ModelEvent>, Mod
     if let Some(t) = field("content") {
         events.push(ModelEvent::TextDelta(t));
     }
-    for call in message
-        .get("tool_calls")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        let get = |p: &str| {
-            call.pointer(p)
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_string()
-        };
+    for call in message.get("tool_calls").and_then(Value::as_array).into_iter().flatten() {
+        let get = |p: &str| call.pointer(p).and_then(Value::as_str).unwrap_or_default().to_string();
         let id = match get("/id") {
             id if id.is_empty() => format!("call_{}", uuid::Uuid::new_v4().simple()),
             id => id,
@@ -263,34 +226,22 @@ pub(super) fn events_from_completion(body: &[u8]) -> Result<Vec<ModelEvent>, Mod
             Some(other) => other.to_string(),
             None => String::new(),
         };
-        events.push(ModelEvent::ToolCall(ToolCallRequest {
-            id,
-            name: get("/function/name"),
-            arguments,
-        }));
+        events.push(ModelEvent::ToolCall(ToolCallRequest { id, name: get("/function/name"), arguments }));
     }
     if let Some(usage) = value.get("usage").filter(|u| !u.is_null()) {
         events.push(ModelEvent::Usage(usage.clone()));
     }
-    let finish_reason = choice
-        .get("finish_reason")
-        .and_then(Value::as_str)
-        .map(str::to_string);
+    let finish_reason = choice.get("finish_reason").and_then(Value::as_str).map(str::to_string);
     events.push(ModelEvent::Finished { finish_reason });
     Ok(events)
 }
 
 fn bad_chunk(data: &str, why: &str) -> ModelError {
-    ModelError::BadStream {
-        message: format!("Unreadable stream chunk ({why}): {}", excerpt(data)),
-    }
+    ModelError::BadStream { message: format!("Unreadable stream chunk ({why}): {}", excerpt(data)) }
 }
 
 /// An error object sent inside a 200 stream (OpenAI does this when a generation fails midway).
 fn stream_error(value: &Value) -> ModelError {
     let message = super::send::server_message(value).unwrap_or_else(|| excerpt(&value.to_string()));
-    ModelError::Server {
-        status: None,
-        message: format!("The server reported an error mid-stream: {message}"),
-    }
+    ModelError::Server { status: None, message: format!("The server reported an error mid-stream: {message}") }
 }

@@ -68,11 +68,7 @@ pub struct OpenAiConfig {
 
 impl OpenAiConfig {
     /// An endpoint with the default timeouts and retry policy.
-    pub fn new(
-        base_url: impl Into<String>,
-        model: impl Into<String>,
-        api_key: Option<ApiKey>,
-    ) -> Self {
+    pub fn new(base_url: impl Into<String>, model: impl Into<String>, api_key: Option<ApiKey>) -> Self {
         OpenAiConfig {
             base_url: base_url.into(),
             model: model.into(),
@@ -94,18 +90,13 @@ impl OpenAiConfig {
 
     /// The URL requests go to: the base URL without trailing slashes, plus `/chat/completions`.
     pub fn endpoint(&self) -> String {
-        format!(
-            "{}/chat/completions",
-            self.base_url.trim().trim_end_matches('/')
-        )
+        format!("{}/chat/completions", self.base_url.trim().trim_end_matches('/'))
     }
 
     /// The delay before retry number `retry` (0-based) when the server gave no `Retry-After`.
     pub fn backoff(&self, retry: u32) -> Duration {
         let factor = 1u32.checked_shl(retry.min(16)).unwrap_or(u32::MAX);
-        self.backoff_base
-            .saturating_mul(factor)
-            .min(self.max_backoff)
+        self.backoff_base.saturating_mul(factor).min(self.max_backoff)
     }
 }
 

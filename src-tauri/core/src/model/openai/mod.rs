@@ -35,31 +35,19 @@ impl OpenAiProvider {
     pub fn new(config: OpenAiConfig) -> Result<Self, ModelError> {
         let endpoint = config.endpoint();
         let url = Url::parse(&endpoint).map_err(|e| ModelError::Config {
-            message: format!(
-                "The base URL {:?} is not a valid URL ({e})",
-                config.base_url
-            ),
+            message: format!("The base URL {:?} is not a valid URL ({e})", config.base_url),
         })?;
         if !matches!(url.scheme(), "http" | "https") || url.host_str().is_none() {
             return Err(ModelError::Config {
-                message: format!(
-                    "The base URL {:?} must start with http:// or https://",
-                    config.base_url
-                ),
+                message: format!("The base URL {:?} must start with http:// or https://", config.base_url),
             });
         }
         let client = reqwest::Client::builder()
             .connect_timeout(config.connect_timeout)
             .user_agent(concat!("hark/", env!("CARGO_PKG_VERSION")))
             .build()
-            .map_err(|e| ModelError::Config {
-                message: format!("Cannot set up the HTTP client: {e}"),
-            })?;
-        Ok(OpenAiProvider {
-            config,
-            url,
-            client,
-        })
+            .map_err(|e| ModelError::Config { message: format!("Cannot set up the HTTP client: {e}") })?;
+        Ok(OpenAiProvider { config, url, client })
     }
 
     pub fn config(&self) -> &OpenAiConfig {
@@ -95,13 +83,7 @@ impl ModelProvider for OpenAiProvider {
             .await
             .map_err(|e| redact(e, key.as_ref()))?;
         let (tx, rx) = mpsc::channel(EVENT_BUFFER);
-        tokio::spawn(stream::pump(
-            response,
-            tx,
-            cancel,
-            self.config.read_timeout,
-            key,
-        ));
+        tokio::spawn(stream::pump(response, tx, cancel, self.config.read_timeout, key));
         Ok(rx)
     }
 }

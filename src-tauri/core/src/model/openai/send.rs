@@ -18,10 +18,7 @@ const MAX_ERROR_BODY: usize = 64 * 1024;
 
 enum Attempt {
     Success(Response),
-    Retry {
-        error: ModelError,
-        after: Option<Duration>,
-    },
+    Retry { error: ModelError, after: Option<Duration> },
     Fatal(ModelError),
 }
 
@@ -53,10 +50,7 @@ pub(super) async fn send(
             let attempts = retries + 1;
             return Err(error.map_message(|m| format!("{m} (gave up after {attempts} attempts)")));
         }
-        let delay = after.map_or_else(
-            || config.backoff(retries),
-            |d| d.min(config.max_retry_after),
-        );
+        let delay = after.map_or_else(|| config.backoff(retries), |d| d.min(config.max_retry_after));
         retries += 1;
         tokio::select! {
             biased;
@@ -67,10 +61,7 @@ pub(super) async fn send(
 }
 
 async fn attempt(client: &Client, config: &OpenAiConfig, url: &Url, body: &Value) -> Attempt {
-    let mut request = client
-        .post(url.clone())
-        .header(ACCEPT, "text/event-stream")
-        .json(body);
+    let mut request = client.post(url.clone()).header(ACCEPT, "text/event-stream").json(body);
     if let Some(key) = &config.api_key {
         match bearer(key) {
             Ok(value) => request = request.header(AUTHORIZATION, value),
@@ -98,10 +89,8 @@ async fn attempt(client: &Client, config: &OpenAiConfig, url: &Url, body: &Value
 }
 
 fn bearer(key: &ApiKey) -> Result<HeaderValue, ModelError> {
-    let mut value = HeaderValue::from_str(&format!("Bearer {}", key.expose())).map_err(|_| {
-        ModelError::Config {
-            message: "The API key contains characters that cannot be sent in an HTTP header".into(),
-        }
+    let mut value = HeaderValue::from_str(&format!("Bearer {}", key.expose())).map_err(|_| ModelError::Config {
+        message: "The API key contains characters that cannot be sent in an HTTP header".into(),
     })?;
     // Keeps the header out of any Debug output of the request inside the HTTP stack.
     value.set_sensitive(true);
@@ -112,49 +101,23 @@ fn transport_failure(e: &reqwest::Error, config: &OpenAiConfig, url: &Url) -> At
     let host = host_label(url);
     let cause = error_chain(e);
     if e.is_connect() && e.is_timeout() {
-        let message = format!(
-            "Connecting to {host} timed out after {}",
-            secs(config.connect_timeout)
-        );
-        return Attempt::Retry {
-            error: ModelError::Timeout { message },
-            after: None,
-        };
+        let message = format!("Connecting to {host} timed out after {}", secs(config.connect_timeout));
+        return Attempt::Retry { error: ModelError::Timeout { message }, after: None };
     }
     if e.is_timeout() {
-        return Attempt::Fatal(ModelError::Timeout {
-            message: format!("{host} timed out: {cause}"),
-        });
+        return Attempt::Fatal(ModelError::Timeout { message: format!("{host} timed out: {cause}") });
     }
     if e.is_builder() {
-        return Attempt::Fatal(ModelError::Config {
-            message: format!("Cannot build a request to {url}: {cause}"),
-        });
+        return Attempt::Fatal(ModelError::Config { message: format!("Cannot build a request to {url}: {cause}") });
     }
     // Refused, reset or closed before a response: nothing was streamed, so another attempt is safe.
-    Attempt::Retry {
-        error: ModelError::Connect {
-            message: format!("Could not reach {url}: {cause}"),
-        },
-        after: None,
-    }
+    Attempt::Retry { error: ModelError::Connect { message: format!("Could not reach {url}: {cause}") }, after: None }
 }
 
-fn classify(
-    status: StatusCode,
-    body: &[u8],
-    after: Option<Duration>,
-    config: &OpenAiConfig,
-    url: &Url,
-) -> Attempt {
+fn classify(status: StatusCode, body: &[u8], after: Option<Duration>, config: &OpenAiConfig, url: &Url) -> Attempt {
     let host = host_label(url);
     let code = status.as_u16();
-    let server = body_message(body).unwrap_or_else(|| {
-        status
-            .canonical_reason()
-            .unwrap_or("no details")
-            .to_string()
-    });
+    let server = body_message(body).unwrap_or_else(|| status.canonical_reason().unwrap_or("no details").to_string());
     let shown = format!("HTTP {code}: {server}");
     match status {
         StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => {
@@ -212,9 +175,7 @@ fn body_message(body: &[u8]) -> Option<String> {
     if text.is_empty() {
         return None;
     }
-    let message = serde_json::from_str::<Value>(text)
-        .ok()
-        .and_then(|v| server_message(&v));
+    let message = serde_json::from_str::<Value>(text).ok().and_then(|v| server_message(&v));
     Some(excerpt(message.as_deref().unwrap_or(text)))
 }
 

@@ -32,9 +32,7 @@ impl SseParser {
         self.buf.extend_from_slice(bytes);
         if self.buf.len() - self.start > MAX_BUFFERED_BYTES {
             return Err(ModelError::BadStream {
-                message: format!(
-                    "A stream line exceeded {MAX_BUFFERED_BYTES} bytes without a line break"
-                ),
+                message: format!("A stream line exceeded {MAX_BUFFERED_BYTES} bytes without a line break"),
             });
         }
         Ok(())
@@ -114,10 +112,7 @@ impl SseParser {
 fn decode_line(bytes: &[u8]) -> Result<String, ModelError> {
     let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
     String::from_utf8(bytes.to_vec()).map_err(|_| ModelError::BadStream {
-        message: format!(
-            "A stream line is not valid UTF-8: {}",
-            excerpt(&String::from_utf8_lossy(bytes))
-        ),
+        message: format!("A stream line is not valid UTF-8: {}", excerpt(&String::from_utf8_lossy(bytes))),
     })
 }
 
@@ -138,20 +133,13 @@ mod tests {
         let mut p = SseParser::default();
         p.push(b"data: {\"a\":").unwrap();
         assert!(drain(&mut p).is_empty());
-        p.push(b"1}\r\n\r\n: keep-alive\n\nevent: error\ndata: x\ndata: y\n\n")
-            .unwrap();
+        p.push(b"1}\r\n\r\n: keep-alive\n\nevent: error\ndata: x\ndata: y\n\n").unwrap();
         let events = drain(&mut p);
         assert_eq!(
             events,
             vec![
-                SseEvent {
-                    event: None,
-                    data: "{\"a\":1}".into()
-                },
-                SseEvent {
-                    event: Some("error".into()),
-                    data: "x\ny".into()
-                },
+                SseEvent { event: None, data: "{\"a\":1}".into() },
+                SseEvent { event: Some("error".into()), data: "x\ny".into() },
             ]
         );
     }

@@ -60,9 +60,7 @@ async fn read(response: Response, tx: &Sender, read_timeout: Duration) -> Result
     let mut parser = SseParser::default();
     let mut assembler = StreamAssembler::default();
     loop {
-        let next = tokio::time::timeout(read_timeout, body.next())
-            .await
-            .map_err(|_| idle_timeout(read_timeout))?;
+        let next = tokio::time::timeout(read_timeout, body.next()).await.map_err(|_| idle_timeout(read_timeout))?;
         let at_end = match next {
             Some(Ok(bytes)) => {
                 parser.push(&bytes)?;
@@ -73,11 +71,7 @@ async fn read(response: Response, tx: &Sender, read_timeout: Duration) -> Result
             None => true,
         };
         loop {
-            let event = if at_end {
-                parser.finish()
-            } else {
-                parser.next_event()
-            };
+            let event = if at_end { parser.finish() } else { parser.next_event() };
             let Some(event) = event else { break };
             let events = assembler.on_event(&event?)?;
             if !deliver(tx, events).await {
@@ -106,16 +100,9 @@ async fn deliver(tx: &Sender, events: Vec<ModelEvent>) -> bool {
 }
 
 fn idle_timeout(limit: Duration) -> ModelError {
-    ModelError::Timeout {
-        message: format!(
-            "The model stream was silent for {:.1}s",
-            limit.as_secs_f64()
-        ),
-    }
+    ModelError::Timeout { message: format!("The model stream was silent for {:.1}s", limit.as_secs_f64()) }
 }
 
 fn lost(e: &reqwest::Error) -> ModelError {
-    ModelError::Connect {
-        message: format!("The connection was lost while streaming: {e}"),
-    }
+    ModelError::Connect { message: format!("The connection was lost while streaming: {e}") }
 }

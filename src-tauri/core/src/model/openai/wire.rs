@@ -9,20 +9,14 @@ use crate::model::types::{ChatMessage, ModelRequest, ToolCallRequest};
 pub(super) fn request_body(config: &OpenAiConfig, request: &ModelRequest) -> Value {
     let mut body = Map::new();
     body.insert("model".into(), Value::String(config.model.clone()));
-    body.insert(
-        "messages".into(),
-        request.messages.iter().map(message_json).collect(),
-    );
+    body.insert("messages".into(), request.messages.iter().map(message_json).collect());
     body.insert("stream".into(), Value::Bool(true));
     if config.include_usage {
         body.insert("stream_options".into(), json!({ "include_usage": true }));
     }
     // Several local servers reject an empty `tools` array, so a tool-less request leaves it out.
     if !request.tools.is_empty() {
-        body.insert(
-            "tools".into(),
-            request.tools.iter().map(tool_json).collect(),
-        );
+        body.insert("tools".into(), request.tools.iter().map(tool_json).collect());
     }
     Value::Object(body)
 }
@@ -33,19 +27,11 @@ fn message_json(message: &ChatMessage) -> Value {
         ChatMessage::User { content } => json!({ "role": "user", "content": content }),
         // Reasoning stays out of the history: DeepSeek answers 400 when it is sent back and other
         // servers do not know the field.
-        ChatMessage::Assistant {
-            content,
-            reasoning: _,
-            tool_calls,
-        } => {
+        ChatMessage::Assistant { content, reasoning: _, tool_calls } => {
             if tool_calls.is_empty() {
                 json!({ "role": "assistant", "content": content })
             } else {
-                let content = if content.is_empty() {
-                    Value::Null
-                } else {
-                    Value::String(content.clone())
-                };
+                let content = if content.is_empty() { Value::Null } else { Value::String(content.clone()) };
                 json!({
                     "role": "assistant",
                     "content": content,
@@ -61,11 +47,7 @@ fn message_json(message: &ChatMessage) -> Value {
 
 fn tool_call_json(call: &ToolCallRequest) -> Value {
     // A call to a parameterless tool can stream no argument text at all; servers expect a JSON object.
-    let arguments = if call.arguments.trim().is_empty() {
-        "{}"
-    } else {
-        call.arguments.as_str()
-    };
+    let arguments = if call.arguments.trim().is_empty() { "{}" } else { call.arguments.as_str() };
     json!({
         "id": call.id,
         "type": "function",
@@ -76,8 +58,8 @@ fn tool_call_json(call: &ToolCallRequest) -> Value {
 /// Wraps `{name, description, parameters}` as an OpenAI function tool; a definition that is already
 /// wrapped passes through unchanged.
 fn tool_json(tool: &Value) -> Value {
-    let already_wrapped = tool.get("type").and_then(Value::as_str) == Some("function")
-        && tool.get("function").is_some();
+    let already_wrapped =
+        tool.get("type").and_then(Value::as_str) == Some("function") && tool.get("function").is_some();
     if already_wrapped {
         tool.clone()
     } else {
