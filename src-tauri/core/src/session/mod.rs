@@ -1,1 +1,20 @@
 //! The session event log in SQLite and the projections rebuilt from it.
+//!
+//! A session is an append-only sequence of typed [`Event`]s. Everything shown after a restart is a
+//! projection of that log ([`project_questions`], [`project_transcript`]); there is no second source
+//! of truth. The sessions list reads a summary row kept by each append instead of replaying logs.
+
+mod error;
+mod events;
+mod migrations;
+pub mod projection;
+mod store;
+
+pub use error::StoreError;
+pub use events::{Event, MessageSource, ModelRef, SessionId, StoredEvent, ToolOutcome, USER_QUESTION_REPLY};
+pub use migrations::LATEST as SCHEMA_VERSION;
+pub use projection::questions::{
+    fold_events, project_questions, QuestionCounts, QuestionFold, QuestionRecord, QuestionState,
+};
+pub use projection::transcript::{project_transcript, ToolResultView, Transcript, TranscriptItem, Turn, TurnEnd};
+pub use store::{repairs_needed, SessionSummary, Store, DB_FILE};

@@ -1,0 +1,93 @@
+//! Store failures, each with a stable code the UI and CLI can branch on.
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::ffi::ErrorCode as SqliteCode;
+use serde::Serialize;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("session {session} not found")]
+    NotFound { session: String },
+    #[error(
+        "{} was written by a newer Hark (schema version {found}; this build knows up to {known}). \
+         Upgrade Hark to open it; the file was left untouched.",
+        path.display()
+    )]
+    SchemaTooNew { path: PathBuf, found: i64, known: i64 },
+    #[error(
+        "{} is not a readable Hark database ({detail}). It was left untouched: move it aside to \
+         start with an empty store, or restore it from a backup.",
+        path.display()
+    )]
+    Corrupt { path: PathBuf, detail: String },
+    #[error("the store {} is busy (another process holds it): {detail}", path.display())]
+    Busy { path: PathBuf, detail: String },
+    #[error("store I/O failed on {}: {detail}", path.display())]
+    Io { path: PathBuf, detail: String },
+}
+
+impl StoreError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            StoreError::NotFound { .. } => "NOT_FOUND",
+            StoreError::SchemaTooNew { .. } => "SCHEMA_TOO_NEW",
+            StoreError::Corrupt { .. } => "STORE_CORRUPT",
+            StoreError::Busy { .. } => "STORE_BUSY",
+            StoreError::Io { .. } => "STORE_IO",
+        }
+    }
+
+    pub(crate) fn not_found(session: &str) -> Self {
+        StoreError::NotFound { session: session.to_string() }
+    }
+
+    /// Classifies a SQLite failure on the database at `path`. Corruption is told apart from plain I/O
+    /// because the remedy differs: a corrupt file must be moved aside by a person, never replaced by us.
+    pub(crate) fn sqlite(path: &Path, err: rusqlite::Error) -> Self {
+        let path = path.to_path_buf();
+        let detail = err.to_string();
+        match err.sqlite_error_code() {
+            Some(SqliteCode::NotADatabase | SqliteCode::DatabaseCorrupt) => StoreError::Corrupt { path, detail },
+            Some(SqliteCode::DatabaseBusy | SqliteCode::DatabaseLocked) => StoreError::Busy { path, detail },
+            _ => StoreError::Io { path, detail },
+        }
+    }
+
+    /// A stored row that no longer decodes: the file changed under us or was edited by hand.
+    pub(crate) fn bad_row(path: &Path, session: &str, seq: i64, detail: impl std::fmt::Display) -> Self {
+        StoreError::Corrupt {
+            path: path.to_path_buf(),
+            detail: format!("event {seq} of session {session} does not decode: {detail}"),
+        }
+    }
+}
+
+impl Serialize for StoreError {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        crate::error::serialize_error(s, "StoreError", self.code(), &self.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serializes_to_the_shared_error_shape() {
+        let err = StoreError::not_found("abc");
+        let json = serde_json::to_value(&err).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"name": "StoreError", "code": "NOT_FOUND", "message": "session abc not found"})
+        );
+    }
+
+    #[test]
+    fn too_new_names_both_versions_and_the_file() {
+        let err = StoreError::SchemaTooNew { path: PathBuf::from("/d/hark.sqlite3"), found: 9, known: 1 };
+        let msg = err.to_string();
+        assert!(msg.contains("/d/hark.sqlite3") && msg.contains('9') && msg.contains("up to 1"), "{msg}");
+        assert_eq!(err.code(), "SCHEMA_TOO_NEW");
+    }
+}

@@ -1,0 +1,210 @@
+//! The typed events of a session log. The `type` tag is the stored wire name; renaming a variant's
+//! tag is a schema change (old rows would stop decoding), so tags only ever get added.
+
+use serde::{Deserialize, Serialize};
+
+use crate::question::ToolMode;
+
+/// A session id: uuid v4 text.
+pub type SessionId = String;
+
+/// The `source.kind` of a user message that carries a late answer to a continued question.
+pub const USER_QUESTION_REPLY: &str = "user-question-reply";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type")]
+pub enum Event {
+    #[serde(rename = "session/created")]
+    SessionCreated {
+        title: String,
+        #[serde(default)]
+        workspace: Option<String>,
+        #[serde(default)]
+        model: Option<ModelRef>,
+    },
+    /// The tools and question schema in force for the requests that follow.
+    #[serde(rename = "request/header")]
+    RequestHeader { tools: Vec<String>, question_mode: ToolMode, default_timeout_secs: u64 },
+    #[serde(rename = "turn/started")]
+    TurnStarted { turn_id: String, run_id: String },
+    /// An admitted user message (a plain one, or a late answer when `source` says so).
+    #[serde(rename = "user/message")]
+    UserMessage {
+        message_id: String,
+        text: String,
+        #[serde(default)]
+        source: Option<MessageSource>,
+    },
+    #[serde(rename = "assistant/message")]
+    AssistantMessage {
+        text: String,
+        #[serde(default)]
+        reasoning: Option<String>,
+        /// Call ids, in the order the model made them.
+        #[serde(default)]
+        tool_calls: Vec<String>,
+        #[serde(default)]
+        usage: Option<serde_json::Value>,
+    },
+    /// `arguments` is the parsed JSON, or the raw text as a JSON string when the model sent invalid JSON.
+    #[serde(rename = "tool/call")]
+    ToolCall { call_id: String, name: String, arguments: serde_json::Value },
+    #[serde(rename = "tool/result")]
+    ToolResult { call_id: String, outcome: ToolOutcome },
+    /// A message waiting in the session inbox for admission (a late answer, usually).
+    #[serde(rename = "inbox/queued")]
+    InboxQueued { message_id: String, text: String, source: MessageSource },
+    #[serde(rename = "inbox/discarded")]
+    InboxDiscarded { message_id: String, reason: String },
+    /// `reason`: "completed" | "aborted" | "error" | "step_limit" | "interrupted".
+    #[serde(rename = "turn/ended")]
+    TurnEnded { turn_id: String, reason: String },
+    /// `error` is `{name, code, message}`.
+    #[serde(rename = "model/error")]
+    ModelError { error: serde_json::Value },
+}
+
+impl Event {
+    /// The stored `type` tag, kept in its own column so rows can be filtered without parsing JSON.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Event::SessionCreated { .. } => "session/created",
+            Event::RequestHeader { .. } => "request/header",
+            Event::TurnStarted { .. } => "turn/started",
+            Event::UserMessage { .. } => "user/message",
+            Event::AssistantMessage { .. } => "assistant/message",
+            Event::ToolCall { .. } => "tool/call",
+            Event::ToolResult { .. } => "tool/result",
+            Event::InboxQueued { .. } => "inbox/queued",
+            Event::InboxDiscarded { .. } => "inbox/discarded",
+            Event::TurnEnded { .. } => "turn/ended",
+            Event::ModelError { .. } => "model/error",
+        }
+    }
+}
+
+/// Which model a session was created with. Never carries a key.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelRef {
+    pub provider: String,
+    #[serde(default)]
+    pub base_url: Option<String>,
+    #[serde(default)]
+    pub model: Option<String>,
+    #[serde(default)]
+    pub script: Option<String>,
+}
+
+/// Where a user message came from when it is not typed by the user directly.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MessageSource {
+    /// [`USER_QUESTION_REPLY`] for late answers.
+    pub kind: String,
+    pub call_id: String,
+    /// "answered".
+    pub outcome: String,
+}
+
+impl MessageSource {
+    /// The source of a late answer to `call_id`.
+    pub fn question_reply(call_id: impl Into<String>) -> Self {
+        MessageSource {
+            kind: USER_QUESTION_REPLY.to_string(),
+            call_id: call_id.into(),
+            outcome: "answered".to_string(),
+        }
+    }
+
+    /// The call this message answers late, when it is a late answer.
+    pub fn reply_call_id(&self) -> Option<&str> {
+        (self.kind == USER_QUESTION_REPLY).then_some(self.call_id.as_str())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "status", rename_all = "snake_case")]
+pub enum ToolOutcome {
+    Ok {
+        content: String,
+    },
+    /// The foreground wait ended without an answer; the call stays answerable.
+    Pending {
+        content: String,
+    },
+    /// `error` is `{name, code, message}`.
+    Error {
+        error: serde_json::Value,
+    },
+    /// Recorded by crash repair: the run that made the call died before it produced a result.
+    #[serde(rename = "TOOL_OUTCOME_UNKNOWN")]
+    Unknown,
+}
+
+/// An event as stored: its place in the session (`seq` from 1, gapless) and when it was appended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StoredEvent {
+    pub session_id: SessionId,
+    pub seq: u64,
+    pub at: chrono::DateTime<chrono::Utc>,
+    #[serde(flatten)]
+    pub event: Event,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wire_names_match_the_type_column() {
+        let samples = vec![
+            Event::SessionCreated { title: "t".into(), workspace: None, model: None },
+            Event::RequestHeader { tools: vec![], question_mode: ToolMode::Timed, default_timeout_secs: 120 },
+            Event::TurnStarted { turn_id: "t".into(), run_id: "r".into() },
+            Event::UserMessage { message_id: "m".into(), text: "hi".into(), source: None },
+            Event::AssistantMessage { text: "a".into(), reasoning: None, tool_calls: vec![], usage: None },
+            Event::ToolCall { call_id: "c".into(), name: "x".into(), arguments: serde_json::json!({}) },
+            Event::ToolResult { call_id: "c".into(), outcome: ToolOutcome::Unknown },
+            Event::InboxQueued { message_id: "m".into(), text: "x".into(), source: MessageSource::question_reply("c") },
+            Event::InboxDiscarded { message_id: "m".into(), reason: "r".into() },
+            Event::TurnEnded { turn_id: "t".into(), reason: "completed".into() },
+            Event::ModelError { error: serde_json::json!({"name":"E","code":"C","message":"m"}) },
+        ];
+        for event in samples {
+            let json = serde_json::to_value(&event).unwrap();
+            assert_eq!(json["type"], event.type_name());
+            let back: Event = serde_json::from_value(json).unwrap();
+            assert_eq!(back, event);
+        }
+    }
+
+    #[test]
+    fn outcomes_use_the_documented_status_tags() {
+        let unknown = serde_json::to_value(ToolOutcome::Unknown).unwrap();
+        assert_eq!(unknown, serde_json::json!({"status": "TOOL_OUTCOME_UNKNOWN"}));
+        let pending = serde_json::to_value(ToolOutcome::Pending { content: "later".into() }).unwrap();
+        assert_eq!(pending["status"], "pending");
+    }
+
+    #[test]
+    fn optional_fields_may_be_absent_in_old_rows() {
+        let e: Event = serde_json::from_str(r#"{"type":"user/message","message_id":"m","text":"hi"}"#).unwrap();
+        assert_eq!(e, Event::UserMessage { message_id: "m".into(), text: "hi".into(), source: None });
+        let e: Event = serde_json::from_str(r#"{"type":"assistant/message","text":"a"}"#).unwrap();
+        assert!(matches!(e, Event::AssistantMessage { tool_calls, .. } if tool_calls.is_empty()));
+    }
+
+    #[test]
+    fn stored_event_flattens_the_event() {
+        let stored = StoredEvent {
+            session_id: "s".into(),
+            seq: 3,
+            at: chrono::DateTime::from_timestamp_micros(1_700_000_000_000_000).unwrap(),
+            event: Event::TurnStarted { turn_id: "t".into(), run_id: "r".into() },
+        };
+        let json = serde_json::to_value(&stored).unwrap();
+        assert_eq!(json["type"], "turn/started");
+        assert_eq!(json["seq"], 3);
+        let back: StoredEvent = serde_json::from_value(json).unwrap();
+        assert_eq!(back, stored);
+    }
+}

@@ -1,0 +1,4 @@
+//! Pure views rebuilt from a session's events: nothing here reads or writes the store.
+
+pub mod questions;
+pub mod transcript;

@@ -1,0 +1,272 @@
+//! The durable state of `ask_user_question` calls, folded from session events.
+//!
+//! Every rule lives in [`QuestionFold::apply`]. [`project_questions`] folds a whole log; the store folds
+//! each appended event into a cached fold to keep the per-session counters that `list_sessions` reads,
+//! so the two can never disagree.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::question::{
+    parse_late_answer_text, validate_answers, validate_questions, AnswerBatch, Question, ToolMode, TOOL_NAME,
+};
+use crate::session::events::{Event, StoredEvent, ToolOutcome};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum QuestionState {
+    /// The call is live: its foreground wait has not produced a result yet.
+    Open,
+    /// The foreground wait ended without an answer (pending, or the run died); a late answer settles it.
+    Continued,
+    /// Answered, in the foreground or late.
+    Settled,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QuestionRecord {
+    pub call_id: String,
+    pub state: QuestionState,
+    /// Asked under the timed schema (decided by the `request/header` in force at the call), even when
+    /// the model chose `timeout: -1`.
+    pub timed: bool,
+    pub questions: Vec<Question>,
+    pub answers: Option<AnswerBatch>,
+    pub answered_late: bool,
+    /// The inbox message id of a late reply that waits for admission.
+    pub reply_queued: Option<String>,
+}
+
+/// How many questions of a session need the user, for badges and the sessions list.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct QuestionCounts {
+    pub open: u32,
+    pub continued: u32,
+}
+
+/// The question state of one session, built one event at a time.
+#[derive(Debug, Clone, Default)]
+pub struct QuestionFold {
+    /// The schema of the latest `request/header`; none seen yet means the default, legacy.
+    mode: Option<ToolMode>,
+    /// Records in call order; removed calls leave a hole so indexes stay valid.
+    slots: Vec<Option<QuestionRecord>>,
+    by_call: HashMap<String, usize>,
+    /// Reserved inbox message id → the call it answers.
+    reservations: HashMap<String, String>,
+}
+
+impl QuestionFold {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Applies one event; true when a record was added, changed or removed.
+    pub fn apply(&mut self, event: &Event) -> bool {
+        match event {
+            Event::RequestHeader { question_mode, .. } => {
+                self.mode = Some(*question_mode);
+                false
+            }
+            Event::ToolCall { call_id, name, arguments } => self.open(call_id, name, arguments),
+            Event::ToolResult { call_id, outcome } => self.result(call_id, outcome),
+            Event::InboxQueued { message_id, source, .. } => match source.reply_call_id() {
+                Some(call_id) => self.reserve(call_id, message_id),
+                None => false,
+            },
+            Event::InboxDiscarded { message_id, .. } => self.release(message_id),
+            // A turn that ends without admitting a queued reply frees the call for another answer.
+            Event::TurnEnded { .. } => {
+                let queued: Vec<String> = self.reservations.keys().cloned().collect();
+                let mut changed = false;
+                for message_id in &queued {
+                    changed |= self.release(message_id);
+                }
+                changed
+            }
+            Event::UserMessage { message_id, text, source } => match source.as_ref().and_then(|s| s.reply_call_id()) {
+                Some(call_id) => self.admit_reply(call_id, message_id, text),
+                None => false,
+            },
+            Event::SessionCreated { .. }
+            | Event::TurnStarted { .. }
+            | Event::AssistantMessage { .. }
+            | Event::ModelError { .. } => false,
+        }
+    }
+
+    pub fn get(&self, call_id: &str) -> Option<&QuestionRecord> {
+        self.by_call.get(call_id).and_then(|&i| self.slots[i].as_ref())
+    }
+
+    pub fn records(&self) -> impl Iterator<Item = &QuestionRecord> {
+        self.slots.iter().flatten()
+    }
+
+    pub fn into_records(self) -> Vec<QuestionRecord> {
+        self.slots.into_iter().flatten().collect()
+    }
+
+    pub fn counts(&self) -> QuestionCounts {
+        self.records().fold(QuestionCounts::default(), |mut c, r| {
+            match r.state {
+                QuestionState::Open => c.open += 1,
+                QuestionState::Continued => c.continued += 1,
+                QuestionState::Settled => {}
+            }
+            c
+        })
+    }
+
+    fn open(&mut self, call_id: &str, name: &str, arguments: &serde_json::Value) -> bool {
+        // A repeated call id keeps the first call: ids are the model's, and the first one is what any
+        // answer was given to.
+        if name != TOOL_NAME || self.by_call.contains_key(call_id) {
+            return false;
+        }
+        let Some(questions) = recorded_questions(arguments) else {
+            return false;
+        };
+        self.by_call.insert(call_id.to_string(), self.slots.len());
+        self.slots.push(Some(QuestionRecord {
+            call_id: call_id.to_string(),
+            state: QuestionState::Open,
+            timed: self.mode == Some(ToolMode::Timed),
+            questions,
+            answers: None,
+            answered_late: false,
+            reply_queued: None,
+        }));
+        true
+    }
+
+    fn result(&mut self, call_id: &str, outcome: &ToolOutcome) -> bool {
+        let Some(record) = self.record_mut(call_id) else {
+            return false;
+        };
+        // Only the first result of a live call counts; repair never adds a second one.
+        if record.state != QuestionState::Open {
+            return false;
+        }
+        match outcome {
+            ToolOutcome::Pending { .. } | ToolOutcome::Unknown => {
+                record.state = QuestionState::Continued;
+            }
+            ToolOutcome::Ok { content } => match valid_batch(&record.questions, content) {
+                Some(batch) => {
+                    record.state = QuestionState::Settled;
+                    record.answers = Some(batch);
+                }
+                None => self.remove(call_id),
+            },
+            ToolOutcome::Error { .. } => self.remove(call_id),
+        }
+        true
+    }
+
+    fn reserve(&mut self, call_id: &str, message_id: &str) -> bool {
+        let Some(record) = self.record_mut(call_id) else {
+            return false;
+        };
+        if record.state != QuestionState::Continued {
+            return false;
+        }
+        let previous = record.reply_queued.replace(message_id.to_string());
+        if let Some(previous) = previous {
+            self.reservations.remove(&previous);
+        }
+        self.reservations.insert(message_id.to_string(), call_id.to_string());
+        true
+    }
+
+    fn release(&mut self, message_id: &str) -> bool {
+        let Some(call_id) = self.reservations.remove(message_id) else {
+            return false;
+        };
+        match self.record_mut(&call_id) {
+            Some(record) if record.reply_queued.as_deref() == Some(message_id) => {
+                record.reply_queued = None;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn admit_reply(&mut self, call_id: &str, message_id: &str, text: &str) -> bool {
+        let Some(record) = self.record_mut(call_id) else {
+            return false;
+        };
+        // First wins: a reply for a call already settled (or never continued) changes nothing.
+        if record.state != QuestionState::Continued {
+            return false;
+        }
+        // A recorded reply we cannot read still settles the call, with an empty batch: the model saw
+        // the message, so the question must not stay answerable.
+        let answers = parse_late_answer_text(text)
+            .filter(|(id, batch)| id == call_id && validate_answers(&record.questions, batch).is_ok())
+            .map(|(_, batch)| batch)
+            .unwrap_or(AnswerBatch { answers: Vec::new() });
+        record.state = QuestionState::Settled;
+        record.answers = Some(answers);
+        record.answered_late = true;
+        let reserved = record.reply_queued.take();
+        self.reservations.remove(message_id);
+        if let Some(reserved) = reserved {
+            self.reservations.remove(&reserved);
+        }
+        true
+    }
+
+    fn record_mut(&mut self, call_id: &str) -> Option<&mut QuestionRecord> {
+        let i = *self.by_call.get(call_id)?;
+        self.slots[i].as_mut()
+    }
+
+    fn remove(&mut self, call_id: &str) {
+        if let Some(i) = self.by_call.remove(call_id) {
+            if let Some(record) = self.slots[i].take() {
+                if let Some(reserved) = record.reply_queued {
+                    self.reservations.remove(&reserved);
+                }
+            }
+        }
+    }
+}
+
+/// The questions of a recorded `ask_user_question` call, when its arguments were valid. Arguments
+/// stored as a string (the model sent text that was not JSON at the time) are given one parse attempt.
+pub fn recorded_questions(arguments: &serde_json::Value) -> Option<Vec<Question>> {
+    let parsed;
+    let args = match arguments {
+        serde_json::Value::String(raw) => {
+            parsed = serde_json::from_str::<serde_json::Value>(raw).ok()?;
+            &parsed
+        }
+        other => other,
+    };
+    let questions: Vec<Question> = serde_json::from_value(args.get("questions")?.clone()).ok()?;
+    validate_questions(&questions).ok()?;
+    Some(questions)
+}
+
+/// The answers of an `ok` result, when they are a valid batch for these questions.
+fn valid_batch(questions: &[Question], content: &str) -> Option<AnswerBatch> {
+    let batch: AnswerBatch = serde_json::from_str(content).ok()?;
+    validate_answers(questions, &batch).ok()?;
+    Some(batch)
+}
+
+/// The question records of a session log, in call order.
+pub fn project_questions(events: &[StoredEvent]) -> Vec<QuestionRecord> {
+    fold_events(events.iter().map(|e| &e.event)).into_records()
+}
+
+/// Folds events that are not (yet) stored.
+pub fn fold_events<'a>(events: impl IntoIterator<Item = &'a Event>) -> QuestionFold {
+    let mut fold = QuestionFold::new();
+    for event in events {
+        fold.apply(event);
+    }
+    fold
+}

@@ -1,0 +1,163 @@
+//! The write path. Each append is one immediate transaction that inserts the events and updates the
+//! session's summary row; the question counters come from the same fold `project_questions` uses.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use chrono::Utc;
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+
+use super::{from_micros, read, repair, to_micros};
+use crate::session::error::StoreError;
+use crate::session::events::{Event, StoredEvent};
+use crate::session::projection::questions::{QuestionCounts, QuestionFold};
+
+/// The writer's view of a session it has written to: where its log ends and its question fold, so an
+/// append never replays the log. Trusted only while `next_seq` matches the stored event count.
+struct Live {
+    next_seq: u64,
+    fold: QuestionFold,
+    counts: QuestionCounts,
+}
+
+impl Live {
+    fn from_events(events: &[StoredEvent]) -> Live {
+        let mut fold = QuestionFold::new();
+        for e in events {
+            fold.apply(&e.event);
+        }
+        let counts = fold.counts();
+        Live { next_seq: events.last().map_or(1, |e| e.seq + 1), fold, counts }
+    }
+}
+
+pub struct Writer {
+    conn: Connection,
+    live: HashMap<String, Live>,
+}
+
+impl Writer {
+    pub fn new(conn: Connection) -> Self {
+        Writer { conn, live: HashMap::new() }
+    }
+
+    pub fn forget_all(&mut self) {
+        self.live.clear();
+    }
+
+    pub fn create(&mut self, path: &Path, id: &str, title: &str, created: Event) -> Result<(), StoreError> {
+        let err = |e| StoreError::sqlite(path, e);
+        let now = to_micros(Utc::now());
+        let body = encode(path, &created)?;
+        let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(err)?;
+        tx.prepare_cached(
+            "INSERT INTO sessions (id, title, created_at, updated_at, event_count) VALUES (?1, ?2, ?3, ?3, 1)",
+        )
+        .and_then(|mut s| s.execute(params![id, title, now]))
+        .map_err(err)?;
+        insert_event(&tx, id, 1, now, created.type_name(), &body).map_err(err)?;
+        tx.commit().map_err(err)?;
+        let mut fold = QuestionFold::new();
+        fold.apply(&created);
+        self.live.insert(id.to_string(), Live { next_seq: 2, counts: fold.counts(), fold });
+        Ok(())
+    }
+
+    pub fn append(&mut self, path: &Path, session: &str, events: Vec<Event>) -> Result<Vec<StoredEvent>, StoreError> {
+        let result = append_in_tx(&mut self.conn, &mut self.live, path, session, events);
+        if result.is_err() {
+            // The fold may hold events whose transaction rolled back: rebuild it from disk next time.
+            self.live.remove(session);
+        }
+        result
+    }
+
+    pub fn repair(&mut self, path: &Path, session: &str) -> Result<Vec<StoredEvent>, StoreError> {
+        let events = read::events(&self.conn, path, session)?;
+        let needed = repair::repairs_needed(events.iter().map(|e| &e.event));
+        if needed.is_empty() {
+            return Ok(Vec::new());
+        }
+        // The log was just read whole; seed the fold from it rather than reading it again.
+        self.live.entry(session.to_string()).or_insert_with(|| Live::from_events(&events));
+        self.append(path, session, needed)
+    }
+}
+
+fn append_in_tx(
+    conn: &mut Connection,
+    live: &mut HashMap<String, Live>,
+    path: &Path,
+    session: &str,
+    events: Vec<Event>,
+) -> Result<Vec<StoredEvent>, StoreError> {
+    let err = |e| StoreError::sqlite(path, e);
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(err)?;
+    let count: i64 = tx
+        .prepare_cached("SELECT event_count FROM sessions WHERE id = ?1")
+        .and_then(|mut s| s.query_row([session], |r| r.get(0)).optional())
+        .map_err(err)?
+        .ok_or_else(|| StoreError::not_found(session))?;
+    if events.is_empty() {
+        return Ok(Vec::new());
+    }
+    // A mismatch means the file changed behind this writer (another process, or a failed append):
+    // rebuild the fold from what is actually stored.
+    if live.get(session).is_none_or(|l| to_sql_int(l.next_seq) != count + 1) {
+        let stored = read::events(&tx, path, session)?;
+        live.insert(session.to_string(), Live::from_events(&stored));
+    }
+    let state = live.get_mut(session).ok_or_else(|| StoreError::not_found(session))?;
+
+    // Truncated to what is stored, so the returned events equal the ones read back later.
+    let micros = to_micros(Utc::now());
+    let at = from_micros(micros);
+    let mut stored = Vec::with_capacity(events.len());
+    let mut changed = false;
+    let mut seq = state.next_seq;
+    for event in events {
+        let body = encode(path, &event)?;
+        insert_event(&tx, session, seq, micros, event.type_name(), &body).map_err(err)?;
+        changed |= state.fold.apply(&event);
+        stored.push(StoredEvent { session_id: session.to_string(), seq, at, event });
+        seq += 1;
+    }
+    if changed {
+        state.counts = state.fold.counts();
+    }
+    tx.prepare_cached(
+        "UPDATE sessions SET updated_at = ?2, event_count = ?3, open_questions = ?4, continued_questions = ?5
+         WHERE id = ?1",
+    )
+    .and_then(|mut s| {
+        s.execute(params![session, micros, to_sql_int(seq - 1), state.counts.open, state.counts.continued])
+    })
+    .map_err(err)?;
+    tx.commit().map_err(err)?;
+    state.next_seq = seq;
+    Ok(stored)
+}
+
+fn insert_event(
+    conn: &Connection,
+    session: &str,
+    seq: u64,
+    at: i64,
+    kind: &str,
+    body: &str,
+) -> rusqlite::Result<usize> {
+    conn.prepare_cached("INSERT INTO events (session_id, seq, at, type, body) VALUES (?1, ?2, ?3, ?4, ?5)")?
+        .execute(params![session, to_sql_int(seq), at, kind, body])
+}
+
+/// Sequence numbers count events, so they never come near `i64::MAX`.
+fn to_sql_int(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+fn encode(path: &Path, event: &Event) -> Result<String, StoreError> {
+    serde_json::to_string(event).map_err(|e| StoreError::Io {
+        path: path.to_path_buf(),
+        detail: format!("cannot encode a {} event: {e}", event.type_name()),
+    })
+}

@@ -1,0 +1,66 @@
+//! Queries shared by the read connections and the writer.
+
+use std::path::Path;
+
+use rusqlite::{Connection, OptionalExtension};
+
+use super::{from_micros, SessionSummary};
+use crate::session::error::StoreError;
+use crate::session::events::{Event, StoredEvent};
+
+/// A session's log in one statement, so it is one consistent snapshot even while the writer appends.
+pub fn events(conn: &Connection, path: &Path, session: &str) -> Result<Vec<StoredEvent>, StoreError> {
+    let err = |e| StoreError::sqlite(path, e);
+    let mut stmt =
+        conn.prepare_cached("SELECT seq, at, body FROM events WHERE session_id = ?1 ORDER BY seq").map_err(err)?;
+    let mut rows = stmt.query([session]).map_err(err)?;
+    let mut out = Vec::new();
+    while let Some(row) = rows.next().map_err(err)? {
+        let seq: i64 = row.get(0).map_err(err)?;
+        let at: i64 = row.get(1).map_err(err)?;
+        // Decoding straight from SQLite's buffer avoids copying every body into a String first.
+        let body = row.get_ref(2).map_err(err)?.as_str().map_err(|e| StoreError::bad_row(path, session, seq, e))?;
+        let event: Event = serde_json::from_str(body).map_err(|e| StoreError::bad_row(path, session, seq, e))?;
+        out.push(StoredEvent {
+            session_id: session.to_string(),
+            seq: u64::try_from(seq).map_err(|e| StoreError::bad_row(path, session, seq, e))?,
+            at: from_micros(at),
+            event,
+        });
+    }
+    if out.is_empty() && !session_exists(conn, path, session)? {
+        return Err(StoreError::not_found(session));
+    }
+    Ok(out)
+}
+
+pub fn session_exists(conn: &Connection, path: &Path, session: &str) -> Result<bool, StoreError> {
+    conn.prepare_cached("SELECT 1 FROM sessions WHERE id = ?1")
+        .and_then(|mut s| s.query_row([session], |_| Ok(())).optional())
+        .map(|found| found.is_some())
+        .map_err(|e| StoreError::sqlite(path, e))
+}
+
+pub fn sessions(conn: &Connection, path: &Path) -> Result<Vec<SessionSummary>, StoreError> {
+    let err = |e| StoreError::sqlite(path, e);
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT id, title, created_at, updated_at, event_count, open_questions, continued_questions
+             FROM sessions ORDER BY updated_at DESC, id",
+        )
+        .map_err(err)?;
+    let rows = stmt
+        .query_map([], |r| {
+            Ok(SessionSummary {
+                id: r.get(0)?,
+                title: r.get(1)?,
+                created_at: from_micros(r.get(2)?),
+                updated_at: from_micros(r.get(3)?),
+                event_count: u64::try_from(r.get::<_, i64>(4)?).unwrap_or_default(),
+                open_questions: r.get(5)?,
+                continued_questions: r.get(6)?,
+            })
+        })
+        .map_err(err)?;
+    rows.collect::<Result<Vec<_>, _>>().map_err(err)
+}
