@@ -6,4 +6,6 @@ pub mod data_dir;
 pub mod error;
 pub mod model;
 pub mod question;
+pub mod service;
 pub mod session;
+pub mod tools;

@@ -1,0 +1,368 @@
+//! UserQuestionService: the host side of `ask_user_question` (DESIGN §3–§4).
+//!
+//! - Foreground: [`UserQuestionService::ask`] / [`UserQuestionService::ask_timed`] open a pending
+//!   entry, hand the request to the registered [`InteractionProvider`], and end on the first of: the
+//!   provider's answer, a surface's [`submit_foreground`](UserQuestionService::submit_foreground) or
+//!   [`cancel`](UserQuestionService::cancel), the turn's abort, the host deadline (timed only; paused
+//!   while a client holds a take-over from [`attach`](UserQuestionService::attach)).
+//! - Continued: a timed question whose deadline passed stays answerable through
+//!   [`answer`](UserQuestionService::answer), which queues a reply in the session inbox and steers it
+//!   to the agent; the question settles when the agent admits it
+//!   ([`on_admitted`](UserQuestionService::on_admitted)).
+//! - Every resolution is broadcast as a [`QuestionEvent`] so every surface can close its card.
+
+mod ask;
+mod callers;
+mod events;
+mod late;
+mod log;
+mod pending;
+mod provider;
+mod stats;
+mod store_log;
+mod wait;
+
+#[cfg(test)]
+mod tests;
+
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use serde::Serialize;
+use tokio::sync::broadcast;
+
+pub use ask::AskParams;
+pub use events::{Outcome, QuestionEvent};
+pub use late::{ContinuedQuestion, SteerMessage, SteerReceiver};
+pub use log::{LogError, MemoryLog, SessionLog};
+pub use provider::{
+    BoxFuture, Caller, ForwardingProvider, InteractionProvider, InteractionRequest, ProviderRegistration, WaitInfo,
+};
+pub use stats::ServiceStats;
+pub use wait::{Attached, Takeover};
+
+use crate::question::{AnswerBatch, ErrorCode, UserInteractionError};
+use crate::session::{Event, QuestionRecord};
+use callers::LiveRoots;
+use events::EventBus;
+use late::LateAnswers;
+use pending::{PendingTable, Settlement};
+use provider::ProviderRegistry;
+use stats::Counters;
+
+/// Poisoning only records that another thread panicked while holding the lock; every critical
+/// section here leaves the data consistent, so the data is still good to use.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Failure of an operation that also writes to the session log.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ServiceError {
+    #[error(transparent)]
+    Interaction(#[from] UserInteractionError),
+    #[error("writing the session log failed: {0}")]
+    Log(#[from] LogError),
+}
+
+impl ServiceError {
+    /// The interaction code, when this is a question-protocol error.
+    pub fn interaction_code(&self) -> Option<ErrorCode> {
+        match self {
+            ServiceError::Interaction(e) => Some(e.code),
+            ServiceError::Log(_) => None,
+        }
+    }
+}
+
+impl Serialize for ServiceError {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ServiceError::Interaction(e) => e.serialize(s),
+            ServiceError::Log(e) => e.serialize(s),
+        }
+    }
+}
+
+/// A late answer accepted into the session inbox.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LateReply {
+    pub session_id: String,
+    pub call_id: String,
+    /// The inbox message id; the agent admits it under this id.
+    pub message_id: String,
+}
+
+/// Which path [`UserQuestionService::respond`] took.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "path", rename_all = "snake_case")]
+pub enum Responded {
+    Foreground,
+    Late(LateReply),
+}
+
+struct Inner {
+    providers: Arc<ProviderRegistry>,
+    pending: PendingTable,
+    late: LateAnswers,
+    roots: LiveRoots,
+    events: EventBus,
+    log: Arc<dyn SessionLog>,
+    counters: Arc<Counters>,
+}
+
+/// One per process; cheap to clone (all clones share state).
+#[derive(Clone)]
+pub struct UserQuestionService {
+    inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for UserQuestionService {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UserQuestionService").field("stats", &self.stats()).finish()
+    }
+}
+
+impl UserQuestionService {
+    /// `log` receives `inbox/queued` and `inbox/discarded` events (the real one is the session store).
+    pub fn new(log: Arc<dyn SessionLog>) -> Self {
+        let counters = Arc::new(Counters::default());
+        UserQuestionService {
+            inner: Arc::new(Inner {
+                providers: Arc::new(ProviderRegistry::new()),
+                pending: PendingTable::new(Arc::clone(&counters)),
+                late: LateAnswers::new(),
+                roots: LiveRoots::new(),
+                events: EventBus::new(),
+                log,
+                counters,
+            }),
+        }
+    }
+
+    /// Registers the provider that shows questions. A second registration fails with
+    /// `DUPLICATE_PROVIDER`; dropping the returned handle disposes the provider.
+    pub fn register(
+        &self,
+        provider: Arc<dyn InteractionProvider>,
+    ) -> Result<ProviderRegistration, UserInteractionError> {
+        self.inner.providers.register(provider)
+    }
+
+    pub fn subscribe(&self) -> broadcast::Receiver<QuestionEvent> {
+        self.inner.events.subscribe()
+    }
+
+    /// Makes `instance` the only agent of `session` allowed to ask, and returns the channel of late
+    /// answers the agent must drain at step boundaries (or start a turn with when idle). Calling it
+    /// again (the session was reopened) retires the previous instance and its channel; a reply still
+    /// awaiting admission is delivered again on the new channel.
+    pub fn set_live_root(&self, session: &str, instance: &str) -> SteerReceiver {
+        self.inner.roots.set(session, instance);
+        self.inner.late.attach_agent(session)
+    }
+
+    /// The instance stopped; only clears it if it still is the live root.
+    pub fn clear_live_root(&self, session: &str, instance: &str) -> bool {
+        let cleared = self.inner.roots.clear(session, instance);
+        if cleared {
+            self.inner.late.detach_agent(session);
+        }
+        cleared
+    }
+
+    /// A surface's answer to a foreground question. `BAD_ANSWER` leaves the question open for a
+    /// corrected batch; `NOT_PENDING` when it already settled (or continued: use [`answer`](Self::answer)).
+    pub fn submit_foreground(
+        &self,
+        session: &str,
+        call_id: &str,
+        answers: AnswerBatch,
+    ) -> Result<(), UserInteractionError> {
+        self.settle(session, call_id, Ok(answers))
+    }
+
+    /// The person closed the whole question: it ends with `ASK_CANCELLED`. A surface closing a timed
+    /// question without deciding should release its take-over instead, leaving the question answerable.
+    pub fn cancel(&self, session: &str, call_id: &str) -> Result<(), UserInteractionError> {
+        self.settle(
+            session,
+            call_id,
+            Err(UserInteractionError::new(ErrorCode::AskCancelled, "the user closed the question")),
+        )
+    }
+
+    /// A client's own countdown on a timed question ran out: the foreground ends as if the host
+    /// deadline had fired. Refused (`INVALID_REQUEST`) on a blocking question, which has no countdown.
+    pub fn expire(&self, session: &str, call_id: &str) -> Result<(), UserInteractionError> {
+        if !self.inner.pending.is_timed(session, call_id)? {
+            return Err(UserInteractionError::invalid_request(format!("question {call_id} has no deadline to expire")));
+        }
+        self.settle(
+            session,
+            call_id,
+            Err(UserInteractionError::new(ErrorCode::AskTimedOut, "the client's countdown ran out")),
+        )
+    }
+
+    /// A client starts showing a foreground question: the host deadline pauses while the returned
+    /// take-over is held, and `remaining_ms` is the time left on the original deadline. Keep the
+    /// take-over until the host has received this client's answer.
+    pub fn attach(&self, session: &str, call_id: &str) -> Result<Attached, UserInteractionError> {
+        self.inner.pending.attach(session, call_id)
+    }
+
+    /// Foreground questions waiting now (all sessions with `None`): what a reconnecting surface shows.
+    pub fn foreground(&self, session: Option<&str>) -> Vec<InteractionRequest> {
+        self.inner.pending.snapshot(session)
+    }
+
+    /// Continued questions of a session, in the order they became continued.
+    pub fn continued(&self, session: &str) -> Vec<ContinuedQuestion> {
+        self.inner.late.list(session)
+    }
+
+    /// A late answer to a continued question: validates it, takes the session's reply reservation,
+    /// records `inbox/queued` and steers the reply to the agent. The question settles on admission.
+    pub fn answer(&self, session: &str, call_id: &str, answers: AnswerBatch) -> Result<LateReply, ServiceError> {
+        let message = self.inner.late.reserve(session, call_id, &answers)?;
+        let queued = Event::InboxQueued {
+            message_id: message.message_id.clone(),
+            text: message.text.clone(),
+            source: message.source.clone(),
+        };
+        if let Err(e) = self.inner.log.append(session, queued) {
+            self.inner.late.unreserve(session, &message.message_id);
+            return Err(e.into());
+        }
+        let reply = LateReply {
+            session_id: session.to_string(),
+            call_id: call_id.to_string(),
+            message_id: message.message_id.clone(),
+        };
+        self.inner.late.deliver(session, message);
+        self.inner.events.send(|| QuestionEvent::ReplyQueued {
+            session_id: reply.session_id.clone(),
+            call_id: reply.call_id.clone(),
+            message_id: reply.message_id.clone(),
+        });
+        Ok(reply)
+    }
+
+    /// One entry point for surfaces that do not track which phase a question is in (a notification
+    /// action): the foreground if it is still waiting there, the late path if it is continued.
+    pub fn respond(&self, session: &str, call_id: &str, answers: AnswerBatch) -> Result<Responded, ServiceError> {
+        match self.submit_foreground(session, call_id, answers.clone()) {
+            Ok(()) => Ok(Responded::Foreground),
+            Err(e) if e.code == ErrorCode::NotPending && self.inner.late.is_continued(session, call_id) => {
+                self.answer(session, call_id, answers).map(Responded::Late)
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// The agent appended reply `message_id` as `user/message`: its question settles (the first
+    /// admitted reply wins). Returns the settled call id.
+    pub fn on_admitted(&self, session: &str, message_id: &str) -> Option<String> {
+        let call_id = self.inner.late.admit(session, message_id)?;
+        self.inner.events.send(|| QuestionEvent::Resolved {
+            session_id: session.to_string(),
+            call_id: call_id.clone(),
+            outcome: Outcome::AnsweredLate,
+        });
+        Some(call_id)
+    }
+
+    /// The agent dropped reply `message_id` without admitting it: the reservation is released (the
+    /// user may answer again) and `inbox/discarded` is recorded — by the service, not the agent.
+    /// Returns whether that reply held the reservation.
+    pub fn on_discarded(&self, session: &str, message_id: &str, reason: &str) -> Result<bool, ServiceError> {
+        let Some(call_id) = self.inner.late.release(session, message_id) else {
+            return Ok(false);
+        };
+        self.inner.events.send(|| QuestionEvent::ReplyReleased {
+            session_id: session.to_string(),
+            call_id,
+            message_id: message_id.to_string(),
+        });
+        let discarded = Event::InboxDiscarded { message_id: message_id.to_string(), reason: reason.to_string() };
+        self.inner.log.append(session, discarded)?;
+        Ok(true)
+    }
+
+    /// A turn of the session ended. A reply still unadmitted loses its reservation (the recorded
+    /// `turn/ended` releases it in the projection too). Returns the released message id.
+    pub fn on_turn_ended(&self, session: &str) -> Option<String> {
+        let (call_id, message_id) = self.inner.late.release_any(session)?;
+        self.inner.events.send(|| QuestionEvent::ReplyReleased {
+            session_id: session.to_string(),
+            call_id,
+            message_id: message_id.clone(),
+        });
+        Some(message_id)
+    }
+
+    /// Rebuilds continued questions and a queued reply of a session being opened, from the store's
+    /// questions projection (run crash repair first so interrupted calls are continued).
+    pub fn load_session(&self, session: &str, records: &[QuestionRecord]) {
+        self.inner.late.load(session, records);
+    }
+
+    /// Forgets a session's late state and live root (the session was closed or deleted). Its
+    /// foreground questions belong to its turn, which the owner aborts.
+    pub fn close_session(&self, session: &str) {
+        self.inner.roots.remove_session(session);
+        self.inner.late.forget_session(session);
+    }
+
+    /// Rejects every foreground question with `ASK_ABORTED` (the app is quitting).
+    pub fn shutdown(&self) {
+        for (session, call_id) in self.inner.pending.keys() {
+            let _ = self.settle(&session, &call_id, Err(ask::aborted("Hark is shutting down")));
+        }
+    }
+
+    pub fn stats(&self) -> ServiceStats {
+        let c = &self.inner.counters;
+        let (continued, reply_reservations) = self.inner.late.counts();
+        ServiceStats {
+            pending_waits: c.pending_waits.get(),
+            timers: c.timers.get(),
+            takeovers: c.takeovers.get(),
+            continued,
+            reply_reservations,
+            providers: self.inner.providers.count(),
+        }
+    }
+
+    pub(crate) fn settle(
+        &self,
+        session: &str,
+        call_id: &str,
+        settlement: Settlement,
+    ) -> Result<(), UserInteractionError> {
+        self.settle_ticket(session, call_id, None, settlement)
+    }
+
+    /// The one settlement path: claim (first wins), continue a timed-out question, wake the asker,
+    /// tell the surfaces.
+    fn settle_ticket(
+        &self,
+        session: &str,
+        call_id: &str,
+        ticket: Option<u64>,
+        settlement: Settlement,
+    ) -> Result<(), UserInteractionError> {
+        let claimed = self.inner.pending.claim(session, call_id, ticket, &settlement)?;
+        let outcome = Outcome::of(&settlement, claimed.request.wait.is_some());
+        if outcome == Outcome::TimedOut {
+            self.inner.late.continue_question(session, call_id, claimed.request.questions.clone());
+        }
+        claimed.deliver(settlement);
+        self.inner.events.send(|| QuestionEvent::Resolved {
+            session_id: session.to_string(),
+            call_id: call_id.to_string(),
+            outcome,
+        });
+        Ok(())
+    }
+}

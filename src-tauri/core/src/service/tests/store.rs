@@ -1,0 +1,133 @@
+//! The service against the real session store: what it records must rebuild, through the store's
+//! questions projection, into the same state after a reopen.
+
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+
+use super::support::*;
+use crate::question::{AskRequest, ErrorCode, ToolMode, WaitLimit, TOOL_NAME};
+use crate::service::{Caller, UserQuestionService};
+use crate::session::{project_questions, Event, QuestionRecord, QuestionState, Store};
+use crate::tools::{outcome_of, AskUserQuestionTool, QuestionSettings, ToolContext, ToolHandler};
+
+struct Env {
+    _dir: tempfile::TempDir,
+    store: Arc<Store>,
+    session: String,
+}
+
+fn env() -> Env {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = Arc::new(Store::open(dir.path()).expect("store opens"));
+    let session = store.create_session("late answers", None, None).expect("session");
+    Env { _dir: dir, store, session }
+}
+
+fn records(env: &Env) -> Vec<QuestionRecord> {
+    project_questions(&env.store.events(&env.session).expect("events"))
+}
+
+/// Runs one timed `ask_user_question` call the way the agent loop will: record the call, run the
+/// tool, record its result.
+async fn timed_call_that_times_out(env: &Env, service: &UserQuestionService, call_id: &str) {
+    let settings = QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: 5 };
+    let tool = AskUserQuestionTool::new(service.clone(), settings);
+    let args = AskRequest { questions: vec![db_question()], wait: WaitLimit::Seconds(5) }.to_arguments(ToolMode::Timed);
+    env.store
+        .append(
+            &env.session,
+            Event::RequestHeader {
+                tools: vec![TOOL_NAME.into()],
+                question_mode: ToolMode::Timed,
+                default_timeout_secs: 5,
+            },
+        )
+        .expect("header");
+    env.store
+        .append(
+            &env.session,
+            Event::ToolCall { call_id: call_id.into(), name: TOOL_NAME.into(), arguments: args.clone() },
+        )
+        .expect("call");
+    let ctx =
+        ToolContext { caller: Caller::root(&env.session, "agent"), abort: CancellationToken::new(), workspace: None };
+    let result = tool.handle(&ctx, call_id, args).await;
+    assert!(result.as_ref().is_ok_and(|out| out.pending), "{result:?}");
+    env.store
+        .append(&env.session, Event::ToolResult { call_id: call_id.into(), outcome: outcome_of(&result) })
+        .expect("result");
+}
+
+#[tokio::test(start_paused = true)]
+async fn late_answer_round_trip_agrees_with_the_projection_across_a_reopen() {
+    let env = env();
+    let service = UserQuestionService::new(env.store.clone());
+    let _steer = service.set_live_root(&env.session, "agent");
+    timed_call_that_times_out(&env, &service, "c1").await;
+    assert_eq!(records(&env)[0].state, QuestionState::Continued);
+    assert_eq!(service.continued(&env.session).len(), 1);
+
+    let reply = service.answer(&env.session, "c1", sqlite()).expect("accepted");
+    assert_eq!(records(&env)[0].reply_queued.as_deref(), Some(reply.message_id.as_str()));
+
+    // The app restarts before the agent admitted the reply.
+    let reopened = UserQuestionService::new(env.store.clone());
+    let mut steer = reopened.set_live_root(&env.session, "agent-after-restart");
+    reopened.load_session(&env.session, &records(&env));
+    let err = reopened.answer(&env.session, "c1", sqlite()).expect_err("still queued");
+    assert_eq!(err.interaction_code(), Some(ErrorCode::ReplyQueued));
+    assert!(steer.try_recv().is_err(), "a reloaded reservation has no text; the agent re-reads the inbox");
+
+    // The resumed agent admits the queued reply from the inbox.
+    let queued = env.store.events(&env.session).expect("events").into_iter().find_map(|e| match e.event {
+        Event::InboxQueued { message_id, text, source } => Some((message_id, text, source)),
+        _ => None,
+    });
+    let (message_id, text, source) = queued.expect("inbox/queued recorded");
+    env.store
+        .append(&env.session, Event::UserMessage { message_id: message_id.clone(), text, source: Some(source) })
+        .expect("admit");
+    assert_eq!(reopened.on_admitted(&env.session, &message_id).as_deref(), Some("c1"));
+
+    let record = &records(&env)[0];
+    assert_eq!(record.state, QuestionState::Settled);
+    assert!(record.answered_late);
+    assert_eq!(record.answers.as_ref(), Some(&sqlite()));
+    assert!(reopened.continued(&env.session).is_empty());
+}
+
+#[tokio::test(start_paused = true)]
+async fn turn_end_and_discard_release_in_both_the_service_and_the_projection() {
+    let env = env();
+    let service = UserQuestionService::new(env.store.clone());
+    let _steer = service.set_live_root(&env.session, "agent");
+    timed_call_that_times_out(&env, &service, "c1").await;
+
+    let first = service.answer(&env.session, "c1", sqlite()).expect("accepted");
+    env.store.append(&env.session, Event::TurnEnded { turn_id: "t1".into(), reason: "completed".into() }).expect("end");
+    assert_eq!(service.on_turn_ended(&env.session).as_deref(), Some(first.message_id.as_str()));
+    assert_eq!(records(&env)[0].reply_queued, None);
+
+    let second = service.answer(&env.session, "c1", sqlite()).expect("answer again");
+    assert!(service.on_discarded(&env.session, &second.message_id, "user cleared the inbox").expect("logged"));
+    let record = &records(&env)[0];
+    assert_eq!((record.state, record.reply_queued.as_deref()), (QuestionState::Continued, None));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_question_live_during_a_crash_is_answerable_after_repair() {
+    let env = env();
+    let args =
+        AskRequest { questions: vec![db_question()], wait: WaitLimit::Indefinite }.to_arguments(ToolMode::Legacy);
+    env.store
+        .append(&env.session, Event::ToolCall { call_id: "c9".into(), name: TOOL_NAME.into(), arguments: args })
+        .expect("call");
+    // The process died here; the next one repairs the log and loads the session.
+    env.store.repair_after_crash(&env.session).expect("repair");
+    let service = UserQuestionService::new(env.store.clone());
+    let mut steer = service.set_live_root(&env.session, "agent");
+    service.load_session(&env.session, &records(&env));
+    let reply = service.answer(&env.session, "c9", sqlite()).expect("answerable after restart");
+    assert_eq!(steer.try_recv().expect("steered").message_id, reply.message_id);
+}

@@ -1,0 +1,91 @@
+//! The `ask_user_question` tool: validates the model's arguments under the schema in force, picks
+//! the blocking or timed wait, and turns the outcome into what the model reads.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::{BoxFuture, ToolContext, ToolError, ToolHandler, ToolOutput};
+use crate::question::{
+    answered_result_text, parse_request, pending_result_text, tool_definition, ErrorCode, ToolMode, WaitLimit,
+    TOOL_NAME,
+};
+use crate::service::{AskParams, UserQuestionService};
+
+/// The question settings in force for a turn (DESIGN §6 Settings). A setting, never the model's
+/// choice; the agent records it in `request/header` alongside the tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QuestionSettings {
+    pub mode: ToolMode,
+    /// Applies to timed calls that omit `timeout`.
+    pub default_timeout_secs: u64,
+}
+
+impl Default for QuestionSettings {
+    fn default() -> Self {
+        QuestionSettings { mode: ToolMode::Legacy, default_timeout_secs: 120 }
+    }
+}
+
+/// Built with the settings of the turn it serves, so the definition the model saw and the parsing
+/// of its call can never disagree even if the user changes settings mid-turn.
+#[derive(Debug, Clone)]
+pub struct AskUserQuestionTool {
+    service: UserQuestionService,
+    settings: QuestionSettings,
+}
+
+impl AskUserQuestionTool {
+    pub fn new(service: UserQuestionService, settings: QuestionSettings) -> Self {
+        AskUserQuestionTool { service, settings }
+    }
+
+    pub fn settings(&self) -> QuestionSettings {
+        self.settings
+    }
+
+    async fn run(&self, ctx: &ToolContext, call_id: &str, args: serde_json::Value) -> Result<ToolOutput, ToolError> {
+        let request = parse_request(&args, self.settings.mode, self.settings.default_timeout_secs)?;
+        let params = AskParams {
+            call_id: call_id.to_string(),
+            caller: ctx.caller.clone(),
+            questions: request.questions,
+            abort: ctx.abort.clone(),
+        };
+        // Legacy calls and timed calls with `timeout: -1` share the blocking path.
+        let deadline = match (self.settings.mode, request.wait) {
+            (ToolMode::Timed, WaitLimit::Seconds(secs)) => Some(Duration::from_secs(secs)),
+            _ => None,
+        };
+        let result = match deadline {
+            Some(timeout) => self.service.ask_timed(params, timeout).await,
+            None => self.service.ask(params).await,
+        };
+        match result {
+            Ok(batch) => Ok(ToolOutput::ok(answered_result_text(&batch))),
+            Err(e) if e.code == ErrorCode::AskTimedOut && deadline.is_some() => {
+                Ok(ToolOutput::pending(pending_result_text(call_id)))
+            }
+            Err(e) => Err(e.into()),
+        }
+    }
+}
+
+impl ToolHandler for AskUserQuestionTool {
+    fn name(&self) -> &str {
+        TOOL_NAME
+    }
+
+    fn definition(&self) -> serde_json::Value {
+        tool_definition(self.settings.mode, self.settings.default_timeout_secs)
+    }
+
+    fn handle<'a>(
+        &'a self,
+        ctx: &'a ToolContext,
+        call_id: &'a str,
+        args: serde_json::Value,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        Box::pin(self.run(ctx, call_id, args))
+    }
+}

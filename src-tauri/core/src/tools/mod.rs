@@ -1,0 +1,80 @@
+//! Tools the agent can call, in the shape of openai/codex's handlers: each tool has a name, a
+//! model-facing definition, and an async `handle` that turns JSON arguments into an output or a
+//! structured error. The agent loop knows nothing about questions: for it, `ask_user_question` is
+//! just a tool call that may take a while and may come back `pending`.
+
+mod ask_user;
+mod error;
+mod registry;
+
+#[cfg(test)]
+mod tests;
+
+use std::path::PathBuf;
+
+use tokio_util::sync::CancellationToken;
+
+pub use crate::service::BoxFuture;
+pub use ask_user::{AskUserQuestionTool, QuestionSettings};
+pub use error::ToolError;
+pub use registry::ToolRegistry;
+
+use crate::service::Caller;
+use crate::session::ToolOutcome;
+
+/// What a tool call runs in: who calls, the turn's abort signal, the session's folder.
+#[derive(Debug, Clone)]
+pub struct ToolContext {
+    pub caller: Caller,
+    pub abort: CancellationToken,
+    /// The folder workspace tools may touch; `None` when the session has none.
+    pub workspace: Option<PathBuf>,
+}
+
+impl ToolContext {
+    pub fn session_id(&self) -> &str {
+        &self.caller.session_id
+    }
+}
+
+/// A successful tool result. `pending` marks a result that is not final: the call's subject (a
+/// question) stays open and may settle later by other means.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolOutput {
+    pub content: String,
+    pub pending: bool,
+}
+
+impl ToolOutput {
+    pub fn ok(content: impl Into<String>) -> Self {
+        ToolOutput { content: content.into(), pending: false }
+    }
+
+    pub fn pending(content: impl Into<String>) -> Self {
+        ToolOutput { content: content.into(), pending: true }
+    }
+}
+
+/// The recorded `tool/result` outcome of a finished call.
+pub fn outcome_of(result: &Result<ToolOutput, ToolError>) -> ToolOutcome {
+    match result {
+        Ok(out) if out.pending => ToolOutcome::Pending { content: out.content.clone() },
+        Ok(out) => ToolOutcome::Ok { content: out.content.clone() },
+        Err(e) => ToolOutcome::Error { error: e.to_json() },
+    }
+}
+
+pub trait ToolHandler: Send + Sync {
+    fn name(&self) -> &str;
+
+    /// `{"name", "description", "parameters"}` as offered to the model.
+    fn definition(&self) -> serde_json::Value;
+
+    /// `args` is model output: untrusted, possibly not even the right JSON type.
+    fn handle<'a>(
+        &'a self,
+        ctx: &'a ToolContext,
+        call_id: &'a str,
+        args: serde_json::Value,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>>;
+}

@@ -1,0 +1,58 @@
+//! The tools offered in a turn, by name.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use super::{ToolContext, ToolError, ToolHandler, ToolOutput};
+
+#[derive(Default, Clone)]
+pub struct ToolRegistry {
+    tools: BTreeMap<String, Arc<dyn ToolHandler>>,
+}
+
+impl std::fmt::Debug for ToolRegistry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolRegistry").field("tools", &self.names()).finish()
+    }
+}
+
+impl ToolRegistry {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn register(&mut self, tool: Arc<dyn ToolHandler>) -> Result<(), ToolError> {
+        let name = tool.name().to_string();
+        if self.tools.contains_key(&name) {
+            return Err(ToolError::DuplicateTool(name));
+        }
+        self.tools.insert(name, tool);
+        Ok(())
+    }
+
+    pub fn get(&self, name: &str) -> Option<&Arc<dyn ToolHandler>> {
+        self.tools.get(name)
+    }
+
+    /// Names in a stable order, for `request/header`.
+    pub fn names(&self) -> Vec<String> {
+        self.tools.keys().cloned().collect()
+    }
+
+    /// Definitions in the same order as [`names`](Self::names).
+    pub fn definitions(&self) -> Vec<serde_json::Value> {
+        self.tools.values().map(|t| t.definition()).collect()
+    }
+
+    /// Runs one call. An unknown name is a structured error for the model, not a failure of the loop.
+    pub async fn execute(
+        &self,
+        ctx: &ToolContext,
+        call_id: &str,
+        name: &str,
+        args: serde_json::Value,
+    ) -> Result<ToolOutput, ToolError> {
+        let tool = self.tools.get(name).ok_or_else(|| ToolError::UnknownTool(name.to_string()))?;
+        tool.handle(ctx, call_id, args).await
+    }
+}

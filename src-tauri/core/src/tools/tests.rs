@@ -1,0 +1,193 @@
+//! The tool as the agent loop runs it: arguments in, a result or a structured error out.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use super::*;
+use crate::question::{pending_result_text, tool_definition, ErrorCode, ToolMode, TOOL_NAME};
+use crate::service::{Caller, ForwardingProvider, InteractionRequest, MemoryLog, UserQuestionService};
+use crate::session::ToolOutcome;
+
+const SESSION: &str = "s-1";
+
+struct Env {
+    service: UserQuestionService,
+    requests: tokio::sync::mpsc::UnboundedReceiver<InteractionRequest>,
+    _reg: crate::service::ProviderRegistration,
+    _steer: crate::service::SteerReceiver,
+}
+
+fn env() -> Env {
+    let service = UserQuestionService::new(Arc::new(MemoryLog::new()));
+    let steer = service.set_live_root(SESSION, "agent");
+    let (provider, requests) = ForwardingProvider::new();
+    let reg = service.register(Arc::new(provider)).expect("registers");
+    Env { service, requests, _reg: reg, _steer: steer }
+}
+
+fn registry(service: &UserQuestionService, mode: ToolMode) -> ToolRegistry {
+    let mut r = ToolRegistry::new();
+    let tool = AskUserQuestionTool::new(service.clone(), QuestionSettings { mode, default_timeout_secs: 120 });
+    r.register(Arc::new(tool)).expect("registers");
+    r
+}
+
+fn ctx() -> ToolContext {
+    ToolContext { caller: Caller::root(SESSION, "agent"), abort: CancellationToken::new(), workspace: None }
+}
+
+fn db_args() -> serde_json::Value {
+    json!({ "questions": [
+        { "id": "db", "question": "Which database?", "options": [{"label": "SQLite"}, {"label": "Postgres"}] }
+    ]})
+}
+
+/// Runs a call in the background and answers its request with `answers` from the "panel".
+async fn run_answered(
+    env: &mut Env,
+    registry: ToolRegistry,
+    args: serde_json::Value,
+    answers: serde_json::Value,
+) -> Result<ToolOutput, ToolError> {
+    let call = tokio::spawn(async move { registry.execute(&ctx(), "call-1", TOOL_NAME, args).await });
+    let request = env.requests.recv().await.expect("forwarded");
+    let batch = serde_json::from_value(answers).expect("batch");
+    env.service.submit_foreground(&request.session_id, &request.call_id, batch).expect("accepted");
+    call.await.expect("join")
+}
+
+#[tokio::test(start_paused = true)]
+async fn an_answered_call_returns_the_answers_json() {
+    let mut env = env();
+    let reg = registry(&env.service, ToolMode::Legacy);
+    let answers = json!({ "answers": [{ "id": "db", "selected": ["SQLite"] }] });
+    let out = run_answered(&mut env, reg, db_args(), answers.clone()).await.expect("ok");
+    assert!(!out.pending);
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&out.content).expect("json"), answers);
+    assert_eq!(outcome_of(&Ok(out.clone())), ToolOutcome::Ok { content: out.content });
+}
+
+#[tokio::test(start_paused = true)]
+async fn batched_multi_select_custom_and_skip_pass_through_the_tool() {
+    let mut env = env();
+    let reg = registry(&env.service, ToolMode::Legacy);
+    let args = json!({ "questions": [
+        { "id": "db", "question": "Which database?", "options": [{"label": "SQLite"}, {"label": "Postgres"}] },
+        { "id": "extras", "question": "Extras?", "multi_select": true,
+          "options": [{"label": "Docs"}, {"label": "CI"}, {"label": "Bench"}] },
+        { "id": "name", "question": "Name?" }
+    ]});
+    let answers = json!({ "answers": [
+        { "id": "db", "selected": [] },
+        { "id": "extras", "selected": ["Docs", "Bench"] },
+        { "id": "name", "selected": [], "custom": "hark-demo" }
+    ]});
+    let out = run_answered(&mut env, reg, args, answers.clone()).await.expect("ok");
+    assert_eq!(serde_json::from_str::<serde_json::Value>(&out.content).expect("json"), answers);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_timed_call_that_times_out_returns_the_pending_text() {
+    let mut env = env();
+    let reg = registry(&env.service, ToolMode::Timed);
+    let args = json!({ "questions": db_args()["questions"], "timeout": 30 });
+    let start = tokio::time::Instant::now();
+    let call = tokio::spawn(async move { reg.execute(&ctx(), "call-7", TOOL_NAME, args).await });
+    let request = env.requests.recv().await.expect("forwarded");
+    assert_eq!(request.wait.as_ref().map(|w| w.timeout_ms), Some(30_000));
+    let out = call.await.expect("join").expect("pending is a result, not an error");
+    assert_eq!(start.elapsed(), Duration::from_secs(30));
+    assert_eq!(out, ToolOutput::pending(pending_result_text("call-7")));
+    assert!(matches!(outcome_of(&Ok(out)), ToolOutcome::Pending { .. }));
+    assert_eq!(env.service.continued(SESSION).len(), 1);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_timed_call_without_timeout_uses_the_default_from_settings() {
+    let mut env = env();
+    let reg = registry(&env.service, ToolMode::Timed);
+    let start = tokio::time::Instant::now();
+    let call = tokio::spawn(async move { reg.execute(&ctx(), "call-1", TOOL_NAME, db_args()).await });
+    env.requests.recv().await.expect("forwarded");
+    assert!(call.await.expect("join").expect("pending").pending);
+    assert_eq!(start.elapsed(), Duration::from_secs(120));
+}
+
+#[tokio::test(start_paused = true)]
+async fn timeout_minus_one_blocks_like_legacy() {
+    let mut env = env();
+    let reg = registry(&env.service, ToolMode::Timed);
+    let args = json!({ "questions": db_args()["questions"], "timeout": -1 });
+    let call = tokio::spawn(async move { reg.execute(&ctx(), "call-1", TOOL_NAME, args).await });
+    let request = env.requests.recv().await.expect("forwarded");
+    assert!(request.wait.is_none(), "no host deadline, no countdown");
+    tokio::time::sleep(Duration::from_secs(24 * 3600)).await;
+    assert!(!call.is_finished());
+    env.service.cancel(SESSION, "call-1").expect("cancel");
+    let err = call.await.expect("join").expect_err("cancelled");
+    assert_eq!(err.code(), "ASK_CANCELLED");
+}
+
+#[tokio::test(start_paused = true)]
+async fn errors_reach_the_model_as_structured_tool_errors() {
+    let env = env();
+    let reg = registry(&env.service, ToolMode::Legacy);
+    let invalid = reg.execute(&ctx(), "c", TOOL_NAME, json!({ "questions": [] })).await.expect_err("invalid");
+    assert!(matches!(&invalid, ToolError::Interaction(e) if e.code == ErrorCode::InvalidRequest));
+    let json = serde_json::to_value(&invalid).expect("serializes");
+    assert_eq!(json["name"], "UserInteractionError");
+    assert_eq!(json["code"], "INVALID_REQUEST");
+    assert!(json["message"].as_str().is_some_and(|m| !m.is_empty()));
+    assert_eq!(json, invalid.to_json());
+    assert_eq!(outcome_of(&Err(invalid.clone())), ToolOutcome::Error { error: invalid.to_json() });
+
+    let not_json = reg.execute(&ctx(), "c", TOOL_NAME, json!("{questions: oops")).await.expect_err("invalid");
+    assert_eq!(not_json.code(), "INVALID_REQUEST");
+
+    let unknown = reg.execute(&ctx(), "c", "rm_rf", json!({})).await.expect_err("unknown");
+    assert_eq!(
+        serde_json::to_value(&unknown).expect("serializes"),
+        json!({ "name": "ToolError", "code": "UNKNOWN_TOOL", "message": "no tool named \"rm_rf\" is available" })
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn service_errors_surface_through_the_tool() {
+    let service = UserQuestionService::new(Arc::new(MemoryLog::new()));
+    let _steer = service.set_live_root(SESSION, "agent");
+    let reg = registry(&service, ToolMode::Legacy);
+    let no_provider = reg.execute(&ctx(), "c", TOOL_NAME, db_args()).await.expect_err("no provider");
+    assert_eq!(serde_json::to_value(&no_provider).expect("json")["code"], "NO_PROVIDER");
+
+    let stale = ToolContext { caller: Caller::root(SESSION, "old-agent"), ..ctx() };
+    let not_live = reg.execute(&stale, "c", TOOL_NAME, db_args()).await.expect_err("stale");
+    assert_eq!(not_live.code(), "CALLER_NOT_LIVE");
+
+    let aborted = ctx();
+    aborted.abort.cancel();
+    let err = reg.execute(&aborted, "c", TOOL_NAME, db_args()).await.expect_err("aborted");
+    assert_eq!(err.code(), "ASK_ABORTED");
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_definition_follows_the_settings_in_force() {
+    let env = env();
+    let legacy = registry(&env.service, ToolMode::Legacy);
+    let timed = registry(&env.service, ToolMode::Timed);
+    assert_eq!(legacy.names(), [TOOL_NAME]);
+    assert_eq!(legacy.definitions(), [tool_definition(ToolMode::Legacy, 120)]);
+    assert_eq!(timed.definitions(), [tool_definition(ToolMode::Timed, 120)]);
+    assert_ne!(legacy.definitions(), timed.definitions());
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_tool_name_registers_once() {
+    let env = env();
+    let mut reg = registry(&env.service, ToolMode::Legacy);
+    let again = AskUserQuestionTool::new(env.service.clone(), QuestionSettings::default());
+    let err = reg.register(Arc::new(again)).expect_err("duplicate");
+    assert_eq!(err.code(), "DUPLICATE_TOOL");
+}
