@@ -1,0 +1,85 @@
+# Hark: `make run` sets up and starts the desktop app; `make test` sets up and runs every check.
+# Both install what is missing on Debian/Ubuntu (apt via sudo when not root, npm packages, tauri-driver).
+
+SHELL := /bin/bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := help
+
+BUILD_PKGS := build-essential file pkg-config libwebkit2gtk-4.1-dev libayatana-appindicator3-dev \
+              librsvg2-dev libxdo-dev libssl-dev
+TEST_PKGS  := xvfb webkit2gtk-driver dbus xauth
+SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+CARGO_BIN  := $(or $(CARGO_HOME),$(HOME)/.cargo)/bin
+XVFB       := xvfb-run -a -s "-screen 0 1280x800x24"
+
+.PHONY: help run test bench check-tools system-deps test-system-deps ui-deps ui tauri-driver \
+        fmt clippy test-rust test-ui test-e2e
+
+help:
+	@echo "make run    set up and start the Hark desktop app"
+	@echo "make test   set up and run every check (fmt, clippy, cargo tests, UI tests, end-to-end)"
+	@echo "make bench  run the benchmarks (one 'name value unit' line per figure)"
+
+# --- setup -------------------------------------------------------------------------------------
+
+check-tools:
+	@command -v cargo >/dev/null || { echo "Rust is missing: install it from rustup.rs, then re-run." >&2; exit 1; }
+	@command -v node >/dev/null && command -v npm >/dev/null || { echo "Node.js (>= 20.19) and npm are missing: install them, then re-run." >&2; exit 1; }
+	@node -e 'const [a,b]=process.versions.node.split(".").map(Number); if (a<20||(a===20&&b<19)) { console.error("Node.js "+process.versions.node+" is too old: Hark'"'"'s UI build needs >= 20.19"); process.exit(1) }'
+
+# Installs only the packages that are not installed yet, so repeated runs stay quiet and fast.
+define apt_install
+	@missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing system packages: $$missing"; \
+	  $(SUDO) apt-get update -qq; \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing >/dev/null; \
+	fi
+endef
+
+system-deps:
+	$(call apt_install,$(BUILD_PKGS))
+
+test-system-deps: system-deps
+	$(call apt_install,$(TEST_PKGS))
+
+ui/node_modules/.package-lock.json: ui/package-lock.json | check-tools
+	cd ui && npm ci --no-audit --no-fund
+	@touch $@
+
+ui-deps: ui/node_modules/.package-lock.json
+
+ui: ui-deps
+	cd ui && npm run build
+
+tauri-driver:
+	@[ -x "$(CARGO_BIN)/tauri-driver" ] || command -v tauri-driver >/dev/null || cargo install tauri-driver --locked
+
+# --- the two promises --------------------------------------------------------------------------
+
+run: check-tools system-deps ui
+	cargo run -p hark --bin hark-desktop
+
+test: check-tools test-system-deps ui tauri-driver fmt clippy test-rust test-ui test-e2e
+	@echo "make test: all green"
+
+fmt:
+	cargo fmt --all -- --check
+
+clippy:
+	cargo clippy --workspace --all-targets -- -D warnings
+
+test-rust:
+	cargo test --workspace
+
+test-ui: ui-deps
+	cd ui && npm run check && npm test
+
+# The real window under Xvfb and a private session D-Bus, one app at a time.
+test-e2e: ui tauri-driver
+	HARK_E2E=1 TAURI_DRIVER="$$(command -v tauri-driver || echo $(CARGO_BIN)/tauri-driver)" \
+	  dbus-run-session -- $(XVFB) cargo test -p hark --test e2e -- --test-threads=1 --nocapture
+	@echo "screenshots: $$(ls target/e2e/*.png | wc -l) files in target/e2e/"
+
+bench: check-tools system-deps ui
+	cargo bench -p hark-core
