@@ -3,7 +3,14 @@
 //! This file only dispatches: each subcommand is a module with `run(args) -> ExitCode`, so adding one
 //! is a new module, a match arm and a usage line.
 
+mod answer;
+mod chat;
+mod data;
+mod questions;
 mod schema;
+mod sessions;
+mod show;
+mod stdio_provider;
 
 use std::process::ExitCode;
 
@@ -13,6 +20,18 @@ usage: hark <command> [options]
 commands:
   schema [--timed]   print the ask_user_question tool definition as JSON
                      (--timed: the timed schema with `timeout`, default 120 s)
+  sessions [--json]  list stored sessions, most recently active first
+  show SESSION [--json]
+                     print a session's events, one line each (SESSION: id or unique prefix)
+  questions SESSION [--json]
+                     print a session's questions: open, continued or settled, with answers
+  chat [--session ID] [--provider openai|demo] [--base-url URL] [--model NAME]
+       [--script NAME] [--timed [--timeout SECONDS]] [--workspace DIR] [PROMPT]
+                     chat with the agent; questions are answered on stdin
+                     (option numbers like 2 or 1,3 · /other TEXT · /skip)
+  answer SESSION CALL_ID ANSWERS_JSON
+                     answer a continued question late and let the agent continue
+                     (exit 3 NOT_PENDING, 4 BAD_ANSWER, 5 REPLY_QUEUED)
   help               show this help
   version            print the version
 ";
@@ -24,6 +43,11 @@ fn main() -> ExitCode {
     };
     match command.as_str() {
         "schema" => schema::run(rest),
+        "chat" => chat::run(rest),
+        "answer" => answer::run(rest),
+        "sessions" => sessions::run(rest),
+        "show" => show::run(rest),
+        "questions" => questions::run(rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             ExitCode::SUCCESS

@@ -3,19 +3,18 @@
 
 use rusqlite::{Connection, TransactionBehavior};
 
-/// Version 1: sessions with their list summary, and the events of every session clustered by
-/// `(session_id, seq)` so one session's log is a single range scan. Times are unix microseconds.
+/// Version 1: sessions with their question counters, and the events of every session clustered by
+/// `(session_id, seq)` so one session's log is a single range scan and its last event one seek. The
+/// event count and last activity are read from that last event rather than stored, so an ordinary
+/// append writes only the events table. Times are unix microseconds.
 const V1: &str = "
 CREATE TABLE sessions (
     id TEXT PRIMARY KEY NOT NULL,
     title TEXT NOT NULL,
     created_at INTEGER NOT NULL,
-    updated_at INTEGER NOT NULL,
-    event_count INTEGER NOT NULL,
     open_questions INTEGER NOT NULL DEFAULT 0,
     continued_questions INTEGER NOT NULL DEFAULT 0
 ) WITHOUT ROWID;
-CREATE INDEX sessions_by_activity ON sessions (updated_at DESC);
 CREATE TABLE events (
     session_id TEXT NOT NULL,
     seq INTEGER NOT NULL,

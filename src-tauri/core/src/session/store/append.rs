@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use chrono::Utc;
-use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+use rusqlite::{params, Connection, TransactionBehavior};
 
 use super::{from_micros, read, repair, to_micros};
 use crate::session::error::StoreError;
@@ -50,11 +50,9 @@ impl Writer {
         let now = to_micros(Utc::now());
         let body = encode(path, &created)?;
         let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(err)?;
-        tx.prepare_cached(
-            "INSERT INTO sessions (id, title, created_at, updated_at, event_count) VALUES (?1, ?2, ?3, ?3, 1)",
-        )
-        .and_then(|mut s| s.execute(params![id, title, now]))
-        .map_err(err)?;
+        tx.prepare_cached("INSERT INTO sessions (id, title, created_at) VALUES (?1, ?2, ?3)")
+            .and_then(|mut s| s.execute(params![id, title, now]))
+            .map_err(err)?;
         insert_event(&tx, id, 1, now, created.type_name(), &body).map_err(err)?;
         tx.commit().map_err(err)?;
         let mut fold = QuestionFold::new();
@@ -93,9 +91,10 @@ fn append_in_tx(
 ) -> Result<Vec<StoredEvent>, StoreError> {
     let err = |e| StoreError::sqlite(path, e);
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(err)?;
+    // Every session starts with `session/created`, so no last event means no session.
     let count: i64 = tx
-        .prepare_cached("SELECT event_count FROM sessions WHERE id = ?1")
-        .and_then(|mut s| s.query_row([session], |r| r.get(0)).optional())
+        .prepare_cached("SELECT max(seq) FROM events WHERE session_id = ?1")
+        .and_then(|mut s| s.query_row([session], |r| r.get::<_, Option<i64>>(0)))
         .map_err(err)?
         .ok_or_else(|| StoreError::not_found(session))?;
     if events.is_empty() {
@@ -122,19 +121,16 @@ fn append_in_tx(
         stored.push(StoredEvent { session_id: session.to_string(), seq, at, event });
         seq += 1;
     }
-    if changed {
-        state.counts = state.fold.counts();
+    // Most events leave the counters alone; then the append writes only the events table.
+    let counts = if changed { state.fold.counts() } else { state.counts };
+    if counts != state.counts {
+        tx.prepare_cached("UPDATE sessions SET open_questions = ?2, continued_questions = ?3 WHERE id = ?1")
+            .and_then(|mut s| s.execute(params![session, counts.open, counts.continued]))
+            .map_err(err)?;
     }
-    tx.prepare_cached(
-        "UPDATE sessions SET updated_at = ?2, event_count = ?3, open_questions = ?4, continued_questions = ?5
-         WHERE id = ?1",
-    )
-    .and_then(|mut s| {
-        s.execute(params![session, micros, to_sql_int(seq - 1), state.counts.open, state.counts.continued])
-    })
-    .map_err(err)?;
     tx.commit().map_err(err)?;
     state.next_seq = seq;
+    state.counts = counts;
     Ok(stored)
 }
 

@@ -6,6 +6,7 @@
 
 mod append;
 mod connection;
+mod decode;
 mod read;
 mod repair;
 

@@ -4,23 +4,25 @@ use std::path::Path;
 
 use rusqlite::{Connection, OptionalExtension};
 
-use super::{from_micros, SessionSummary};
+use super::{decode, from_micros, SessionSummary};
 use crate::session::error::StoreError;
-use crate::session::events::{Event, StoredEvent};
+use crate::session::events::StoredEvent;
 
 /// A session's log in one statement, so it is one consistent snapshot even while the writer appends.
 pub fn events(conn: &Connection, path: &Path, session: &str) -> Result<Vec<StoredEvent>, StoreError> {
     let err = |e| StoreError::sqlite(path, e);
-    let mut stmt =
-        conn.prepare_cached("SELECT seq, at, body FROM events WHERE session_id = ?1 ORDER BY seq").map_err(err)?;
+    let mut stmt = conn
+        .prepare_cached("SELECT seq, at, type, body FROM events WHERE session_id = ?1 ORDER BY seq")
+        .map_err(err)?;
+    let mut out = Vec::with_capacity(last_seq(conn, path, session)?.unwrap_or(0));
     let mut rows = stmt.query([session]).map_err(err)?;
-    let mut out = Vec::new();
     while let Some(row) = rows.next().map_err(err)? {
         let seq: i64 = row.get(0).map_err(err)?;
         let at: i64 = row.get(1).map_err(err)?;
-        // Decoding straight from SQLite's buffer avoids copying every body into a String first.
-        let body = row.get_ref(2).map_err(err)?.as_str().map_err(|e| StoreError::bad_row(path, session, seq, e))?;
-        let event: Event = serde_json::from_str(body).map_err(|e| StoreError::bad_row(path, session, seq, e))?;
+        // Decoding straight from SQLite's buffers avoids copying every body into a String first.
+        let text = |i| row.get_ref(i).map_err(err)?.as_str().map_err(|e| StoreError::bad_row(path, session, seq, e));
+        let (tag, body) = (text(2)?, text(3)?);
+        let event = decode::event(tag, body).map_err(|e| StoreError::bad_row(path, session, seq, e))?;
         out.push(StoredEvent {
             session_id: session.to_string(),
             seq: u64::try_from(seq).map_err(|e| StoreError::bad_row(path, session, seq, e))?,
@@ -34,6 +36,15 @@ pub fn events(conn: &Connection, path: &Path, session: &str) -> Result<Vec<Store
     Ok(out)
 }
 
+/// The session's last `seq` (its event count), one index seek. Sizes the result of [`events`] so a long
+/// log is not copied while it grows.
+fn last_seq(conn: &Connection, path: &Path, session: &str) -> Result<Option<usize>, StoreError> {
+    conn.prepare_cached("SELECT max(seq) FROM events WHERE session_id = ?1")
+        .and_then(|mut s| s.query_row([session], |r| r.get::<_, Option<i64>>(0)))
+        .map(|n| n.and_then(|n| usize::try_from(n).ok()))
+        .map_err(|e| StoreError::sqlite(path, e))
+}
+
 pub fn session_exists(conn: &Connection, path: &Path, session: &str) -> Result<bool, StoreError> {
     conn.prepare_cached("SELECT 1 FROM sessions WHERE id = ?1")
         .and_then(|mut s| s.query_row([session], |_| Ok(())).optional())
@@ -45,8 +56,10 @@ pub fn sessions(conn: &Connection, path: &Path) -> Result<Vec<SessionSummary>, S
     let err = |e| StoreError::sqlite(path, e);
     let mut stmt = conn
         .prepare_cached(
-            "SELECT id, title, created_at, updated_at, event_count, open_questions, continued_questions
-             FROM sessions ORDER BY updated_at DESC, id",
+            "SELECT s.id, s.title, s.created_at, e.at, e.seq, s.open_questions, s.continued_questions
+             FROM sessions s
+             JOIN events e ON e.session_id = s.id AND e.seq = (SELECT max(seq) FROM events WHERE session_id = s.id)
+             ORDER BY e.at DESC, s.id",
         )
         .map_err(err)?;
     let rows = stmt

@@ -1,0 +1,95 @@
+//! `hark show SESSION [--json]`: a session's event log, one line per event.
+
+use std::process::ExitCode;
+
+use hark_core::session::{Event, StoredEvent, ToolOutcome};
+
+use crate::data::{self, safe_text};
+
+/// How much of a recorded text one line shows.
+const TEXT_CHARS: usize = 100;
+
+pub fn run(args: &[String]) -> ExitCode {
+    let args = match data::parse_args("show", args, 1) {
+        Ok(a) => a,
+        Err(code) => return code,
+    };
+    match load(&args.positional[0]) {
+        Ok(events) if args.json => data::emit_json(&events),
+        Ok(events) => data::emit(&events.iter().map(|e| line(e) + "\n").collect::<String>()),
+        Err(failure) => failure.exit(),
+    }
+}
+
+fn load(typed: &str) -> Result<Vec<StoredEvent>, data::Failure> {
+    let Some(store) = data::open_store()? else {
+        return Err(data::Failure::not_found(format!("session {typed:?} not found (no sessions stored yet)")));
+    };
+    let session = data::resolve_session(&store, typed)?;
+    Ok(store.events(&session.id)?)
+}
+
+/// `seq  time  type  details`.
+pub fn line(e: &StoredEvent) -> String {
+    format!("{:>5}  {}  {:<17}  {}", e.seq, e.at.format("%Y-%m-%d %H:%M:%S"), e.event.type_name(), details(&e.event))
+}
+
+fn details(event: &Event) -> String {
+    let text = |t: &str| safe_text(t, TEXT_CHARS);
+    match event {
+        Event::SessionCreated { title, workspace, model } => {
+            let mut s = format!("title={}", text(title));
+            if let Some(w) = workspace {
+                s.push_str(&format!(" workspace={}", text(w)));
+            }
+            if let Some(m) = model {
+                s.push_str(&format!(" provider={}", text(&m.provider)));
+                if let Some(name) = &m.model {
+                    s.push_str(&format!(" model={}", text(name)));
+                }
+            }
+            s
+        }
+        Event::RequestHeader { tools, question_mode, default_timeout_secs } => {
+            let mode = serde_json::to_value(question_mode).ok().and_then(|v| v.as_str().map(str::to_string));
+            format!(
+                "question_mode={} default_timeout={default_timeout_secs}s tools={}",
+                mode.unwrap_or_default(),
+                text(&tools.join(","))
+            )
+        }
+        Event::TurnStarted { turn_id, run_id } => format!("turn={} run={}", text(turn_id), text(run_id)),
+        Event::TurnEnded { turn_id, reason } => format!("turn={} reason={}", text(turn_id), text(reason)),
+        Event::UserMessage { message_id, text: body, source } => {
+            match source.as_ref().and_then(|s| s.reply_call_id()) {
+                Some(call) => format!("id={} late answer to {}: {}", text(message_id), text(call), text(body)),
+                None => format!("id={} {}", text(message_id), text(body)),
+            }
+        }
+        Event::AssistantMessage { text: body, tool_calls, .. } if !tool_calls.is_empty() => {
+            format!("{} [calls {}]", text(body), text(&tool_calls.join(",")))
+        }
+        Event::AssistantMessage { text: body, .. } => text(body),
+        Event::ToolCall { call_id, name, arguments } => {
+            format!("{} {} {}", text(call_id), text(name), text(&arguments.to_string()))
+        }
+        Event::ToolResult { call_id, outcome } => format!("{} {}", text(call_id), outcome_text(outcome)),
+        Event::InboxQueued { message_id, source, .. } => {
+            format!("id={} {} for {}", text(message_id), text(&source.kind), text(&source.call_id))
+        }
+        Event::InboxDiscarded { message_id, reason } => format!("id={} reason={}", text(message_id), text(reason)),
+        Event::ModelError { error } => text(&error.to_string()),
+    }
+}
+
+fn outcome_text(outcome: &ToolOutcome) -> String {
+    match outcome {
+        ToolOutcome::Ok { content } => format!("ok {}", safe_text(content, TEXT_CHARS)),
+        ToolOutcome::Pending { .. } => "pending".to_string(),
+        ToolOutcome::Error { error } => {
+            let code = error.get("code").and_then(|c| c.as_str()).unwrap_or("?");
+            format!("error {}", safe_text(code, 40))
+        }
+        ToolOutcome::Unknown => "TOOL_OUTCOME_UNKNOWN".to_string(),
+    }
+}

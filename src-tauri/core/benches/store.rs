@@ -1,0 +1,267 @@
+//! Store benchmarks against raw SQLite on the same rows and pragmas. Prints `name value unit` lines.
+//!
+//! Goals: store append ≥ 0.5× raw inserts; reopening a 100 000-event session (open, read, question
+//! projection) ≤ 2× a raw SELECT of its rows and < 150 ms; listing 1 000 sessions < 20 ms. The
+//! transcript projection is reported on top, as `reopen_100k_with_transcript_ms`.
+//! Run with `cargo bench -p hark-core --bench store`.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use hark_core::question::{
+    answered_result_text, late_answer_text, pending_result_text, Answer, AnswerBatch, Question, ToolMode, TOOL_NAME,
+};
+use hark_core::session::{
+    project_questions, project_transcript, Event, MessageSource, QuestionState, Store, ToolOutcome, DB_FILE,
+};
+use rusqlite::{params, Connection};
+use serde_json::json;
+
+const APPENDS: usize = 20_000;
+const BIG_SESSION: usize = 100_000;
+const QUESTIONS: usize = 1_000;
+const SESSIONS: usize = 1_000;
+const ROUNDS: usize = 5;
+
+fn main() {
+    append_throughput();
+    reopen_big_session();
+    list_many_sessions();
+}
+
+fn report(name: &str, value: f64, unit: &str) {
+    println!("{name} {value:.1} {unit}");
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+/// A realistic mix of small events: messages, tool calls and results of a few hundred bytes.
+fn filler(i: usize) -> Event {
+    match i % 4 {
+        0 => Event::AssistantMessage {
+            text: format!("Step {i}: reading the next file and summarising what it does. ").repeat(3),
+            reasoning: Some("The user asked for a summary of each module.".into()),
+            tool_calls: vec![format!("r{i}")],
+            usage: Some(json!({"prompt_tokens": 1200 + i % 97, "completion_tokens": 80})),
+        },
+        1 => Event::ToolCall {
+            call_id: format!("r{}", i - 1),
+            name: "read_file".into(),
+            arguments: json!({"path": format!("src/module_{}.rs", i % 50)}),
+        },
+        2 => Event::ToolResult {
+            call_id: format!("r{}", i - 2),
+            outcome: ToolOutcome::Ok { content: "fn main() { println!(\"hello\"); }\n".repeat(8) },
+        },
+        _ => Event::UserMessage { message_id: format!("m{i}"), text: "Keep going, please.".into(), source: None },
+    }
+}
+
+fn append_throughput() {
+    let mut store_rates = Vec::new();
+    let mut raw_rates = Vec::new();
+    for _ in 0..ROUNDS {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let events: Vec<Event> = (0..APPENDS).map(filler).collect();
+        let store = Store::open(dir.path()).expect("open");
+        let id = store.create_session("bench", None, None).expect("session");
+        let start = Instant::now();
+        for e in events.iter().cloned() {
+            store.append(&id, e).expect("append");
+        }
+        store_rates.push(APPENDS as f64 / start.elapsed().as_secs_f64());
+        drop(store);
+
+        // The same rows, pre-encoded, into the same table of the same file, one autocommit INSERT each.
+        let rows: Vec<(String, String)> =
+            events.iter().map(|e| (e.type_name().to_string(), serde_json::to_string(e).expect("json"))).collect();
+        let conn = raw_connection(&dir.path().join(DB_FILE));
+        let mut insert = conn
+            .prepare("INSERT INTO events (session_id, seq, at, type, body) VALUES (?1, ?2, ?3, ?4, ?5)")
+            .expect("prepare");
+        let start = Instant::now();
+        for (seq, (kind, body)) in rows.iter().enumerate() {
+            insert
+                .execute(params!["raw-session", seq as i64 + 1, 1_700_000_000_000_000i64, kind, body])
+                .expect("insert");
+        }
+        raw_rates.push(APPENDS as f64 / start.elapsed().as_secs_f64());
+    }
+    let (store, raw) = (median(store_rates), median(raw_rates));
+    report("store_append_per_s", store, "events/s");
+    report("raw_sqlite_append_per_s", raw, "events/s");
+    println!("store_vs_raw_append {:.2} x", store / raw);
+}
+
+fn raw_connection(path: &Path) -> Connection {
+    let conn = Connection::open(path).expect("raw open");
+    conn.pragma_update(None, "journal_mode", "WAL").expect("wal");
+    conn.pragma_update(None, "synchronous", "NORMAL").expect("sync");
+    conn
+}
+
+fn bench_questions() -> Vec<Question> {
+    serde_json::from_value(json!([
+        {"id": "db", "question": "Which database?", "header": "Database",
+         "options": [{"label": "SQLite", "description": "embedded"}, {"label": "Postgres"}]},
+        {"id": "name", "question": "Project name?"}
+    ]))
+    .expect("questions")
+}
+
+/// 100 000 events with 1 000 questions: a third answered in the foreground, a third answered late
+/// after a pending result, a third still continued.
+fn big_session_events() -> Vec<Event> {
+    let qs = bench_questions();
+    let batch = AnswerBatch {
+        answers: vec![
+            Answer { id: "db".into(), selected: vec!["SQLite".into()], custom: None },
+            Answer { id: "name".into(), selected: vec![], custom: Some("hark".into()) },
+        ],
+    };
+    let mut events = vec![Event::RequestHeader {
+        tools: vec![TOOL_NAME.into(), "read_file".into()],
+        question_mode: ToolMode::Timed,
+        default_timeout_secs: 120,
+    }];
+    let per_question = BIG_SESSION / QUESTIONS;
+    for q in 0..QUESTIONS {
+        let call = format!("ask{q}");
+        let turn = format!("t{q}");
+        let mut block = vec![
+            Event::TurnStarted { turn_id: turn.clone(), run_id: "run".into() },
+            Event::ToolCall { call_id: call.clone(), name: TOOL_NAME.into(), arguments: json!({"questions": qs}) },
+        ];
+        let late = late_answer_text(&call, &qs, &batch);
+        let reply = MessageSource::question_reply(&call);
+        let tail = match q % 3 {
+            0 => vec![Event::ToolResult {
+                call_id: call.clone(),
+                outcome: ToolOutcome::Ok { content: answered_result_text(&batch) },
+            }],
+            1 => vec![
+                Event::ToolResult {
+                    call_id: call.clone(),
+                    outcome: ToolOutcome::Pending { content: pending_result_text(&call) },
+                },
+                Event::InboxQueued { message_id: format!("late{q}"), text: late.clone(), source: reply.clone() },
+                Event::UserMessage { message_id: format!("late{q}"), text: late, source: Some(reply) },
+            ],
+            _ => vec![Event::ToolResult {
+                call_id: call.clone(),
+                outcome: ToolOutcome::Pending { content: pending_result_text(&call) },
+            }],
+        };
+        let used = block.len() + tail.len() + 1;
+        block.extend((0..per_question.saturating_sub(used)).map(|i| filler(q * per_question + i + 4)));
+        block.extend(tail);
+        block.push(Event::TurnEnded { turn_id: turn, reason: "completed".into() });
+        events.extend(block);
+    }
+    events.truncate(BIG_SESSION - 1); // plus session/created = 100 000
+    events
+}
+
+fn reopen_big_session() {
+    // HARK_BENCH_KEEP=<dir> keeps the 100 000-event database there, for profiling the read path.
+    let temp = tempfile::tempdir().expect("temp dir");
+    let dir = match std::env::var_os("HARK_BENCH_KEEP") {
+        Some(keep) => {
+            std::fs::create_dir_all(&keep).expect("keep dir");
+            std::path::PathBuf::from(keep)
+        }
+        None => temp.path().to_path_buf(),
+    };
+    let id = {
+        let store = Store::open(&dir).expect("open");
+        let id = store.create_session("big", None, None).expect("session");
+        for chunk in big_session_events().chunks(5_000) {
+            store.append_batch(&id, chunk.to_vec()).expect("append");
+        }
+        id
+    };
+    let mut reopen = Vec::new();
+    let mut read_only = Vec::new();
+    let mut with_transcript = Vec::new();
+    let mut raw = Vec::new();
+    for _ in 0..ROUNDS {
+        let start = Instant::now();
+        let store = Store::open(&dir).expect("reopen");
+        let events = store.events(&id).expect("events");
+        let read_done = start.elapsed();
+        let questions = project_questions(&events);
+        let reopened = start.elapsed();
+        let transcript = project_transcript(&events);
+        let total = start.elapsed();
+        assert_eq!(events.len(), BIG_SESSION);
+        assert_eq!(questions.len(), QUESTIONS);
+        assert!(questions.iter().any(|q| q.state == QuestionState::Continued && q.timed));
+        assert_eq!(transcript.turns.len(), QUESTIONS);
+        reopen.push(ms(reopened));
+        read_only.push(ms(read_done));
+        with_transcript.push(ms(total));
+
+        let start = Instant::now();
+        let conn = Connection::open(dir.join(DB_FILE)).expect("raw open");
+        let mut stmt =
+            conn.prepare("SELECT seq, at, body FROM events WHERE session_id = ?1 ORDER BY seq").expect("prepare");
+        let rows: Vec<(i64, i64, String)> = stmt
+            .query_map([&id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .expect("query")
+            .collect::<Result<_, _>>()
+            .expect("rows");
+        raw.push(ms(start.elapsed()));
+        assert_eq!(rows.len(), BIG_SESSION);
+    }
+    let (reopen, raw) = (median(reopen), median(raw));
+    report("reopen_100k_ms", reopen, "ms");
+    report("reopen_100k_read_only_ms", median(read_only), "ms");
+    report("reopen_100k_with_transcript_ms", median(with_transcript), "ms");
+    report("raw_scan_100k_ms", raw, "ms");
+    println!("reopen_vs_raw_scan {:.2} x", reopen / raw);
+}
+
+fn list_many_sessions() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = Store::open(dir.path()).expect("open");
+    for s in 0..SESSIONS {
+        let id = store.create_session(&format!("session {s}"), Some("/work"), None).expect("session");
+        let call = format!("ask{s}");
+        store
+            .append_batch(
+                &id,
+                vec![
+                    Event::ToolCall {
+                        call_id: call.clone(),
+                        name: TOOL_NAME.into(),
+                        arguments: json!({"questions": bench_questions()}),
+                    },
+                    Event::ToolResult {
+                        call_id: call.clone(),
+                        outcome: ToolOutcome::Pending { content: pending_result_text(&call) },
+                    },
+                ],
+            )
+            .expect("append");
+    }
+    drop(store);
+    let store = Store::open(dir.path()).expect("reopen");
+    let times: Vec<f64> = (0..ROUNDS * 4)
+        .map(|_| {
+            let start = Instant::now();
+            let list = store.list_sessions().expect("list");
+            let t = ms(start.elapsed());
+            assert_eq!(list.len(), SESSIONS);
+            assert!(list.iter().all(|s| s.continued_questions == 1));
+            t
+        })
+        .collect();
+    report("list_sessions_1k_ms", median(times), "ms");
+}
