@@ -12,7 +12,8 @@ SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CARGO_BIN  := $(or $(CARGO_HOME),$(HOME)/.cargo)/bin
 XVFB       := xvfb-run -a -s "-screen 0 1280x800x24"
 
-.PHONY: help run test bench check-tools system-deps test-system-deps ui-deps ui tauri-driver \
+PHONY_EXTRA := core-has-no-tauri
+.PHONY: help run test bench check-tools $(PHONY_EXTRA) system-deps test-system-deps ui-deps ui tauri-driver \
         fmt clippy test-rust test-ui test-e2e
 
 help:
@@ -60,7 +61,7 @@ tauri-driver:
 run: check-tools system-deps ui
 	cargo run -p hark --bin hark-desktop
 
-test: check-tools test-system-deps ui tauri-driver fmt clippy test-rust test-ui test-e2e
+test: check-tools test-system-deps ui tauri-driver fmt clippy core-has-no-tauri test-rust test-ui test-e2e
 	@echo "make test: all green"
 
 fmt:
@@ -68,6 +69,12 @@ fmt:
 
 clippy:
 	cargo clippy --workspace --all-targets -- -D warnings
+
+# hark-core must never depend on Tauri, not even through a dev-dependency.
+core-has-no-tauri:
+	@if cargo tree -p hark-core -e normal,build,dev --prefix none | grep -qi '^tauri'; then \
+	  echo "hark-core depends on tauri:" >&2; cargo tree -p hark-core -i tauri >&2; exit 1; fi
+	@echo "hark-core: no tauri crate in its dependency tree"
 
 test-rust:
 	cargo test --workspace

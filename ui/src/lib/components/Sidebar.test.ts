@@ -1,0 +1,37 @@
+import { describe, expect, it, vi } from 'vitest';
+import { fireEvent, render, screen } from '@testing-library/svelte';
+import Sidebar from './Sidebar.svelte';
+import type { SessionSummary } from '../types';
+
+const now = new Date('2026-11-29T12:00:00Z');
+const session = (over: Partial<SessionSummary>): SessionSummary => ({
+  id: 's1',
+  title: 'Pick a database',
+  updated_at: '2026-11-29T11:55:00Z',
+  open_questions: 0,
+  continued_questions: 0,
+  ...over,
+});
+
+describe('Sidebar', () => {
+  it('shows the empty state when there are no sessions', () => {
+    render(Sidebar, { sessions: [], activeId: null, now, onSelect: () => {} });
+    expect(screen.getByText(/No sessions yet/)).toBeTruthy();
+  });
+
+  it('badges open plus continued questions and selects on click', async () => {
+    const onSelect = vi.fn();
+    render(Sidebar, {
+      sessions: [session({ open_questions: 1, continued_questions: 2 }), session({ id: 's2', title: 'Quiet one' })],
+      activeId: 's2',
+      now,
+      onSelect,
+    });
+    expect(screen.getByLabelText('3 questions waiting').textContent).toBe('3');
+    expect(screen.queryAllByLabelText(/waiting/)).toHaveLength(1);
+    expect(screen.getAllByText('5 min ago')).toHaveLength(2);
+    await fireEvent.click(screen.getByText('Pick a database'));
+    expect(onSelect).toHaveBeenCalledWith('s1');
+    expect(screen.getByText('Quiet one').closest('button')?.getAttribute('aria-current')).toBe('page');
+  });
+});
