@@ -12,8 +12,7 @@ SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CARGO_BIN  := $(or $(CARGO_HOME),$(HOME)/.cargo)/bin
 XVFB       := xvfb-run -a -s "-screen 0 1280x800x24"
 
-PHONY_EXTRA := core-has-no-tauri
-.PHONY: help run test bench check-tools $(PHONY_EXTRA) system-deps test-system-deps ui-deps ui tauri-driver \
+.PHONY: help run test bench check-tools core-has-no-tauri system-deps test-system-deps ui-deps ui tauri-driver \
         fmt clippy test-rust test-ui test-e2e
 
 help:

@@ -2,10 +2,13 @@
 //!
 //! This crate must never depend on Tauri: `cargo tree -p hark-core | grep tauri` stays empty.
 
+pub mod agent;
 pub mod data_dir;
 pub mod error;
+pub mod host;
 pub mod model;
 pub mod question;
 pub mod service;
 pub mod session;
 pub mod tools;
+pub mod workspace;

@@ -15,13 +15,10 @@ pub use answers::validate_answers;
 pub use error::{ErrorCode, UserInteractionError};
 pub use parse::parse_request;
 pub use results::{
-    answered_result_text, late_answer_text, parse_late_answer_text, pending_result_text,
-    LATE_ANSWER_MARKER,
+    answered_result_text, late_answer_text, parse_late_answer_text, pending_result_text, LATE_ANSWER_MARKER,
 };
 pub use schema::tool_definition;
-pub use types::{
-    Answer, AnswerBatch, AskRequest, Question, QuestionOption, ToolMode, WaitLimit, TOOL_NAME,
-};
+pub use types::{Answer, AnswerBatch, AskRequest, Question, QuestionOption, ToolMode, WaitLimit, TOOL_NAME};
 pub use validate::validate_questions;
 
 #[cfg(test)]

@@ -54,29 +54,15 @@ fn question(id: &str, labels: &[&str], multi: bool) -> Question {
         id: id.into(),
         question: format!("question {id}?"),
         header: None,
-        options: labels
-            .iter()
-            .map(|l| QuestionOption {
-                label: (*l).into(),
-                description: None,
-            })
-            .collect(),
+        options: labels.iter().map(|l| QuestionOption { label: (*l).into(), description: None }).collect(),
         multi_select: multi,
     }
 }
 
 fn pick(id: &str, labels: &[&str]) -> Answer {
-    Answer {
-        id: id.into(),
-        selected: labels.iter().map(|l| (*l).to_string()).collect(),
-        custom: None,
-    }
+    Answer { id: id.into(), selected: labels.iter().map(|l| (*l).to_string()).collect(), custom: None }
 }
 
 fn custom(id: &str, text: &str) -> Answer {
-    Answer {
-        id: id.into(),
-        selected: vec![],
-        custom: Some(text.into()),
-    }
+    Answer { id: id.into(), selected: vec![], custom: Some(text.into()) }
 }
