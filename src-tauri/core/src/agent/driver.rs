@@ -1,0 +1,156 @@
+//! The agent's single driver task: waits for input, runs turns one at a time, and records each
+//! turn's start, its step boundaries (where steered messages are admitted) and its end.
+
+use std::sync::Arc;
+
+use tokio_util::sync::CancellationToken;
+
+use super::step::{self, StepEnd};
+use super::{AgentError, AgentEvent, Input, Shared};
+use crate::service::lock;
+use crate::session::Event;
+use crate::tools::{AskUserQuestionTool, ToolRegistry};
+use crate::workspace::workspace_tools;
+
+pub(super) async fn run(shared: Arc<Shared>) {
+    loop {
+        let abort = loop {
+            let notified = shared.wake.notified();
+            {
+                let mut state = lock(&shared.state);
+                if state.closed {
+                    return;
+                }
+                if !state.queue.is_empty() {
+                    let token = CancellationToken::new();
+                    state.turn_abort = Some(token.clone());
+                    state.running = true;
+                    break token;
+                }
+            }
+            notified.await;
+        };
+        if let Err(e) = turn(&shared, &abort).await {
+            shared.emit(AgentEvent::Error {
+                session_id: shared.session_id.clone(),
+                error: serde_json::to_value(&e).unwrap_or_default(),
+            });
+        }
+        let mut state = lock(&shared.state);
+        state.running = false;
+        state.turn_abort = None;
+        shared.busy.send_replace(!state.queue.is_empty() && !state.closed);
+    }
+}
+
+pub(super) fn append(shared: &Shared, event: Event) -> Result<(), AgentError> {
+    let stored = shared.deps.store.append(&shared.session_id, event)?;
+    shared.emit(AgentEvent::EventAppended { event: stored });
+    Ok(())
+}
+
+fn registry(shared: &Shared) -> ToolRegistry {
+    let mut tools = ToolRegistry::new();
+    let ask = AskUserQuestionTool::new(shared.deps.service.clone(), shared.config.questions);
+    // Names are distinct by construction, so registration cannot fail.
+    let _ = tools.register(Arc::new(ask));
+    if let Some(root) = &shared.workspace {
+        for tool in workspace_tools(root.clone()) {
+            let _ = tools.register(tool);
+        }
+    }
+    tools
+}
+
+/// Records `request/header` when the tools or question settings differ from the last recorded one.
+fn header(shared: &Shared, tools: &ToolRegistry) -> Result<(), AgentError> {
+    let events = shared.deps.store.events(&shared.session_id)?;
+    let current = Event::RequestHeader {
+        tools: tools.names(),
+        question_mode: shared.config.questions.mode,
+        default_timeout_secs: shared.config.questions.default_timeout_secs,
+    };
+    let last = events.iter().rev().find(|e| matches!(e.event, Event::RequestHeader { .. }));
+    if last.map(|e| &e.event) != Some(&current) {
+        append(shared, current)?;
+    }
+    Ok(())
+}
+
+async fn turn(shared: &Shared, abort: &CancellationToken) -> Result<(), AgentError> {
+    let turn_id = uuid::Uuid::new_v4().to_string();
+    append(shared, Event::TurnStarted { turn_id: turn_id.clone(), run_id: super::run_id().to_string() })?;
+    shared.emit(AgentEvent::TurnStarted { session_id: shared.session_id.clone(), turn_id: turn_id.clone() });
+    let result = steps(shared, abort, &turn_id).await;
+    let reason = match &result {
+        Ok(reason) => *reason,
+        Err(_) => "error",
+    };
+    if reason == "aborted" {
+        discard_queue(shared, "the turn was aborted");
+    }
+    let ended = append(shared, Event::TurnEnded { turn_id: turn_id.clone(), reason: reason.to_string() });
+    shared.deps.service.on_turn_ended(&shared.session_id);
+    shared.emit(AgentEvent::TurnEnded { session_id: shared.session_id.clone(), turn_id, reason: reason.to_string() });
+    result.and(ended)
+}
+
+async fn steps(shared: &Shared, abort: &CancellationToken, _turn_id: &str) -> Result<&'static str, AgentError> {
+    let tools = registry(shared);
+    header(shared, &tools)?;
+    let mut taken = 0u32;
+    let mut continues = true;
+    loop {
+        if abort.is_cancelled() {
+            return Ok("aborted");
+        }
+        let admitted = admit(shared)?;
+        if !continues && admitted == 0 {
+            return Ok("completed");
+        }
+        if taken >= shared.config.step_limit {
+            return Ok("step_limit");
+        }
+        taken += 1;
+        continues = match step::run(shared, &tools, abort).await? {
+            StepEnd::ToolCalls => true,
+            StepEnd::Stopped => false,
+            StepEnd::Aborted => return Ok("aborted"),
+            StepEnd::Failed => return Ok("error"),
+        };
+    }
+}
+
+/// Appends every waiting message as `user/message`; a late reply is reported admitted to the service.
+fn admit(shared: &Shared) -> Result<usize, AgentError> {
+    let inputs: Vec<Input> = lock(&shared.state).queue.drain(..).collect();
+    let count = inputs.len();
+    for input in inputs {
+        match input {
+            Input::User(text) => {
+                let message_id = uuid::Uuid::new_v4().to_string();
+                append(shared, Event::UserMessage { message_id, text, source: None })?;
+            }
+            Input::Reply(message) => {
+                let id = message.message_id.clone();
+                append(
+                    shared,
+                    Event::UserMessage { message_id: id.clone(), text: message.text, source: Some(message.source) },
+                )?;
+                shared.deps.service.on_admitted(&shared.session_id, &id);
+            }
+        }
+    }
+    Ok(count)
+}
+
+/// An aborted turn admits nothing more: typed messages are dropped and late replies released so
+/// the user can answer again.
+fn discard_queue(shared: &Shared, reason: &str) {
+    let inputs: Vec<Input> = lock(&shared.state).queue.drain(..).collect();
+    for input in inputs {
+        if let Input::Reply(message) = input {
+            let _ = shared.deps.service.on_discarded(&shared.session_id, &message.message_id, reason);
+        }
+    }
+}

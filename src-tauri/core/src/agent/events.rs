@@ -1,0 +1,52 @@
+//! What an agent streams to the front doors.
+
+use serde::Serialize;
+
+use crate::service::QuestionEvent;
+use crate::session::StoredEvent;
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum AgentEvent {
+    TurnStarted {
+        session_id: String,
+        turn_id: String,
+    },
+    /// A piece of assistant text as it streams; the whole message follows as an appended event.
+    TextDelta {
+        session_id: String,
+        text: String,
+    },
+    ReasoningDelta {
+        session_id: String,
+        text: String,
+    },
+    /// An event was durably appended to the session log.
+    EventAppended {
+        event: StoredEvent,
+    },
+    /// The service's question events for this session (requested, resolved, reply queued/released).
+    Question {
+        event: QuestionEvent,
+    },
+    TurnEnded {
+        session_id: String,
+        turn_id: String,
+        reason: String,
+    },
+    /// The agent could not record or run something (e.g. the store failed); `{name, code, message}`.
+    Error {
+        session_id: String,
+        error: serde_json::Value,
+    },
+}
+
+/// Whether a service event belongs to `session`.
+pub(super) fn concerns(event: &QuestionEvent, session: &str) -> bool {
+    match event {
+        QuestionEvent::Requested { request } => request.session_id == session,
+        QuestionEvent::Resolved { session_id, .. }
+        | QuestionEvent::ReplyQueued { session_id, .. }
+        | QuestionEvent::ReplyReleased { session_id, .. } => session_id == session,
+    }
+}

@@ -1,0 +1,323 @@
+//! The agent loop (DESIGN §2): streams a model step, runs its tool calls, records everything in the
+//! session log, and repeats until the model stops. Tauri-free: front doors subscribe to
+//! [`AgentEvent`]s and bridge them (the desktop to a Channel, the CLI to stdout).
+//!
+//! For the loop, `ask_user_question` is just a tool call that may take a while and may come back
+//! pending. Late answers reach it as steered user messages from the service, admitted at the next
+//! step boundary (or starting a turn when idle) like any message the user types.
+//!
+//! Desktop usage: [`Agent::create`] or [`Agent::open`] (one per open session), [`Agent::steer`] to
+//! send, [`Agent::abort`], [`Agent::subscribe`]; answers go to the [`UserQuestionService`].
+
+mod driver;
+mod events;
+mod history;
+mod step;
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use serde::Serialize;
+use tokio::sync::{broadcast, watch, Notify};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+pub use events::AgentEvent;
+pub use history::{history, outcome_text, UNKNOWN_OUTCOME_TEXT};
+
+use crate::model::ModelProvider;
+use crate::service::{lock, SteerMessage, UserQuestionService};
+use crate::session::{project_questions, Event, ModelRef, SessionId, Store, StoreError};
+use crate::tools::QuestionSettings;
+
+/// The default bound on model steps in one turn.
+pub const DEFAULT_STEP_LIMIT: u32 = 25;
+
+/// What every step tells the model about its situation. Kept short: the tools describe themselves.
+pub const DEFAULT_SYSTEM_PROMPT: &str = "You are Hark, a helpful agent. When a decision only the user can \
+make blocks you, ask with ask_user_question. If a question comes back pending, continue only with work that \
+does not depend on the answer; never treat silence as consent. Workspace tools, when offered, work on the \
+user's chosen folder only.";
+
+/// This process's run id: recorded in `turn/started` so crash repair can tell a dead run's turns.
+pub fn run_id() -> &'static str {
+    static RUN_ID: OnceLock<String> = OnceLock::new();
+    RUN_ID.get_or_init(|| uuid::Uuid::new_v4().to_string())
+}
+
+/// What an agent shares with the rest of the process.
+#[derive(Clone)]
+pub struct AgentDeps {
+    pub store: Arc<Store>,
+    pub service: UserQuestionService,
+    pub model: Arc<dyn ModelProvider>,
+}
+
+#[derive(Debug, Clone)]
+pub struct AgentConfig {
+    pub questions: QuestionSettings,
+    pub step_limit: u32,
+    /// Sent first in every request; `None` sends none.
+    pub system_prompt: Option<String>,
+}
+
+impl Default for AgentConfig {
+    fn default() -> Self {
+        AgentConfig {
+            questions: QuestionSettings::default(),
+            step_limit: DEFAULT_STEP_LIMIT,
+            system_prompt: Some(DEFAULT_SYSTEM_PROMPT.to_string()),
+        }
+    }
+}
+
+/// A new session's `session/created` fields.
+#[derive(Debug, Clone, Default)]
+pub struct NewSession {
+    pub title: String,
+    pub workspace: Option<PathBuf>,
+    pub model: Option<ModelRef>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("the agent of this session has stopped")]
+    Closed,
+}
+
+impl AgentError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            AgentError::Store(e) => e.code(),
+            AgentError::Closed => "AGENT_CLOSED",
+        }
+    }
+}
+
+impl Serialize for AgentError {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            AgentError::Store(e) => e.serialize(s),
+            AgentError::Closed => crate::error::serialize_error(s, "AgentError", self.code(), &self.to_string()),
+        }
+    }
+}
+
+/// A message waiting for the next step boundary.
+#[derive(Debug, Clone)]
+enum Input {
+    User(String),
+    Reply(SteerMessage),
+}
+
+#[derive(Default)]
+struct State {
+    queue: VecDeque<Input>,
+    turn_abort: Option<CancellationToken>,
+    running: bool,
+    closed: bool,
+}
+
+struct Shared {
+    deps: AgentDeps,
+    config: AgentConfig,
+    session_id: SessionId,
+    instance_id: String,
+    workspace: Option<PathBuf>,
+    events: broadcast::Sender<AgentEvent>,
+    state: Mutex<State>,
+    wake: Notify,
+    /// `true` while a turn runs or input waits for one.
+    busy: watch::Sender<bool>,
+}
+
+impl Shared {
+    fn emit(&self, event: AgentEvent) {
+        let _ = self.events.send(event);
+    }
+
+    fn push(&self, input: Input) -> Result<(), AgentError> {
+        {
+            let mut state = lock(&self.state);
+            if state.closed {
+                return Err(AgentError::Closed);
+            }
+            state.queue.push_back(input);
+        }
+        self.busy.send_replace(true);
+        self.wake.notify_one();
+        Ok(())
+    }
+}
+
+/// Capacity of the event fan-out; a slower subscriber sees `Lagged` and can resynchronise from the log.
+const EVENT_CAPACITY: usize = 4096;
+
+/// The live root agent of one session. Dropping it stops the agent (aborting a running turn).
+pub struct Agent {
+    shared: Arc<Shared>,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl std::fmt::Debug for Agent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Agent").field("session_id", &self.shared.session_id).finish()
+    }
+}
+
+impl Agent {
+    /// Creates a session and opens its agent.
+    pub fn create(deps: AgentDeps, session: NewSession, config: AgentConfig) -> Result<Agent, AgentError> {
+        let workspace = session.workspace.as_ref().map(|p| p.to_string_lossy().into_owned());
+        let id = deps.store.create_session(&session.title, workspace.as_deref(), session.model)?;
+        Agent::open(deps, &id, config)
+    }
+
+    /// Opens an existing session: repairs what a dead run left open, loads its continued questions
+    /// into the service, and becomes the session's live root. Call inside a tokio runtime.
+    pub fn open(deps: AgentDeps, session_id: &str, config: AgentConfig) -> Result<Agent, AgentError> {
+        deps.store.repair_after_crash(session_id)?;
+        let events = deps.store.events(session_id)?;
+        let workspace = events.iter().find_map(|e| match &e.event {
+            Event::SessionCreated { workspace, .. } => workspace.clone().map(PathBuf::from),
+            _ => None,
+        });
+        let records = project_questions(&events);
+        deps.service.load_session(session_id, &records);
+        let instance_id = uuid::Uuid::new_v4().to_string();
+        let mut steer = deps.service.set_live_root(session_id, &instance_id);
+        // A reply queued in the inbox by an earlier run is not re-sent by the service (it only
+        // knows its id); its text is in the log.
+        let mut queue = VecDeque::new();
+        for message_id in records.iter().filter_map(|r| r.reply_queued.as_ref()) {
+            let queued = events.iter().find_map(|e| match &e.event {
+                Event::InboxQueued { message_id: m, text, source } if m == message_id => {
+                    Some(SteerMessage { message_id: m.clone(), text: text.clone(), source: source.clone() })
+                }
+                _ => None,
+            });
+            queue.extend(queued.map(Input::Reply));
+        }
+        let busy = !queue.is_empty();
+        let shared = Arc::new(Shared {
+            deps: deps.clone(),
+            config,
+            session_id: session_id.to_string(),
+            instance_id,
+            workspace,
+            events: broadcast::channel(EVENT_CAPACITY).0,
+            state: Mutex::new(State { queue, ..State::default() }),
+            wake: Notify::new(),
+            busy: watch::channel(busy).0,
+        });
+        if busy {
+            shared.wake.notify_one();
+        }
+        let forward_steer = {
+            let shared = Arc::clone(&shared);
+            tokio::spawn(async move {
+                while let Some(message) = steer.recv().await {
+                    if shared.push(Input::Reply(message)).is_err() {
+                        break;
+                    }
+                }
+            })
+        };
+        let forward_questions = {
+            let shared = Arc::clone(&shared);
+            let mut rx = deps.service.subscribe();
+            tokio::spawn(async move {
+                loop {
+                    match rx.recv().await {
+                        Ok(event) if events::concerns(&event, &shared.session_id) => {
+                            shared.emit(AgentEvent::Question { event })
+                        }
+                        Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+                        Err(broadcast::error::RecvError::Closed) => break,
+                    }
+                }
+            })
+        };
+        let driver = tokio::spawn(driver::run(Arc::clone(&shared)));
+        Ok(Agent { shared, tasks: vec![driver, forward_steer, forward_questions] })
+    }
+
+    pub fn session_id(&self) -> &str {
+        &self.shared.session_id
+    }
+
+    /// The id this agent asks questions under (the session's live root).
+    pub fn instance_id(&self) -> &str {
+        &self.shared.instance_id
+    }
+
+    pub fn workspace(&self) -> Option<&std::path::Path> {
+        self.shared.workspace.as_deref()
+    }
+
+    pub fn subscribe(&self) -> broadcast::Receiver<AgentEvent> {
+        self.shared.events.subscribe()
+    }
+
+    /// A user message: admitted at the next step boundary of the running turn, or starts a turn.
+    pub fn steer(&self, text: impl Into<String>) -> Result<(), AgentError> {
+        self.shared.push(Input::User(text.into()))
+    }
+
+    /// Cancels the running turn and everything it awaits. Returns whether a turn was running.
+    pub fn abort(&self) -> bool {
+        let state = lock(&self.shared.state);
+        match &state.turn_abort {
+            Some(token) => {
+                token.cancel();
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Whether a turn runs or input waits for one.
+    pub fn is_busy(&self) -> bool {
+        *self.shared.busy.borrow()
+    }
+
+    /// Resolves once no turn runs and no input waits.
+    pub async fn wait_idle(&self) {
+        let mut rx = self.shared.busy.subscribe();
+        let _ = rx.wait_for(|busy| !busy).await;
+    }
+
+    /// Stops the agent: aborts a running turn, waits until its end is recorded, and gives up the
+    /// session's live root.
+    pub async fn close(mut self) {
+        self.stop();
+        if let Some(driver) = self.tasks.first_mut() {
+            let _ = driver.await;
+        }
+    }
+
+    fn stop(&self) {
+        {
+            let mut state = lock(&self.shared.state);
+            state.closed = true;
+            if let Some(token) = &state.turn_abort {
+                token.cancel();
+            }
+        }
+        self.shared.wake.notify_one();
+        self.shared.deps.service.clear_live_root(&self.shared.session_id, &self.shared.instance_id);
+    }
+}
+
+impl Drop for Agent {
+    fn drop(&mut self) {
+        self.stop();
+        // The driver finishes recording the aborted turn on its own; the forwarders only relay.
+        for task in self.tasks.iter().skip(1) {
+            task.abort();
+        }
+    }
+}

@@ -1,0 +1,159 @@
+//! One model step: build the request from the log, stream the reply, record it, run its tool calls.
+
+use tokio_util::sync::CancellationToken;
+
+use super::driver::append;
+use super::{history, AgentError, AgentEvent, Shared};
+use crate::model::{ChatMessage, ModelError, ModelEvent, ModelRequest, ToolCallRequest};
+use crate::question::{ErrorCode, UserInteractionError};
+use crate::service::Caller;
+use crate::session::Event;
+use crate::tools::{outcome_of, ToolContext, ToolError, ToolOutput, ToolRegistry};
+
+pub(super) enum StepEnd {
+    /// The model called tools; their results are recorded and the model must see them.
+    ToolCalls,
+    /// The model finished without tool calls.
+    Stopped,
+    Aborted,
+    /// The model failed; `model/error` is recorded.
+    Failed,
+}
+
+#[derive(Default)]
+struct Streamed {
+    text: String,
+    reasoning: String,
+    calls: Vec<ToolCallRequest>,
+    usage: Option<serde_json::Value>,
+}
+
+/// The request the model sees for the current log.
+pub(super) fn request(shared: &Shared, tools: &ToolRegistry) -> Result<ModelRequest, AgentError> {
+    let events = shared.deps.store.events(&shared.session_id)?;
+    let mut messages = Vec::new();
+    if let Some(system) = &shared.config.system_prompt {
+        messages.push(ChatMessage::system(system.clone()));
+    }
+    messages.extend(history(&events));
+    Ok(ModelRequest { messages, tools: tools.definitions() })
+}
+
+async fn stream(shared: &Shared, request: ModelRequest, abort: &CancellationToken) -> (Streamed, Option<ModelError>) {
+    let mut out = Streamed::default();
+    let cancel = abort.child_token();
+    let opened = tokio::select! {
+        r = shared.deps.model.stream(request, cancel.clone()) => r,
+        _ = abort.cancelled() => Err(ModelError::Cancelled),
+    };
+    let mut rx = match opened {
+        Ok(rx) => rx,
+        Err(e) => return (out, Some(e)),
+    };
+    loop {
+        let item = tokio::select! {
+            biased;
+            _ = abort.cancelled() => {
+                cancel.cancel();
+                return (out, Some(ModelError::Cancelled));
+            }
+            item = rx.recv() => item,
+        };
+        match item {
+            Some(Ok(ModelEvent::TextDelta(text))) => {
+                out.text.push_str(&text);
+                shared.emit(AgentEvent::TextDelta { session_id: shared.session_id.clone(), text });
+            }
+            Some(Ok(ModelEvent::ReasoningDelta(text))) => {
+                out.reasoning.push_str(&text);
+                shared.emit(AgentEvent::ReasoningDelta { session_id: shared.session_id.clone(), text });
+            }
+            Some(Ok(ModelEvent::ToolCall(call))) => out.calls.push(call),
+            Some(Ok(ModelEvent::Usage(usage))) => out.usage = Some(usage),
+            Some(Ok(ModelEvent::Finished { .. })) => return (out, None),
+            Some(Err(e)) => return (out, Some(e)),
+            None => {
+                let e = ModelError::BadStream { message: "the model stream ended without finishing".into() };
+                return (out, Some(e));
+            }
+        }
+    }
+}
+
+/// Recorded arguments: the parsed JSON, or the raw text as a string when it is not JSON.
+fn recorded_arguments(raw: &str) -> serde_json::Value {
+    serde_json::from_str(raw).unwrap_or_else(|_| serde_json::Value::String(raw.to_string()))
+}
+
+pub(super) async fn run(
+    shared: &Shared,
+    tools: &ToolRegistry,
+    abort: &CancellationToken,
+) -> Result<StepEnd, AgentError> {
+    let request = request(shared, tools)?;
+    let (mut streamed, failure) = stream(shared, request, abort).await;
+    if failure.is_some() {
+        // Text streamed before a failure is kept; half a step's tool calls are never run.
+        streamed.calls.clear();
+    }
+    if !streamed.text.is_empty() || !streamed.reasoning.is_empty() || !streamed.calls.is_empty() {
+        let reasoning = Some(streamed.reasoning).filter(|r| !r.is_empty());
+        let mut batch = vec![Event::AssistantMessage {
+            text: streamed.text,
+            reasoning,
+            tool_calls: streamed.calls.iter().map(|c| c.id.clone()).collect(),
+            usage: streamed.usage,
+        }];
+        batch.extend(streamed.calls.iter().map(|c| Event::ToolCall {
+            call_id: c.id.clone(),
+            name: c.name.clone(),
+            arguments: recorded_arguments(&c.arguments),
+        }));
+        for stored in shared.deps.store.append_batch(&shared.session_id, batch)? {
+            shared.emit(AgentEvent::EventAppended { event: stored });
+        }
+    }
+    if let Some(e) = failure {
+        if abort.is_cancelled() || e == ModelError::Cancelled {
+            return Ok(StepEnd::Aborted);
+        }
+        let error = serde_json::to_value(&e).unwrap_or_default();
+        append(shared, Event::ModelError { error })?;
+        return Ok(StepEnd::Failed);
+    }
+    if streamed.calls.is_empty() {
+        return Ok(StepEnd::Stopped);
+    }
+    let ctx = ToolContext {
+        caller: Caller::root(shared.session_id.clone(), shared.instance_id.clone()),
+        abort: abort.clone(),
+        workspace: shared.workspace.clone(),
+    };
+    for call in &streamed.calls {
+        let result = execute(tools, &ctx, call).await;
+        append(shared, Event::ToolResult { call_id: call.id.clone(), outcome: outcome_of(&result) })?;
+    }
+    Ok(if abort.is_cancelled() { StepEnd::Aborted } else { StepEnd::ToolCalls })
+}
+
+async fn execute(tools: &ToolRegistry, ctx: &ToolContext, call: &ToolCallRequest) -> Result<ToolOutput, ToolError> {
+    if ctx.abort.is_cancelled() {
+        return Err(ToolError::Failed {
+            code: "ABORTED".into(),
+            message: "the turn was aborted before this tool call ran".into(),
+        });
+    }
+    // Some servers send an empty string for a call without arguments.
+    let raw = if call.arguments.trim().is_empty() { "{}" } else { call.arguments.as_str() };
+    let args: serde_json::Value = match serde_json::from_str(raw) {
+        Ok(args) => args,
+        Err(e) => {
+            return Err(UserInteractionError::new(
+                ErrorCode::InvalidRequest,
+                format!("the arguments of {} are not valid JSON ({e}); send one JSON object", call.name),
+            )
+            .into())
+        }
+    };
+    tools.execute(ctx, &call.id, &call.name, args).await
+}

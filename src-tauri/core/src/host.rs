@@ -1,0 +1,95 @@
+//! Only one process hosts a data directory at a time (DESIGN §7): the store has one writer, the
+//! service keeps pending questions in memory, and crash repair assumes every earlier run is dead.
+//! The host holds an OS advisory lock on `hark.lock` for its whole life; the OS drops it when the
+//! process dies, so a crash never leaves a stale lock behind.
+
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use fs4::fs_std::FileExt;
+use serde::Serialize;
+
+/// The lock file's name inside the data directory.
+pub const LOCK_FILE: &str = "hark.lock";
+
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum HostError {
+    #[error("another Hark process{} already uses the data directory {path}; close it first", pid_text(.pid))]
+    Busy { path: PathBuf, pid: Option<u32> },
+    #[error("cannot lock the data directory {path}: {detail}")]
+    Io { path: PathBuf, detail: String },
+}
+
+fn pid_text(pid: &Option<u32>) -> String {
+    pid.map(|p| format!(" (pid {p})")).unwrap_or_default()
+}
+
+impl HostError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            HostError::Busy { .. } => "DATA_DIR_BUSY",
+            HostError::Io { .. } => "DATA_DIR_LOCK",
+        }
+    }
+}
+
+impl Serialize for HostError {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        crate::error::serialize_error(s, "HostError", self.code(), &self.to_string())
+    }
+}
+
+/// Held for as long as this process hosts the data directory; dropping it releases the lock.
+#[derive(Debug)]
+pub struct HostLock {
+    file: File,
+    path: PathBuf,
+}
+
+impl HostLock {
+    /// Takes the lock without waiting: DATA_DIR_BUSY (naming the holder's pid) when another process has it.
+    pub fn acquire(data_dir: &Path) -> Result<HostLock, HostError> {
+        let path = data_dir.join(LOCK_FILE);
+        let io = |e: std::io::Error| HostError::Io { path: path.clone(), detail: e.to_string() };
+        // Not truncated on open: the holder's pid must stay readable to a process that loses the race.
+        let mut file =
+            OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(io)?;
+        if !file.try_lock_exclusive().map_err(io)? {
+            let mut text = String::new();
+            let _ = file.read_to_string(&mut text);
+            return Err(HostError::Busy { path: data_dir.to_path_buf(), pid: text.trim().parse().ok() });
+        }
+        file.set_len(0).map_err(io)?;
+        file.seek(SeekFrom::Start(0)).map_err(io)?;
+        write!(file, "{}", std::process::id()).map_err(io)?;
+        file.flush().map_err(io)?;
+        Ok(HostLock { file, path })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for HostLock {
+    fn drop(&mut self) {
+        let _ = FileExt::unlock(&self.file);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_lock_is_refused_until_the_first_is_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = HostLock::acquire(dir.path()).unwrap();
+        let err = HostLock::acquire(dir.path()).unwrap_err();
+        assert_eq!(err.code(), "DATA_DIR_BUSY");
+        assert!(err.to_string().contains(&std::process::id().to_string()), "{err}");
+        drop(first);
+        HostLock::acquire(dir.path()).unwrap();
+    }
+}
