@@ -6,7 +6,7 @@
 
 use std::process::ExitCode;
 
-use hark_core::agent::{Agent, AgentConfig};
+use hark_core::agent::{recorded_settings, Agent, AgentConfig};
 use hark_core::question::{Answer, AnswerBatch, ErrorCode, UserInteractionError};
 use hark_core::service::ServiceError;
 use hark_core::session::project_questions;
@@ -81,7 +81,10 @@ async fn answer(typed: &str, call_id: &str, answers: &str) -> ExitCode {
         Err(code) => return code,
     };
     // Opening the agent hands it the queued reply; admitting it settles the question.
-    let agent = match Agent::open(host.deps(model), &session, AgentConfig::default()) {
+    // The continuation asks any new question under the settings the session last used.
+    let recorded = host.store.events(&session).ok().and_then(|events| recorded_settings(&events));
+    let config = AgentConfig { questions: recorded.unwrap_or_default(), ..AgentConfig::default() };
+    let agent = match Agent::open(host.deps(model), &session, config) {
         Ok(a) => a,
         Err(e) => return fail(&e, 1),
     };

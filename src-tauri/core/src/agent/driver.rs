@@ -123,7 +123,16 @@ async fn steps(shared: &Shared, abort: &CancellationToken, _turn_id: &str) -> Re
 
 /// Appends every waiting message as `user/message`; a late reply is reported admitted to the service.
 fn admit(shared: &Shared) -> Result<usize, AgentError> {
-    let inputs: Vec<Input> = lock(&shared.state).queue.drain(..).collect();
+    let inputs: Vec<Input> = {
+        let mut state = lock(&shared.state);
+        let inputs: Vec<Input> = state.queue.drain(..).collect();
+        for input in &inputs {
+            if let Input::Reply(m) = input {
+                state.admitted.insert(m.message_id.clone());
+            }
+        }
+        inputs
+    };
     let count = inputs.len();
     for input in inputs {
         match input {

@@ -14,7 +14,7 @@ mod events;
 mod history;
 mod step;
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -72,6 +72,16 @@ impl Default for AgentConfig {
     }
 }
 
+/// The question settings a session last recorded in `request/header`, to resume it the same way.
+pub fn recorded_settings(events: &[crate::session::StoredEvent]) -> Option<QuestionSettings> {
+    events.iter().rev().find_map(|e| match &e.event {
+        Event::RequestHeader { question_mode, default_timeout_secs, .. } => {
+            Some(QuestionSettings { mode: *question_mode, default_timeout_secs: *default_timeout_secs })
+        }
+        _ => None,
+    })
+}
+
 /// A new session's `session/created` fields.
 #[derive(Debug, Clone, Default)]
 pub struct NewSession {
@@ -116,6 +126,9 @@ enum Input {
 #[derive(Default)]
 struct State {
     queue: VecDeque<Input>,
+    /// Message ids already recorded as `user/message`: a late reply can reach the agent twice (from
+    /// the log on open and from the service), and must be admitted once.
+    admitted: HashSet<String>,
     turn_abort: Option<CancellationToken>,
     running: bool,
     closed: bool,
@@ -144,6 +157,13 @@ impl Shared {
             let mut state = lock(&self.state);
             if state.closed {
                 return Err(AgentError::Closed);
+            }
+            if let Input::Reply(reply) = &input {
+                let queued =
+                    state.queue.iter().any(|i| matches!(i, Input::Reply(r) if r.message_id == reply.message_id));
+                if queued || state.admitted.contains(&reply.message_id) {
+                    return Ok(());
+                }
             }
             state.queue.push_back(input);
         }
@@ -201,6 +221,13 @@ impl Agent {
             });
             queue.extend(queued.map(Input::Reply));
         }
+        let admitted = events
+            .iter()
+            .filter_map(|e| match &e.event {
+                Event::UserMessage { message_id, .. } => Some(message_id.clone()),
+                _ => None,
+            })
+            .collect();
         let busy = !queue.is_empty();
         let shared = Arc::new(Shared {
             deps: deps.clone(),
@@ -209,7 +236,7 @@ impl Agent {
             instance_id,
             workspace,
             events: broadcast::channel(EVENT_CAPACITY).0,
-            state: Mutex::new(State { queue, ..State::default() }),
+            state: Mutex::new(State { queue, admitted, ..State::default() }),
             wake: Notify::new(),
             busy: watch::channel(busy).0,
         });
