@@ -84,11 +84,11 @@ async fn answer(typed: &str, call_id: &str, answers: &str) -> ExitCode {
     // The continuation asks any new question under the settings the session last used.
     let recorded = host.store.events(&session).ok().and_then(|events| recorded_settings(&events));
     let config = AgentConfig { questions: recorded.unwrap_or_default(), ..AgentConfig::default() };
-    let agent = match Agent::open(host.deps(model), &session, config) {
-        Ok(a) => a,
+    let (agent, events) = match Agent::open_subscribed(host.deps(model), &session, config) {
+        Ok(opened) => opened,
         Err(e) => return fail(&e, 1),
     };
-    let printer = print_events(&agent, Arc::clone(&host.shown));
+    let printer = print_events(events, Arc::clone(&host.shown));
     let finished = run_until_idle(&agent, &host).await;
     agent.close().await;
     drain(printer).await;

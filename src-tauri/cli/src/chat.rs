@@ -147,8 +147,10 @@ fn out(text: &str) {
 }
 
 /// Renders the agent's stream for a terminal until the agent is dropped.
-pub(crate) fn print_events(agent: &Agent, shown: Arc<Shown>) -> tokio::task::JoinHandle<()> {
-    let mut rx = agent.subscribe();
+pub(crate) fn print_events(
+    mut rx: tokio::sync::broadcast::Receiver<AgentEvent>,
+    shown: Arc<Shown>,
+) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
         let mut at_line_start = true;
         loop {
@@ -331,19 +333,23 @@ async fn chat(args: ChatArgs) -> ExitCode {
         None => None,
     };
     let deps = host.deps(model);
+    // A resumed session may start a turn at once (a queued late reply): subscribe before it can.
     let opened = match session {
-        Some(id) => Agent::open(deps, &id, config),
+        Some(id) => Agent::open_subscribed(deps, &id, config),
         None => {
             let title = args.prompt.as_deref().map(|p| p.chars().take(60).collect()).unwrap_or_else(|| "Chat".into());
-            Agent::create(deps, NewSession { title, workspace, model: Some(model_ref) }, config)
+            Agent::create(deps, NewSession { title, workspace, model: Some(model_ref) }, config).map(|agent| {
+                let events = agent.subscribe();
+                (agent, events)
+            })
         }
     };
-    let agent = match opened {
-        Ok(a) => a,
+    let (agent, events) = match opened {
+        Ok(opened) => opened,
         Err(e) => return fail(&e, 1),
     };
     eprintln!("hark: session {}", agent.session_id());
-    let printer = print_events(&agent, Arc::clone(&host.shown));
+    let printer = print_events(events, Arc::clone(&host.shown));
     let finished = match &args.prompt {
         Some(prompt) => {
             if let Err(e) = agent.steer(prompt.clone()) {

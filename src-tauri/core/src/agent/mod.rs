@@ -199,6 +199,16 @@ impl Agent {
     /// Opens an existing session: repairs what a dead run left open, loads its continued questions
     /// into the service, and becomes the session's live root. Call inside a tokio runtime.
     pub fn open(deps: AgentDeps, session_id: &str, config: AgentConfig) -> Result<Agent, AgentError> {
+        Agent::open_subscribed(deps, session_id, config).map(|(agent, _)| agent)
+    }
+
+    /// [`open`](Self::open) with a subscription taken before the agent can start a turn, so a
+    /// front door sees the whole continuation of a reply that was already queued.
+    pub fn open_subscribed(
+        deps: AgentDeps,
+        session_id: &str,
+        config: AgentConfig,
+    ) -> Result<(Agent, broadcast::Receiver<AgentEvent>), AgentError> {
         deps.store.repair_after_crash(session_id)?;
         let events = deps.store.events(session_id)?;
         let workspace = events.iter().find_map(|e| match &e.event {
@@ -243,6 +253,7 @@ impl Agent {
         if busy {
             shared.wake.notify_one();
         }
+        // Subscribed before any task runs, for `open_subscribed`.
         let forward_steer = {
             let shared = Arc::clone(&shared);
             tokio::spawn(async move {
@@ -268,8 +279,9 @@ impl Agent {
                 }
             })
         };
+        let subscription = shared.events.subscribe();
         let driver = tokio::spawn(driver::run(Arc::clone(&shared)));
-        Ok(Agent { shared, tasks: vec![driver, forward_steer, forward_questions] })
+        Ok((Agent { shared, tasks: vec![driver, forward_steer, forward_questions] }, subscription))
     }
 
     pub fn session_id(&self) -> &str {

@@ -1,0 +1,151 @@
+//! `hark chat` and `hark answer` driven as real processes: answers typed on piped stdin, the timed
+//! flow ending in a late answer, the answer exit codes, and the data-directory lock.
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use hark_core::question::{Answer, AnswerBatch};
+use hark_core::service::{SessionLog, UserQuestionService};
+use hark_core::session::{project_questions, Store};
+use serde_json::Value;
+
+fn command(data_dir: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_hark"));
+    cmd.args(args)
+        .env("HARK_DATA_DIR", data_dir)
+        .env_remove("DEEPSEEK_API_KEY")
+        .env_remove("OPENAI_API_KEY")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd
+}
+
+fn spawn(data_dir: &Path, args: &[&str]) -> Child {
+    command(data_dir, args).stdin(Stdio::piped()).spawn().unwrap()
+}
+
+fn hark(data_dir: &Path, args: &[&str]) -> Output {
+    command(data_dir, args).stdin(Stdio::null()).output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn only_session(data_dir: &Path) -> String {
+    let out = hark(data_dir, &["sessions", "--json"]);
+    let sessions: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(sessions.as_array().unwrap().len(), 1);
+    sessions[0]["id"].as_str().unwrap().to_string()
+}
+
+fn questions(data_dir: &Path, session: &str) -> Value {
+    let out = hark(data_dir, &["questions", session, "--json"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn chat_batch_is_answered_from_stdin() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = spawn(dir.path(), &["chat", "--script", "batch", "go"]);
+    // A wrong line first: it is refused with a reason and the question asked again.
+    child.stdin.take().unwrap().write_all(b"7\n2\n1,3\n/other hark-demo\n").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    assert!(stdout.contains("there is no option 7"), "{stdout}");
+    assert!(stdout.contains("2. Postgres — A server; better with many writers"), "{stdout}");
+    assert!(stdout.contains(r#"db: "Postgres"; extras: "Docs", "CI workflow"; name: "hark-demo""#), "{stdout}");
+    assert!(text(&out.stderr).contains("Demo model"));
+    let session = only_session(dir.path());
+    let q = questions(dir.path(), &session);
+    assert_eq!(q[0]["state"], "settled");
+    assert_eq!(q[0]["answers"]["answers"][2]["custom"], "hark-demo");
+}
+
+/// Runs the timed demo with stdin open but silent, so its 5 s question goes pending.
+fn timed_chat(data: &Path, workspace: &Path) -> (String, String) {
+    let mut child =
+        spawn(data, &["chat", "--script", "timed", "--timed", "--workspace", workspace.to_str().unwrap(), "go"]);
+    let stdin = child.stdin.take();
+    let out = child.wait_with_output().unwrap();
+    drop(stdin);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    (only_session(data), stdout)
+}
+
+#[test]
+fn timed_question_then_late_answer_with_exit_codes() {
+    let data = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let (session, stdout) = timed_chat(data.path(), workspace.path());
+    assert!(stdout.contains("withdrawn"), "{stdout}");
+    assert!(workspace.path().join("hark-notes.md").exists());
+    let q = questions(data.path(), &session);
+    assert_eq!(q[0]["state"], "continued");
+    let call_id = q[0]["call_id"].as_str().unwrap().to_string();
+
+    let bad = hark(data.path(), &["answer", &session, &call_id, r#"{"answers":[{"id":"db","selected":["Nope"]}]}"#]);
+    assert_eq!(bad.status.code(), Some(4));
+    let err: Value = serde_json::from_slice(&bad.stderr).unwrap();
+    assert_eq!(err["code"], "BAD_ANSWER");
+
+    let good = hark(data.path(), &["answer", &session, &call_id, r#"{"answers":[{"id":"db","selected":["SQLite"]}]}"#]);
+    assert_eq!(good.status.code(), Some(0), "{}", text(&good.stderr));
+    assert!(text(&good.stdout).contains(r#"Your answer to my earlier question arrived: db: "SQLite""#));
+
+    let again =
+        hark(data.path(), &["answer", &session, &call_id, r#"{"answers":[{"id":"db","selected":["SQLite"]}]}"#]);
+    assert_eq!(again.status.code(), Some(3));
+    assert_eq!(serde_json::from_slice::<Value>(&again.stderr).unwrap()["code"], "NOT_PENDING");
+
+    let q = questions(data.path(), &session);
+    assert_eq!(q[0]["state"], "settled");
+    assert_eq!(q[0]["answered_late"], true);
+    assert_eq!(q[0]["answers"]["answers"][0]["selected"][0], "SQLite");
+}
+
+#[test]
+fn a_second_reply_while_one_is_queued_exits_5() {
+    let data = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let (session, _) = timed_chat(data.path(), workspace.path());
+    // Another surface queued a reply that no agent admitted yet.
+    {
+        let store = Arc::new(Store::open(data.path()).unwrap());
+        let service = UserQuestionService::new(store.clone() as Arc<dyn SessionLog>);
+        let records = project_questions(&store.events(&session).unwrap());
+        service.load_session(&session, &records);
+        let batch =
+            AnswerBatch { answers: vec![Answer { id: "db".into(), selected: vec!["Postgres".into()], custom: None }] };
+        service.answer(&session, &records[0].call_id, batch).unwrap();
+    }
+    let call_id = questions(data.path(), &session)[0]["call_id"].as_str().unwrap().to_string();
+    let out = hark(data.path(), &["answer", &session, &call_id, r#"{"answers":[{"id":"db","selected":["SQLite"]}]}"#]);
+    assert_eq!(out.status.code(), Some(5), "{}", text(&out.stderr));
+    assert_eq!(serde_json::from_slice::<Value>(&out.stderr).unwrap()["code"], "REPLY_QUEUED");
+}
+
+#[test]
+fn a_second_host_of_the_data_directory_gets_a_clear_error() {
+    let data = tempfile::tempdir().unwrap();
+    let mut first = spawn(data.path(), &["chat", "--script", "hello"]);
+    let lock = data.path().join("hark.lock");
+    let started = Instant::now();
+    while std::fs::read_to_string(&lock).map(|s| s.trim().is_empty()).unwrap_or(true) {
+        assert!(started.elapsed() < Duration::from_secs(20), "the first chat never took the lock");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let second = hark(data.path(), &["chat", "hi"]);
+    assert_eq!(second.status.code(), Some(1));
+    let err: Value = serde_json::from_slice(&second.stderr).unwrap();
+    assert_eq!(err["code"], "DATA_DIR_BUSY");
+    assert!(err["message"].as_str().unwrap().contains(&first.id().to_string()), "{err}");
+    drop(first.stdin.take());
+    assert!(first.wait().unwrap().success());
+}
