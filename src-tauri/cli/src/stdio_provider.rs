@@ -136,7 +136,12 @@ impl InteractionProvider for StdioProvider {
                 loop {
                     let Some(line) = lines.next().await else {
                         guard.armed = false;
+                        say("\n");
+                        // The front door aborts the turn, which rejects this question with
+                        // ASK_ABORTED before the model can take another step.
                         self.eof.notify_one();
+                        let _ =
+                            tokio::time::timeout(std::time::Duration::from_secs(5), request.abort.cancelled()).await;
                         return Err(aborted("stdin closed before the question was answered"));
                     };
                     match parse_line(q, &line) {

@@ -149,3 +149,18 @@ fn a_second_host_of_the_data_directory_gets_a_clear_error() {
     drop(first.stdin.take());
     assert!(first.wait().unwrap().success());
 }
+
+#[test]
+fn stdin_closing_during_a_question_aborts_it_and_exits_cleanly() {
+    let data = tempfile::tempdir().unwrap();
+    let out = hark(data.path(), &["chat", "--script", "batch", "go"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let session = only_session(data.path());
+    let shown = hark(data.path(), &["show", &session, "--json"]);
+    let events: Value = serde_json::from_slice(&shown.stdout).unwrap();
+    let events = events.as_array().unwrap();
+    let result = events.iter().find(|e| e["type"] == "tool/result").unwrap();
+    assert_eq!(result["outcome"]["error"]["code"], "ASK_ABORTED");
+    assert_eq!(events.last().unwrap()["reason"], "aborted");
+    assert_eq!(events.iter().filter(|e| e["type"] == "assistant/message").count(), 1, "no step after the abort");
+}

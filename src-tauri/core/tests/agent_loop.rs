@@ -438,3 +438,82 @@ async fn a_message_steered_mid_turn_is_admitted_at_the_next_step_boundary() {
     let events = h.events(&agent);
     assert_eq!(events.iter().filter(|e| e.event.type_name() == "turn/started").count(), 1);
 }
+
+#[tokio::test]
+async fn the_step_limit_ends_a_turn_that_never_stops() {
+    let call = |id: &'static str| tool_reply("", &[(id, "list_dir", json!({ "path": "." }).to_string())]);
+    let h = Harness::new(vec![call("l1"), call("l2"), call("l3")]).await;
+    let session = NewSession { title: "t".into(), workspace: Some(h.workspace.path().to_path_buf()), model: None };
+    let config = AgentConfig { step_limit: 2, ..config(ToolMode::Legacy) };
+    let agent = Agent::create(h.deps(), session, config).unwrap();
+    run(&agent, "loop").await;
+    let events = h.events(&agent);
+    assert_eq!(results(&events).len(), 2);
+    assert_eq!(turn_end(&events), "step_limit");
+    assert_eq!(h.server.requests().len(), 2);
+}
+
+#[tokio::test]
+async fn without_a_workspace_only_the_question_tool_is_offered() {
+    let h = Harness::new(vec![text_reply("Hi.")]).await;
+    let agent = Agent::create(h.deps(), NewSession::default(), config(ToolMode::Legacy)).unwrap();
+    run(&agent, "hi").await;
+    let tools: Vec<Value> = h.server.requests()[0].body["tools"].as_array().unwrap().clone();
+    assert_eq!(tools.len(), 1);
+    assert_eq!(tools[0]["function"]["name"], "ask_user_question");
+}
+
+#[tokio::test]
+async fn abort_mid_stream_keeps_the_streamed_text_and_closes_the_connection() {
+    let first = format!("data: {}\n\n", chunk(json!({ "content": "Thinking about" }), None));
+    let h = Harness::new(vec![Reply::sse_pieces(&[(0, &first)], model_support::Ending::Hold)]).await;
+    let agent = h.agent(ToolMode::Legacy);
+    let mut stream = agent.subscribe();
+    agent.steer("hi").unwrap();
+    loop {
+        if let AgentEvent::TextDelta { .. } =
+            tokio::time::timeout(Duration::from_secs(10), stream.recv()).await.unwrap().unwrap()
+        {
+            break;
+        }
+    }
+    assert!(agent.abort());
+    tokio::time::timeout(Duration::from_secs(10), agent.wait_idle()).await.unwrap();
+    assert!(h.server.wait_client_closed(Duration::from_secs(5)).await, "the model request was cancelled");
+    let events = h.events(&agent);
+    assert_eq!(last_assistant_text(&events), "Thinking about");
+    assert_eq!(turn_end(&events), "aborted");
+    assert!(!types(&events).contains(&"model/error"));
+}
+
+#[tokio::test]
+async fn reopening_after_a_crash_marks_the_lost_call_unknown_and_continues() {
+    let h = Harness::new(vec![text_reply("I'll check the file again.")]).await;
+    let session = h.store.create_session("t", None, None).unwrap();
+    // A dead run: it started a turn and a tool call, then vanished.
+    h.store
+        .append_batch(
+            &session,
+            vec![
+                Event::TurnStarted { turn_id: "old".into(), run_id: "dead-run".into() },
+                Event::UserMessage { message_id: "m1".into(), text: "read it".into(), source: None },
+                Event::AssistantMessage {
+                    text: String::new(),
+                    reasoning: None,
+                    tool_calls: vec!["c1".into()],
+                    usage: None,
+                },
+                Event::ToolCall { call_id: "c1".into(), name: "read_file".into(), arguments: json!({ "path": "a" }) },
+            ],
+        )
+        .unwrap();
+    let agent = Agent::open(h.deps(), &session, config(ToolMode::Legacy)).unwrap();
+    let events = h.store.events(&session).unwrap();
+    assert_eq!(results(&events), vec![("c1".to_string(), ToolOutcome::Unknown)]);
+    run(&agent, "and now?").await;
+    let sent = h.sent();
+    let messages = &sent[0];
+    let tool = messages.iter().find(|m| m["role"] == "tool").unwrap();
+    assert_eq!(tool["content"], hark_core::agent::UNKNOWN_OUTCOME_TEXT);
+    assert_eq!(messages.last().unwrap()["content"], "and now?");
+}
