@@ -262,3 +262,38 @@ fn two_stores_on_one_directory_keep_one_gapless_log() {
     let s = &a.list_sessions().unwrap()[0];
     assert_eq!((s.open_questions, s.continued_questions), (0, 1));
 }
+
+#[test]
+fn a_long_log_reads_back_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let id = store.create_session("long", None, None).unwrap();
+    let events: Vec<Event> = (0..20_000).map(|i| user(&format!("m{i}"), &"x".repeat(i % 300))).collect();
+    for chunk in events.chunks(4_000) {
+        store.append_batch(&id, chunk.to_vec()).unwrap();
+    }
+    let back = Store::open(dir.path()).unwrap().events(&id).unwrap();
+    assert_eq!(back.len(), 20_001);
+    assert!(back.iter().enumerate().all(|(i, e)| e.seq == i as u64 + 1));
+    assert!(back[1..].iter().map(|e| &e.event).eq(events.iter()));
+}
+
+#[test]
+fn a_row_that_does_not_decode_is_reported_with_its_place() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path()).unwrap();
+    let short = store.create_session("short", None, None).unwrap();
+    let long = store.create_session("long", None, None).unwrap();
+    store.append_batch(&short, vec![user("m", "a"), user("m2", "b")]).unwrap();
+    store.append_batch(&long, (0..10_000).map(|i| user(&format!("m{i}"), "b")).collect()).unwrap();
+    let conn = Connection::open(dir.path().join(DB_FILE)).unwrap();
+    let break_row = "UPDATE events SET body = '{\"type\":\"user/message\"' WHERE session_id = ?1 AND seq = ?2";
+    conn.execute(break_row, rusqlite::params![short, 2]).unwrap();
+    conn.execute(break_row, rusqlite::params![long, 9000]).unwrap();
+    for id in [&short, &long] {
+        let err = store.events(id).unwrap_err();
+        assert_eq!(err.code(), "STORE_CORRUPT");
+        let seq = if id == &short { "event 2 " } else { "event 9000 " };
+        assert!(err.to_string().contains(seq) && err.to_string().contains(id.as_str()), "{err}");
+    }
+}

@@ -18,22 +18,32 @@ pub fn events(conn: &Connection, path: &Path, session: &str) -> Result<Vec<Store
     let mut rows = stmt.query([session]).map_err(err)?;
     while let Some(row) = rows.next().map_err(err)? {
         let seq: i64 = row.get(0).map_err(err)?;
-        let at: i64 = row.get(1).map_err(err)?;
         // Decoding straight from SQLite's buffers avoids copying every body into a String first.
         let text = |i| row.get_ref(i).map_err(err)?.as_str().map_err(|e| StoreError::bad_row(path, session, seq, e));
-        let (tag, body) = (text(2)?, text(3)?);
-        let event = decode::event(tag, body).map_err(|e| StoreError::bad_row(path, session, seq, e))?;
-        out.push(StoredEvent {
-            session_id: session.to_string(),
-            seq: u64::try_from(seq).map_err(|e| StoreError::bad_row(path, session, seq, e))?,
-            at: from_micros(at),
-            event,
-        });
+        out.push(stored_event(path, session, seq, row.get(1).map_err(err)?, text(2)?, text(3)?)?);
     }
+    drop(rows);
     if out.is_empty() && !session_exists(conn, path, session)? {
         return Err(StoreError::not_found(session));
     }
     Ok(out)
+}
+
+/// One row as an event; `tag` is the `type` column.
+fn stored_event(
+    path: &Path,
+    session: &str,
+    seq: i64,
+    at: i64,
+    tag: &str,
+    body: &str,
+) -> Result<StoredEvent, StoreError> {
+    Ok(StoredEvent {
+        session_id: session.to_string(),
+        seq: u64::try_from(seq).map_err(|e| StoreError::bad_row(path, session, seq, e))?,
+        at: from_micros(at),
+        event: decode::event(tag, body).map_err(|e| StoreError::bad_row(path, session, seq, e))?,
+    })
 }
 
 /// The session's last `seq` (its event count), one index seek. Sizes the result of [`events`] so a long
