@@ -295,7 +295,9 @@ async fn timed_question_goes_pending_and_the_late_answer_reaches_the_model() {
 
     let batch =
         AnswerBatch { answers: vec![Answer { id: "db".into(), selected: vec!["SQLite".into()], custom: None }] };
-    h.service.answer(agent.session_id(), "call_t", batch).unwrap();
+    // The agent's own entry point picks the late path for a continued question.
+    let responded = agent.respond("call_t", batch).unwrap();
+    assert!(matches!(responded, hark_core::service::Responded::Late(_)));
     until_answered_late(&h.store, &agent, "call_t").await;
 
     let sent = h.sent();

@@ -81,7 +81,7 @@ async fn turn(shared: &Shared, abort: &CancellationToken) -> Result<(), AgentErr
     let turn_id = uuid::Uuid::new_v4().to_string();
     append(shared, Event::TurnStarted { turn_id: turn_id.clone(), run_id: super::run_id().to_string() })?;
     shared.emit(AgentEvent::TurnStarted { session_id: shared.session_id.clone(), turn_id: turn_id.clone() });
-    let result = steps(shared, abort, &turn_id).await;
+    let result = steps(shared, abort).await;
     let reason = match &result {
         Ok(reason) => *reason,
         Err(_) => "error",
@@ -95,7 +95,7 @@ async fn turn(shared: &Shared, abort: &CancellationToken) -> Result<(), AgentErr
     result.and(ended)
 }
 
-async fn steps(shared: &Shared, abort: &CancellationToken, _turn_id: &str) -> Result<&'static str, AgentError> {
+async fn steps(shared: &Shared, abort: &CancellationToken) -> Result<&'static str, AgentError> {
     let tools = registry(shared);
     header(shared, &tools)?;
     let mut taken = 0u32;

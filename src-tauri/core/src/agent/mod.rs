@@ -27,7 +27,8 @@ pub use events::AgentEvent;
 pub use history::{history, outcome_text, UNKNOWN_OUTCOME_TEXT};
 
 use crate::model::ModelProvider;
-use crate::service::{lock, SteerMessage, UserQuestionService};
+use crate::question::AnswerBatch;
+use crate::service::{lock, Responded, ServiceError, SteerMessage, UserQuestionService};
 use crate::session::{project_questions, Event, ModelRef, SessionId, Store, StoreError};
 use crate::tools::QuestionSettings;
 
@@ -316,6 +317,12 @@ impl Agent {
             }
             None => false,
         }
+    }
+
+    /// Answers one of this session's questions from any surface: the foreground if it still waits
+    /// there, else the late path (the reply is then admitted by this agent).
+    pub fn respond(&self, call_id: &str, answers: AnswerBatch) -> Result<Responded, ServiceError> {
+        self.shared.deps.service.respond(&self.shared.session_id, call_id, answers)
     }
 
     /// Whether a turn runs or input waits for one.
