@@ -13,12 +13,7 @@ fn hark(args: &[&str]) -> Output {
 }
 
 fn json_stdout(out: &Output) -> Value {
-    assert!(
-        out.status.success(),
-        "exit {:?}, stderr: {}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "exit {:?}, stderr: {}", out.status, String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -63,8 +58,5 @@ fn help_and_version_succeed() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("usage: hark"));
     let out = hark(&["--version"]);
     assert!(out.status.success());
-    assert_eq!(
-        String::from_utf8_lossy(&out.stdout).trim(),
-        format!("hark {}", env!("CARGO_PKG_VERSION"))
-    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), format!("hark {}", env!("CARGO_PKG_VERSION")));
 }

@@ -15,10 +15,7 @@ use super::validate::too_long;
 
 /// BAD_ANSWER unless every question answered exactly once, labels exist, single-select ≤1, no duplicates,
 /// custom ⇒ selected empty (custom overrides), `{id, selected: []}` = explicit skip.
-pub fn validate_answers(
-    questions: &[Question],
-    batch: &AnswerBatch,
-) -> Result<(), UserInteractionError> {
+pub fn validate_answers(questions: &[Question], batch: &AnswerBatch) -> Result<(), UserInteractionError> {
     let mut p = Problems::default();
     let mut by_id: HashMap<&str, &Question> = HashMap::new();
     for q in questions {
@@ -28,52 +25,31 @@ pub fn validate_answers(
     for (i, a) in batch.answers.iter().enumerate() {
         let at = format!("answers[{i}] ({})", quote(&a.id));
         let Some(q) = by_id.get(a.id.as_str()) else {
-            p.push(
-                &format!("answers[{i}]"),
-                format!("id {} matches no question of this call", quote(&a.id)),
-            );
+            p.push(&format!("answers[{i}]"), format!("id {} matches no question of this call", quote(&a.id)));
             continue;
         };
         if let Some(j) = answered.get(a.id.as_str()) {
-            p.push(
-                &at,
-                format!("question answered twice (also answers[{j}]); answer each question once"),
-            );
+            p.push(&at, format!("question answered twice (also answers[{j}]); answer each question once"));
             continue;
         }
         answered.insert(a.id.as_str(), i);
 
         if let Some(c) = &a.custom {
             if is_blank(c) {
-                p.push(
-                    &at,
-                    "custom text is empty; leave custom out to skip the question",
-                );
+                p.push(&at, "custom text is empty; leave custom out to skip the question");
             } else if chars(c) > MAX_CUSTOM_CHARS {
-                p.push(
-                    &at,
-                    format!("custom text has {}", too_long(c, MAX_CUSTOM_CHARS)),
-                );
+                p.push(&at, format!("custom text has {}", too_long(c, MAX_CUSTOM_CHARS)));
             }
             if !a.selected.is_empty() {
                 p.push(&at, "custom text and selected options together; custom overrides, so selected must be empty");
             }
         }
         if q.is_free_form() && !a.selected.is_empty() {
-            p.push(
-                &at,
-                "this question has no options; answer with custom text or skip it",
-            );
+            p.push(&at, "this question has no options; answer with custom text or skip it");
             continue;
         }
         if !q.multi_select && a.selected.len() > 1 {
-            p.push(
-                &at,
-                format!(
-                    "{} selected, this question allows one",
-                    count(a.selected.len(), "option")
-                ),
-            );
+            p.push(&at, format!("{} selected, this question allows one", count(a.selected.len(), "option")));
         }
         let mut seen: Vec<&str> = Vec::new();
         for label in &a.selected {
@@ -83,10 +59,7 @@ pub fn validate_answers(
             }
             seen.push(label);
             if q.option(label).is_none() {
-                p.push(
-                    &at,
-                    format!("{} is not an option of this question", quote(label)),
-                );
+                p.push(&at, format!("{} is not an option of this question", quote(label)));
             }
         }
     }
@@ -95,7 +68,10 @@ pub fn validate_answers(
             answered.insert(q.id.as_str(), usize::MAX);
             p.push(
                 "",
-                format!("question {} has no answer; answer every question, or skip one with selected: []", quote(&q.id)),
+                format!(
+                    "question {} has no answer; answer every question, or skip one with selected: []",
+                    quote(&q.id)
+                ),
             );
         }
     }

@@ -92,10 +92,7 @@ impl UserInteractionError {
     pub const NAME: &'static str = "UserInteractionError";
 
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        UserInteractionError {
-            code,
-            message: message.into(),
-        }
+        UserInteractionError { code, message: message.into() }
     }
 
     /// Shorthand for the most common construction site: rejecting a model's arguments.
@@ -136,9 +133,6 @@ impl<'de> Deserialize<'de> for UserInteractionError {
                 wire.name
             )));
         }
-        Ok(UserInteractionError {
-            code: wire.code,
-            message: wire.message,
-        })
+        Ok(UserInteractionError { code: wire.code, message: wire.message })
     }
 }

@@ -52,10 +52,7 @@ pub fn parse_request(
         ToolMode::Timed => parse_timeout(obj.get("timeout"), default_timeout_secs, &mut p),
     };
     p.finish(ErrorCode::InvalidRequest, REQUEST_FIX_HINT)?;
-    Ok(AskRequest {
-        questions: questions.unwrap_or_default(),
-        wait,
-    })
+    Ok(AskRequest { questions: questions.unwrap_or_default(), wait })
 }
 
 fn not_an_object(got: &str) -> UserInteractionError {
@@ -80,27 +77,18 @@ fn parse_questions(v: Option<&Value>, p: &mut Problems) -> Option<Vec<Question>>
                 &decoded
             }
             _ => {
-                p.push(
-                    "questions",
-                    "must be an array of question objects, got a string",
-                );
+                p.push("questions", "must be an array of question objects, got a string");
                 return None;
             }
         },
         Some(other) => {
-            p.push(
-                "questions",
-                format!("must be an array of question objects, got {}", kind(other)),
-            );
+            p.push("questions", format!("must be an array of question objects, got {}", kind(other)));
             return None;
         }
     };
     check_count(items.len(), p);
-    let parsed: Vec<(usize, Question)> = items
-        .iter()
-        .enumerate()
-        .filter_map(|(i, item)| parse_question(i, item, p).map(|q| (i, q)))
-        .collect();
+    let parsed: Vec<(usize, Question)> =
+        items.iter().enumerate().filter_map(|(i, item)| parse_question(i, item, p).map(|q| (i, q))).collect();
     let refs: Vec<(usize, &Question)> = parsed.iter().map(|(i, q)| (*i, q)).collect();
     check_questions(&refs, p);
     Some(parsed.into_iter().map(|(_, q)| q).collect())
@@ -109,10 +97,7 @@ fn parse_questions(v: Option<&Value>, p: &mut Problems) -> Option<Vec<Question>>
 fn parse_question(i: usize, v: &Value, p: &mut Problems) -> Option<Question> {
     let path = format!("questions[{i}]");
     let Value::Object(obj) = v else {
-        p.push(
-            &path,
-            format!("must be an object with id and question, got {}", kind(v)),
-        );
+        p.push(&path, format!("must be an object with id and question, got {}", kind(v)));
         return None;
     };
     let before = p.len();
@@ -124,27 +109,19 @@ fn parse_question(i: usize, v: &Value, p: &mut Problems) -> Option<Question> {
         None | Some(Value::Null) => false,
         Some(Value::Bool(b)) => *b,
         Some(other) => {
-            p.push(
-                &format!("{path}.multi_select"),
-                format!("must be true or false, got {}", kind(other)),
-            );
+            p.push(&format!("{path}.multi_select"), format!("must be true or false, got {}", kind(other)));
             false
         }
     };
     let options = match obj.get("options") {
         None | Some(Value::Null) => Vec::new(),
-        Some(Value::Array(items)) => items
-            .iter()
-            .enumerate()
-            .filter_map(|(k, o)| parse_option(&format!("{path}.options[{k}]"), o, p))
-            .collect(),
+        Some(Value::Array(items)) => {
+            items.iter().enumerate().filter_map(|(k, o)| parse_option(&format!("{path}.options[{k}]"), o, p)).collect()
+        }
         Some(other) => {
             p.push(
                 &format!("{path}.options"),
-                format!(
-                    "must be an array of {{label, description}} objects, got {}",
-                    kind(other)
-                ),
+                format!("must be an array of {{label, description}} objects, got {}", kind(other)),
             );
             Vec::new()
         }
@@ -152,24 +129,12 @@ fn parse_question(i: usize, v: &Value, p: &mut Problems) -> Option<Question> {
     if p.len() > before {
         return None;
     }
-    Some(Question {
-        id: id?,
-        question: question?,
-        header,
-        options,
-        multi_select,
-    })
+    Some(Question { id: id?, question: question?, header, options, multi_select })
 }
 
 fn parse_option(path: &str, v: &Value, p: &mut Problems) -> Option<QuestionOption> {
     let Value::Object(obj) = v else {
-        p.push(
-            path,
-            format!(
-                "must be an object like {{\"label\": \"SQLite\"}}, got {}",
-                kind(v)
-            ),
-        );
+        p.push(path, format!("must be an object like {{\"label\": \"SQLite\"}}, got {}", kind(v)));
         return None;
     };
     check_fields(obj, path, OPTION_FIELDS, ToolMode::Legacy, p);
@@ -179,7 +144,8 @@ fn parse_option(path: &str, v: &Value, p: &mut Problems) -> Option<QuestionOptio
 }
 
 fn parse_timeout(v: Option<&Value>, default_secs: u64, p: &mut Problems) -> WaitLimit {
-    let hint = format!("give a whole number of seconds from 1 to {MAX_TIMEOUT_SECS}, or -1 to wait until the user answers");
+    let hint =
+        format!("give a whole number of seconds from 1 to {MAX_TIMEOUT_SECS}, or -1 to wait until the user answers");
     let n = match v {
         None | Some(Value::Null) => return WaitLimit::Seconds(default_secs),
         Some(Value::Number(n)) => {
@@ -200,10 +166,7 @@ fn parse_timeout(v: Option<&Value>, default_secs: u64, p: &mut Problems) -> Wait
             WaitLimit::Seconds(u64::try_from(s).unwrap_or(MAX_TIMEOUT_SECS))
         }
         Some(s) if s > i128::from(MAX_TIMEOUT_SECS) => {
-            p.push(
-                "timeout",
-                format!("{s} is more than {MAX_TIMEOUT_SECS} (7 days); {hint}"),
-            );
+            p.push("timeout", format!("{s} is more than {MAX_TIMEOUT_SECS} (7 days); {hint}"));
             WaitLimit::Indefinite
         }
         Some(s) => {
@@ -222,12 +185,7 @@ fn parse_timeout(v: Option<&Value>, default_secs: u64, p: &mut Problems) -> Wait
     }
 }
 
-fn required_string(
-    obj: &Map<String, Value>,
-    path: &str,
-    key: &str,
-    p: &mut Problems,
-) -> Option<String> {
+fn required_string(obj: &Map<String, Value>, path: &str, key: &str, p: &mut Problems) -> Option<String> {
     match obj.get(key) {
         Some(Value::String(s)) => Some(s.clone()),
         None | Some(Value::Null) => {
@@ -235,29 +193,18 @@ fn required_string(
             None
         }
         Some(other) => {
-            p.push(
-                &join(path, key),
-                format!("must be a string, got {}", kind(other)),
-            );
+            p.push(&join(path, key), format!("must be a string, got {}", kind(other)));
             None
         }
     }
 }
 
-fn optional_string(
-    obj: &Map<String, Value>,
-    path: &str,
-    key: &str,
-    p: &mut Problems,
-) -> Option<String> {
+fn optional_string(obj: &Map<String, Value>, path: &str, key: &str, p: &mut Problems) -> Option<String> {
     match obj.get(key) {
         Some(Value::String(s)) => Some(s.clone()),
         None | Some(Value::Null) => None,
         Some(other) => {
-            p.push(
-                &join(path, key),
-                format!("must be a string, got {}", kind(other)),
-            );
+            p.push(&join(path, key), format!("must be a string, got {}", kind(other)));
             None
         }
     }
@@ -273,37 +220,22 @@ fn join(path: &str, key: &str) -> String {
 
 /// Rejects fields outside `allowed`. Names from older vocabularies get a specific explanation: the
 /// model must learn they do not exist rather than guess again.
-fn check_fields(
-    obj: &Map<String, Value>,
-    path: &str,
-    allowed: &[&str],
-    mode: ToolMode,
-    p: &mut Problems,
-) {
+fn check_fields(obj: &Map<String, Value>, path: &str, allowed: &[&str], mode: ToolMode, p: &mut Problems) {
     let top = path.is_empty();
     for key in obj.keys().filter(|k| !allowed.contains(&k.as_str())) {
         let why = match key.as_str() {
-            "value" => {
-                "does not exist: an option's label is also the value you get back".to_string()
-            }
-            "recommended" => {
-                "does not exist: to recommend an option, say so in its description".to_string()
-            }
-            "allow_custom" | "allowCustom" => {
-                "does not exist: every question with options already accepts \
+            "value" => "does not exist: an option's label is also the value you get back".to_string(),
+            "recommended" => "does not exist: to recommend an option, say so in its description".to_string(),
+            "allow_custom" | "allowCustom" => "does not exist: every question with options already accepts \
                  free text, and a question without options is free-form"
-                    .to_string()
-            }
+                .to_string(),
             "desc" => "does not exist: use \"description\"".to_string(),
-            "multiSelect" | "multiselect" | "multiple" | "multi" => {
-                "does not exist: use \"multi_select\"".to_string()
-            }
+            "multiSelect" | "multiselect" | "multiple" | "multi" => "does not exist: use \"multi_select\"".to_string(),
             "timeout" if top && mode == ToolMode::Legacy => {
                 "is not available: this tool waits until the user answers".to_string()
             }
             "id" | "question" | "header" | "options" | "multi_select" if top => {
-                "belongs inside a question: use {\"questions\": [{\"id\": ..., \"question\": ...}]}"
-                    .to_string()
+                "belongs inside a question: use {\"questions\": [{\"id\": ..., \"question\": ...}]}".to_string()
             }
             _ => format!("is not a field here; allowed: {}", allowed.join(", ")),
         };

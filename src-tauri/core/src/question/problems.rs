@@ -30,12 +30,7 @@ impl Problems {
             return Ok(());
         }
         let total = self.0.len();
-        let mut msg = self
-            .0
-            .into_iter()
-            .take(MAX_LISTED)
-            .collect::<Vec<_>>()
-            .join("; ");
+        let mut msg = self.0.into_iter().take(MAX_LISTED).collect::<Vec<_>>().join("; ");
         if total > MAX_LISTED {
             msg.push_str(&format!("; and {} more", total - MAX_LISTED));
         }
@@ -61,9 +56,8 @@ pub(super) fn quote(s: &str) -> String {
 
 /// A field name for a path: bare when it is a plain identifier, quoted otherwise.
 pub(super) fn field_name(key: &str) -> String {
-    let plain = !key.is_empty()
-        && key.len() <= MAX_QUOTED_CHARS
-        && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    let plain =
+        !key.is_empty() && key.len() <= MAX_QUOTED_CHARS && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     if plain {
         key.to_string()
     } else {

@@ -27,11 +27,7 @@ pub struct Question {
     pub question: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub header: Option<String>,
-    #[serde(
-        default,
-        skip_serializing_if = "Vec::is_empty",
-        deserialize_with = "null_as_default"
-    )]
+    #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
     pub options: Vec<QuestionOption>,
     #[serde(default, deserialize_with = "null_as_default")]
     pub multi_select: bool,
@@ -124,11 +120,7 @@ pub struct Answer {
 impl Answer {
     /// An explicit, deliberate skip of one question.
     pub fn skip(id: impl Into<String>) -> Self {
-        Answer {
-            id: id.into(),
-            selected: Vec::new(),
-            custom: None,
-        }
+        Answer { id: id.into(), selected: Vec::new(), custom: None }
     }
 
     /// True for `{id, selected: []}` without custom text.
@@ -207,14 +199,8 @@ mod tests {
             question: "Which database?".into(),
             header: Some("Database".into()),
             options: vec![
-                QuestionOption {
-                    label: "SQLite".into(),
-                    description: Some("embedded".into()),
-                },
-                QuestionOption {
-                    label: "Postgres".into(),
-                    description: None,
-                },
+                QuestionOption { label: "SQLite".into(), description: Some("embedded".into()) },
+                QuestionOption { label: "Postgres".into(), description: None },
             ],
             multi_select: false,
         }
@@ -222,32 +208,17 @@ mod tests {
 
     #[test]
     fn hand_built_json_matches_serde() {
-        let free = Question {
-            options: vec![],
-            header: None,
-            ..sample()
-        };
+        let free = Question { options: vec![], header: None, ..sample() };
         for q in [sample(), free] {
             assert_eq!(question_json(&q), serde_json::to_value(&q).unwrap());
         }
         let batch = AnswerBatch {
             answers: vec![
-                Answer {
-                    id: "a".into(),
-                    selected: vec!["x".into()],
-                    custom: None,
-                },
-                Answer {
-                    id: "b".into(),
-                    selected: vec![],
-                    custom: Some("t".into()),
-                },
+                Answer { id: "a".into(), selected: vec!["x".into()], custom: None },
+                Answer { id: "b".into(), selected: vec![], custom: Some("t".into()) },
             ],
         };
-        assert_eq!(
-            serde_json::json!({ "answers": answers_json(&batch) }),
-            serde_json::to_value(&batch).unwrap()
-        );
+        assert_eq!(serde_json::json!({ "answers": answers_json(&batch) }), serde_json::to_value(&batch).unwrap());
     }
 
     #[test]
@@ -256,10 +227,7 @@ mod tests {
             serde_json::to_value(WaitLimit::Seconds(120)).unwrap(),
             serde_json::json!({"kind": "seconds", "secs": 120})
         );
-        assert_eq!(
-            serde_json::to_value(WaitLimit::Indefinite).unwrap(),
-            serde_json::json!({"kind": "indefinite"})
-        );
+        assert_eq!(serde_json::to_value(WaitLimit::Indefinite).unwrap(), serde_json::json!({"kind": "indefinite"}));
         assert_eq!(serde_json::to_value(ToolMode::Timed).unwrap(), "timed");
     }
 
@@ -271,23 +239,15 @@ mod tests {
         .unwrap();
         assert_eq!(
             q,
-            Question {
-                id: "a".into(),
-                question: "Q?".into(),
-                header: None,
-                options: vec![],
-                multi_select: false
-            }
+            Question { id: "a".into(), question: "Q?".into(), header: None, options: vec![], multi_select: false }
         );
-        let o: QuestionOption =
-            serde_json::from_value(serde_json::json!({"label": "x", "description": null})).unwrap();
+        let o: QuestionOption = serde_json::from_value(serde_json::json!({"label": "x", "description": null})).unwrap();
         assert_eq!(o.description, None);
     }
 
     #[test]
     fn answer_with_misspelt_field_is_refused() {
-        let r: Result<Answer, _> =
-            serde_json::from_value(serde_json::json!({"id": "a", "custom_answer": "x"}));
+        let r: Result<Answer, _> = serde_json::from_value(serde_json::json!({"id": "a", "custom_answer": "x"}));
         assert!(r.is_err());
     }
 }

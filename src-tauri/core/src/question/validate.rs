@@ -22,10 +22,7 @@ pub fn validate_questions(questions: &[Question]) -> Result<(), UserInteractionE
 
 pub(super) fn check_count(n: usize, p: &mut Problems) {
     if n < MIN_QUESTIONS {
-        p.push(
-            "questions",
-            format!("empty; give {MIN_QUESTIONS}–{MAX_QUESTIONS} questions"),
-        );
+        p.push("questions", format!("empty; give {MIN_QUESTIONS}–{MAX_QUESTIONS} questions"));
     } else if n > MAX_QUESTIONS {
         p.push(
             "questions",
@@ -49,10 +46,7 @@ pub(super) fn check_questions(questions: &[(usize, &Question)], p: &mut Problems
         if let Some(j) = first_with_id.get(q.id.as_str()) {
             p.push(
                 &format!("questions[{i}].id"),
-                format!(
-                    "{} is already used by questions[{j}]; ids must be unique in the call",
-                    quote(&q.id)
-                ),
+                format!("{} is already used by questions[{j}]; ids must be unique in the call", quote(&q.id)),
             );
         } else {
             first_with_id.insert(q.id.as_str(), i);
@@ -63,10 +57,7 @@ pub(super) fn check_questions(questions: &[(usize, &Question)], p: &mut Problems
 fn check_question(i: usize, q: &Question, p: &mut Problems) {
     let at = |field: &str| format!("questions[{i}].{field}");
     if is_blank(&q.id) {
-        p.push(
-            &at("id"),
-            "empty; give a short id such as \"db\", it is echoed in the answer",
-        );
+        p.push(&at("id"), "empty; give a short id such as \"db\", it is echoed in the answer");
     } else if chars(&q.id) > MAX_ID_CHARS {
         p.push(&at("id"), too_long(&q.id, MAX_ID_CHARS));
     }
@@ -79,10 +70,7 @@ fn check_question(i: usize, q: &Question, p: &mut Problems) {
         if chars(h) > MAX_HEADER_CHARS {
             p.push(
                 &at("header"),
-                format!(
-                    "{}; a short tag like \"Database\" is enough",
-                    too_long(h, MAX_HEADER_CHARS)
-                ),
+                format!("{}; a short tag like \"Database\" is enough", too_long(h, MAX_HEADER_CHARS)),
             );
         }
     }
@@ -97,19 +85,13 @@ fn check_question(i: usize, q: &Question, p: &mut Problems) {
         );
     }
     if n == 0 && q.multi_select {
-        p.push(
-            &at("multi_select"),
-            "true needs options; a question without options takes a free-form answer",
-        );
+        p.push(&at("multi_select"), "true needs options; a question without options takes a free-form answer");
     }
     let mut first_with_label: HashMap<&str, usize> = HashMap::new();
     for (k, o) in q.options.iter().enumerate() {
         let at = |field: &str| format!("questions[{i}].options[{k}].{field}");
         if is_blank(&o.label) {
-            p.push(
-                &at("label"),
-                "empty; the label is what the user sees and what you get back",
-            );
+            p.push(&at("label"), "empty; the label is what the user sees and what you get back");
             continue;
         }
         if chars(&o.label) > MAX_LABEL_CHARS {
@@ -125,10 +107,7 @@ fn check_question(i: usize, q: &Question, p: &mut Problems) {
         if let Some(j) = first_with_label.get(key) {
             p.push(
                 &at("label"),
-                format!(
-                    "{} repeats options[{j}]; labels must be unique within a question",
-                    quote(&o.label)
-                ),
+                format!("{} repeats options[{j}]; labels must be unique within a question", quote(&o.label)),
             );
         } else {
             first_with_label.insert(key, k);

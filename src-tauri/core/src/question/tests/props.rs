@@ -20,25 +20,21 @@ fn arb_json() -> impl Strategy<Value = Value> {
         any::<bool>().prop_map(Value::from),
         any::<i64>().prop_map(Value::from),
         any::<u64>().prop_map(Value::from),
-        any::<f64>()
-            .prop_filter("finite", |f| f.is_finite())
-            .prop_map(Value::from),
+        any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(Value::from),
         prop::sample::select(vec![-1i64, 0, 1, 120, 604_800, 604_801]).prop_map(Value::from),
         ".{0,12}".prop_map(Value::from),
     ];
     leaf.prop_recursive(4, 64, 10, move |inner| {
         prop_oneof![
             prop::collection::vec(inner.clone(), 0..10).prop_map(Value::Array),
-            prop::collection::vec((key.clone(), inner), 0..6)
-                .prop_map(|kvs| Value::Object(kvs.into_iter().collect())),
+            prop::collection::vec((key.clone(), inner), 0..6).prop_map(|kvs| Value::Object(kvs.into_iter().collect())),
         ]
     })
 }
 
 fn text(max: usize) -> impl Strategy<Value = String> {
     // Starts with a visible character so it is never blank; includes multi-byte characters.
-    proptest::string::string_regex(&format!("[a-zA-Z0-9é中?][a-zA-Z0-9 é中?,.]{{0,{max}}}"))
-        .unwrap()
+    proptest::string::string_regex(&format!("[a-zA-Z0-9é中?][a-zA-Z0-9 é中?,.]{{0,{max}}}")).unwrap()
 }
 
 fn arb_question(index: usize) -> impl Strategy<Value = Question> {
@@ -72,18 +68,16 @@ fn arb_question(index: usize) -> impl Strategy<Value = Question> {
 }
 
 fn arb_questions() -> impl Strategy<Value = Vec<Question>> {
-    (limits::MIN_QUESTIONS..=limits::MAX_QUESTIONS)
-        .prop_flat_map(|n| (0..n).map(arb_question).collect::<Vec<_>>())
+    (limits::MIN_QUESTIONS..=limits::MAX_QUESTIONS).prop_flat_map(|n| (0..n).map(arb_question).collect::<Vec<_>>())
 }
 
 fn arb_request(mode: ToolMode) -> impl Strategy<Value = AskRequest> {
     let wait = match mode {
         ToolMode::Legacy => Just(WaitLimit::Indefinite).boxed(),
-        ToolMode::Timed => prop_oneof![
-            Just(WaitLimit::Indefinite),
-            (1..=limits::MAX_TIMEOUT_SECS).prop_map(WaitLimit::Seconds),
-        ]
-        .boxed(),
+        ToolMode::Timed => {
+            prop_oneof![Just(WaitLimit::Indefinite), (1..=limits::MAX_TIMEOUT_SECS).prop_map(WaitLimit::Seconds),]
+                .boxed()
+        }
     };
     (arb_questions(), wait).prop_map(|(questions, wait)| AskRequest { questions, wait })
 }
@@ -95,14 +89,8 @@ fn arb_mode() -> impl Strategy<Value = ToolMode> {
 /// A valid request's arguments with one targeted mutation: a field replaced by arbitrary JSON, removed,
 /// an unknown field added, or a question duplicated.
 fn near_valid() -> impl Strategy<Value = (ToolMode, Value)> {
-    (
-        arb_mode(),
-        any::<prop::sample::Index>(),
-        arb_json(),
-        0u8..6,
-        any::<prop::sample::Index>(),
-    )
-        .prop_flat_map(|(mode, qi, junk, kind, field)| {
+    (arb_mode(), any::<prop::sample::Index>(), arb_json(), 0u8..6, any::<prop::sample::Index>()).prop_flat_map(
+        |(mode, qi, junk, kind, field)| {
             arb_request(mode).prop_map(move |req| {
                 let mut args = req.to_arguments(mode);
                 let Some(qs) = args["questions"].as_array_mut() else {
@@ -125,9 +113,7 @@ fn near_valid() -> impl Strategy<Value = (ToolMode, Value)> {
                     }
                     4 => {
                         if let Some(opts) = qs[i]["options"].as_array_mut() {
-                            let k = field
-                                .index(opts.len().max(1))
-                                .min(opts.len().saturating_sub(1));
+                            let k = field.index(opts.len().max(1)).min(opts.len().saturating_sub(1));
                             if let Some(o) = opts.get_mut(k) {
                                 o["label"] = junk.clone();
                             }
@@ -137,23 +123,18 @@ fn near_valid() -> impl Strategy<Value = (ToolMode, Value)> {
                 }
                 (mode, args)
             })
-        })
+        },
+    )
 }
 
 /// A valid batch for `questions`: per question a skip, custom text, or a selection that respects
 /// single/multi-select, in a shuffled order.
-fn arb_valid_batch(
-    questions: Vec<Question>,
-) -> impl Strategy<Value = (Vec<Question>, AnswerBatch)> {
+fn arb_valid_batch(questions: Vec<Question>) -> impl Strategy<Value = (Vec<Question>, AnswerBatch)> {
     let per_question: Vec<_> = questions
         .iter()
         .map(|q| {
             let n = q.options.len();
-            (
-                0u8..3,
-                prop::collection::btree_set(0..n.max(1), 0..=n.max(1)),
-                text(40),
-            )
+            (0u8..3, prop::collection::btree_set(0..n.max(1), 0..=n.max(1)), text(40))
         })
         .collect();
     (per_question, Just(questions)).prop_flat_map(|(choices, questions)| {
@@ -162,33 +143,17 @@ fn arb_valid_batch(
             .zip(choices)
             .map(|(q, (kind, picks, text))| match kind {
                 0 => Answer::skip(&q.id),
-                1 => Answer {
-                    id: q.id.clone(),
-                    selected: vec![],
-                    custom: Some(text),
-                },
-                _ if q.is_free_form() => Answer {
-                    id: q.id.clone(),
-                    selected: vec![],
-                    custom: Some(text),
-                },
+                1 => Answer { id: q.id.clone(), selected: vec![], custom: Some(text) },
+                _ if q.is_free_form() => Answer { id: q.id.clone(), selected: vec![], custom: Some(text) },
                 _ => {
-                    let take = if q.multi_select {
-                        picks.len()
-                    } else {
-                        picks.len().min(1)
-                    };
+                    let take = if q.multi_select { picks.len() } else { picks.len().min(1) };
                     let selected = picks
                         .into_iter()
                         .filter(|k| *k < q.options.len())
                         .take(take)
                         .map(|k| q.options[k].label.clone())
                         .collect();
-                    Answer {
-                        id: q.id.clone(),
-                        selected,
-                        custom: None,
-                    }
+                    Answer { id: q.id.clone(), selected, custom: None }
                 }
             })
             .collect();
@@ -200,35 +165,16 @@ fn arb_valid_batch(
 /// Questions and answers over a tiny alphabet, so ids and labels collide and every branch is reached.
 fn arb_messy_batch() -> impl Strategy<Value = (Vec<Question>, AnswerBatch)> {
     let small = || prop::sample::select(vec!["a", "b", "c", "", " ", "a "]).prop_map(String::from);
-    let q = (small(), prop::collection::vec(small(), 0..4), any::<bool>()).prop_map(
-        |(id, labels, multi)| Question {
-            id,
-            question: "q".into(),
-            header: None,
-            options: labels
-                .into_iter()
-                .map(|label| QuestionOption {
-                    label,
-                    description: None,
-                })
-                .collect(),
-            multi_select: multi,
-        },
-    );
-    let a = (
-        small(),
-        prop::collection::vec(small(), 0..4),
-        prop::option::of(small()),
-    )
-        .prop_map(|(id, selected, custom)| Answer {
-            id,
-            selected,
-            custom,
-        });
-    (
-        prop::collection::vec(q, 0..5),
-        prop::collection::vec(a, 0..6),
-    )
+    let q = (small(), prop::collection::vec(small(), 0..4), any::<bool>()).prop_map(|(id, labels, multi)| Question {
+        id,
+        question: "q".into(),
+        header: None,
+        options: labels.into_iter().map(|label| QuestionOption { label, description: None }).collect(),
+        multi_select: multi,
+    });
+    let a = (small(), prop::collection::vec(small(), 0..4), prop::option::of(small()))
+        .prop_map(|(id, selected, custom)| Answer { id, selected, custom });
+    (prop::collection::vec(q, 0..5), prop::collection::vec(a, 0..6))
         .prop_map(|(questions, answers)| (questions, AnswerBatch { answers }))
 }
 

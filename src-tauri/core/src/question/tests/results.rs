@@ -3,13 +3,7 @@
 use super::*;
 
 fn sample_batch() -> AnswerBatch {
-    AnswerBatch {
-        answers: vec![
-            pick("db", &["SQLite"]),
-            custom("name", "hark-demo"),
-            Answer::skip("extras"),
-        ],
-    }
+    AnswerBatch { answers: vec![pick("db", &["SQLite"]), custom("name", "hark-demo"), Answer::skip("extras")] }
 }
 
 #[test]
@@ -18,10 +12,7 @@ fn answered_text_is_the_answers_json_with_ids() {
     let back: AnswerBatch = serde_json::from_str(&text).unwrap();
     assert_eq!(back, sample_batch());
     let v: Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(
-        v["answers"][1],
-        json!({"id": "name", "selected": [], "custom": "hark-demo"})
-    );
+    assert_eq!(v["answers"][1], json!({"id": "name", "selected": [], "custom": "hark-demo"}));
     assert_eq!(v["answers"][2], json!({"id": "extras", "selected": []}));
 }
 
@@ -53,28 +44,17 @@ fn pending_text_escapes_the_call_id() {
 
 #[test]
 fn late_answer_text_round_trips() {
-    let questions = vec![
-        question("db", &["SQLite", "Postgres"], false),
-        question("name", &[], false),
-    ];
-    let batch = AnswerBatch {
-        answers: vec![pick("db", &["Postgres"]), custom("name", "x")],
-    };
+    let questions = vec![question("db", &["SQLite", "Postgres"], false), question("name", &[], false)];
+    let batch = AnswerBatch { answers: vec![pick("db", &["Postgres"]), custom("name", "x")] };
     let text = late_answer_text("call_7", &questions, &batch);
     let v: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v[LATE_ANSWER_MARKER], json!(true));
     assert_eq!(v["call_id"], json!("call_7"));
     let recorded: Vec<Question> = serde_json::from_value(v["questions"].clone()).unwrap();
     assert_eq!(recorded, questions);
-    assert_eq!(
-        parse_late_answer_text(&text),
-        Some(("call_7".to_string(), batch.clone()))
-    );
+    assert_eq!(parse_late_answer_text(&text), Some(("call_7".to_string(), batch.clone())));
     // Surrounding whitespace from a transport does not matter.
-    assert_eq!(
-        parse_late_answer_text(&format!("\n {text} \n")),
-        Some(("call_7".to_string(), batch))
-    );
+    assert_eq!(parse_late_answer_text(&format!("\n {text} \n")), Some(("call_7".to_string(), batch)));
 }
 
 #[test]
@@ -99,16 +79,10 @@ fn ordinary_messages_are_not_late_answers() {
 fn error_serializes_as_name_code_message() {
     let e = UserInteractionError::new(ErrorCode::BadAnswer, "answers[0]: nope");
     let v = serde_json::to_value(&e).unwrap();
-    assert_eq!(
-        v,
-        json!({"name": "UserInteractionError", "code": "BAD_ANSWER", "message": "answers[0]: nope"})
-    );
+    assert_eq!(v, json!({"name": "UserInteractionError", "code": "BAD_ANSWER", "message": "answers[0]: nope"}));
     assert_eq!(v.as_object().unwrap().len(), 3);
     assert_eq!(e.to_json(), v);
-    assert_eq!(
-        serde_json::from_value::<UserInteractionError>(v).unwrap(),
-        e
-    );
+    assert_eq!(serde_json::from_value::<UserInteractionError>(v).unwrap(), e);
     assert_eq!(e.to_string(), "BAD_ANSWER: answers[0]: nope");
 }
 
@@ -120,8 +94,7 @@ fn every_code_spells_the_same_everywhere() {
         assert_eq!(code.to_string(), code.as_str());
         assert_eq!(ErrorCode::parse(code.as_str()), Some(code));
         let e = UserInteractionError::new(code, "m");
-        let back: UserInteractionError =
-            serde_json::from_str(&serde_json::to_string(&e).unwrap()).unwrap();
+        let back: UserInteractionError = serde_json::from_str(&serde_json::to_string(&e).unwrap()).unwrap();
         assert_eq!(back, e);
     }
     assert_eq!(ErrorCode::parse("NOPE"), None);

@@ -20,12 +20,7 @@ fn params(mode: ToolMode) -> Value {
 }
 
 fn property_names(schema: &Value) -> Vec<&str> {
-    let mut names: Vec<&str> = schema["properties"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .map(String::as_str)
-        .collect();
+    let mut names: Vec<&str> = schema["properties"].as_object().unwrap().keys().map(String::as_str).collect();
     names.sort_unstable();
     names
 }
@@ -37,21 +32,9 @@ fn removed_fields_appear_nowhere() {
         let mut keys = Vec::new();
         keys_recursively(&def, &mut keys);
         let text = def.to_string();
-        for removed in [
-            "value",
-            "recommended",
-            "allow_custom",
-            "allowCustom",
-            "desc",
-        ] {
-            assert!(
-                !keys.iter().any(|k| k == removed),
-                "{mode:?} schema has key {removed}"
-            );
-            assert!(
-                !text.contains(&format!("\"{removed}\"")),
-                "{mode:?} schema mentions \"{removed}\""
-            );
+        for removed in ["value", "recommended", "allow_custom", "allowCustom", "desc"] {
+            assert!(!keys.iter().any(|k| k == removed), "{mode:?} schema has key {removed}");
+            assert!(!text.contains(&format!("\"{removed}\"")), "{mode:?} schema mentions \"{removed}\"");
         }
         assert!(!text.to_lowercase().contains("recommended"));
         assert!(!text.contains("allow_custom"));
@@ -61,10 +44,7 @@ fn removed_fields_appear_nowhere() {
 #[test]
 fn timeout_only_in_timed_mode() {
     assert_eq!(property_names(&params(ToolMode::Legacy)), ["questions"]);
-    assert_eq!(
-        property_names(&params(ToolMode::Timed)),
-        ["questions", "timeout"]
-    );
+    assert_eq!(property_names(&params(ToolMode::Timed)), ["questions", "timeout"]);
     let t = &tool_definition(ToolMode::Timed, 300)["parameters"]["properties"]["timeout"];
     assert_eq!(t["type"], "integer");
     assert_eq!(t["default"], 300);
@@ -90,21 +70,12 @@ fn shape_and_bounds_match_the_limits() {
         assert_eq!(qs["minItems"], limits::MIN_QUESTIONS);
         assert_eq!(qs["maxItems"], limits::MAX_QUESTIONS);
         let item = &qs["items"];
-        assert_eq!(
-            property_names(item),
-            ["header", "id", "multi_select", "options", "question"]
-        );
+        assert_eq!(property_names(item), ["header", "id", "multi_select", "options", "question"]);
         assert_eq!(item["required"], json!(["id", "question"]));
         assert_eq!(item["additionalProperties"], false);
         assert_eq!(item["properties"]["id"]["maxLength"], limits::MAX_ID_CHARS);
-        assert_eq!(
-            item["properties"]["question"]["maxLength"],
-            limits::MAX_QUESTION_CHARS
-        );
-        assert_eq!(
-            item["properties"]["header"]["maxLength"],
-            limits::MAX_HEADER_CHARS
-        );
+        assert_eq!(item["properties"]["question"]["maxLength"], limits::MAX_QUESTION_CHARS);
+        assert_eq!(item["properties"]["header"]["maxLength"], limits::MAX_HEADER_CHARS);
         assert_eq!(item["properties"]["multi_select"]["type"], "boolean");
         let opts = &item["properties"]["options"];
         assert_eq!(opts["maxItems"], limits::MAX_OPTIONS);
@@ -112,14 +83,8 @@ fn shape_and_bounds_match_the_limits() {
         assert_eq!(property_names(opt), ["description", "label"]);
         assert_eq!(opt["required"], json!(["label"]));
         assert_eq!(opt["additionalProperties"], false);
-        assert_eq!(
-            opt["properties"]["label"]["maxLength"],
-            limits::MAX_LABEL_CHARS
-        );
-        assert_eq!(
-            opt["properties"]["description"]["maxLength"],
-            limits::MAX_DESCRIPTION_CHARS
-        );
+        assert_eq!(opt["properties"]["label"]["maxLength"], limits::MAX_LABEL_CHARS);
+        assert_eq!(opt["properties"]["description"]["maxLength"], limits::MAX_DESCRIPTION_CHARS);
     }
 }
 
@@ -148,34 +113,15 @@ fn every_schema_property_is_accepted_by_the_parser() {
 
 #[test]
 fn description_guides_the_model() {
-    let legacy_d = tool_definition(ToolMode::Legacy, 120)["description"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let timed_d = tool_definition(ToolMode::Timed, 90)["description"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let legacy_d = tool_definition(ToolMode::Legacy, 120)["description"].as_str().unwrap().to_string();
+    let timed_d = tool_definition(ToolMode::Timed, 90)["description"].as_str().unwrap().to_string();
     for d in [&legacy_d, &timed_d] {
         assert!(d.contains("concise"), "{d}");
         assert!(d.contains("prefer options"), "{d}");
         assert!(d.contains("ids echoed"), "{d}");
     }
-    assert!(
-        !legacy_d.contains("timeout") && !legacy_d.contains("pending"),
-        "{legacy_d}"
-    );
-    for phrase in [
-        "\"timeout\"",
-        "default 90",
-        "pending",
-        "answer_to_pending_question",
-        "consent",
-        "skip",
-    ] {
-        assert!(
-            timed_d.contains(phrase),
-            "{phrase:?} missing from {timed_d}"
-        );
+    assert!(!legacy_d.contains("timeout") && !legacy_d.contains("pending"), "{legacy_d}");
+    for phrase in ["\"timeout\"", "default 90", "pending", "answer_to_pending_question", "consent", "skip"] {
+        assert!(timed_d.contains(phrase), "{phrase:?} missing from {timed_d}");
     }
 }
