@@ -88,4 +88,4 @@ test-e2e: ui tauri-driver
 	@echo "screenshots: $$(ls target/e2e/*.png | wc -l) files in target/e2e/"
 
 bench: check-tools system-deps ui
-	cargo bench -p hark-core
+	cargo bench -p hark-core --bench store --bench service
