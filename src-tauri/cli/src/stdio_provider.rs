@@ -170,7 +170,7 @@ fn prompt(q: &Question, deadline: Option<Instant>) -> String {
         "a number · /other TEXT · /skip".to_string()
     };
     let time = deadline
-        .map(|d| format!(" · {} s left", d.saturating_duration_since(Instant::now()).as_secs()))
+        .map(|d| format!(" · {} s left", d.saturating_duration_since(Instant::now()).as_millis().div_ceil(1000)))
         .unwrap_or_default();
     format!("  [{how}{time}] > ")
 }
