@@ -6,7 +6,7 @@ fn main() {
     println!("cargo:rerun-if-changed=ui/dist");
     let attributes = tauri_build::Attributes::new()
         .capabilities_path_pattern("./src-tauri/app/capabilities/**/*")
-        .app_manifest(tauri_build::AppManifest::new().commands(&["app_info"]));
+        .app_manifest(tauri_build::AppManifest::new().commands(&["app_info", "list_sessions", "session_transcript"]));
     if let Err(error) = tauri_build::try_build(attributes) {
         panic!("tauri-build failed: {error:#}");
     }

@@ -16,7 +16,11 @@ pub fn run() {
             app.manage(state::AppState::prepare(platform_default));
             Ok(())
         })
-        .invoke_handler(tauri::generate_handler![commands::app_info])
+        .invoke_handler(tauri::generate_handler![
+            commands::app_info,
+            commands::list_sessions,
+            commands::session_transcript
+        ])
         .run(tauri::generate_context!());
     if let Err(error) = result {
         eprintln!("hark-desktop: {error}");

@@ -1,5 +1,6 @@
 import { invoke } from '@tauri-apps/api/core';
 import { toHarkError, type HarkError } from './errors';
+import type { SessionSummary, Transcript } from './types';
 
 export interface AppInfo {
   name: string;
@@ -19,3 +20,8 @@ export async function call<T>(command: string, args?: Record<string, unknown>): 
 }
 
 export const appInfo = (): Promise<Result<AppInfo>> => call<AppInfo>('app_info');
+
+export const listSessions = (): Promise<Result<SessionSummary[]>> => call<SessionSummary[]>('list_sessions');
+
+export const sessionTranscript = (sessionId: string): Promise<Result<Transcript>> =>
+  call<Transcript>('session_transcript', { sessionId });

@@ -1,0 +1,83 @@
+import type { AnswerBatch, Question } from './question/types';
+import type { QuestionRecord, ToolOutcome } from './types';
+
+export type Tone = 'waiting' | 'done' | 'muted' | 'error';
+
+export interface Status {
+  label: string;
+  tone: Tone;
+}
+
+/** What a question's tool row says about it. The question record (the core's projection) wins over
+ * the row's own result, so a late answer shows even though the result itself says pending. */
+export function questionStatus(record: QuestionRecord | null, outcome: ToolOutcome | null): Status {
+  if (record) {
+    switch (record.state) {
+      case 'open':
+        return { label: 'Waiting for your answer', tone: 'waiting' };
+      case 'continued':
+        return record.reply_queued
+          ? { label: 'Your late answer is on its way to the agent', tone: 'waiting' }
+          : { label: 'The agent went on without your answer — answer any time', tone: 'waiting' };
+      case 'settled':
+        return record.answered_late ? { label: 'Answered late', tone: 'done' } : { label: 'Answered', tone: 'done' };
+    }
+  }
+  if (outcome?.status === 'error') {
+    return outcome.error.code === 'ASK_CANCELLED'
+      ? { label: 'Closed without an answer', tone: 'muted' }
+      : { label: `Failed: ${outcome.error.code}`, tone: 'error' };
+  }
+  return { label: 'No answer recorded', tone: 'muted' };
+}
+
+export interface AnswerLine {
+  id: string;
+  question: string;
+  answer: string;
+  skipped: boolean;
+}
+
+/** One readable line per question of a batch: labels joined, typed text quoted, skips named. */
+export function answerLines(questions: Question[], batch: AnswerBatch | null): AnswerLine[] {
+  if (!batch) return [];
+  return questions.map((q) => {
+    const a = batch.answers.find((x) => x.id === q.id);
+    if (a?.custom != null && a.custom !== '') {
+      return { id: q.id, question: q.question, answer: `“${a.custom}”`, skipped: false };
+    }
+    if (a && a.selected.length > 0) {
+      return { id: q.id, question: q.question, answer: a.selected.join(', '), skipped: false };
+    }
+    return { id: q.id, question: q.question, answer: 'Skipped', skipped: true };
+  });
+}
+
+/** A one-line summary of a tool call's arguments for its row, never longer than `max` characters. */
+export function argumentSummary(args: unknown, max = 120): string {
+  let text: string;
+  if (typeof args === 'string') text = args;
+  else {
+    try {
+      text = JSON.stringify(args) ?? '';
+    } catch {
+      text = String(args);
+    }
+  }
+  text = text.replace(/\s+/g, ' ').trim();
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** The text of a tool result for a collapsed row. */
+export function outcomeText(outcome: ToolOutcome | null): string {
+  if (!outcome) return 'running…';
+  switch (outcome.status) {
+    case 'ok':
+    case 'pending':
+      return outcome.content;
+    case 'error':
+      return `${outcome.error.code}: ${outcome.error.message}`;
+    case 'TOOL_OUTCOME_UNKNOWN':
+      return 'Hark stopped before this call finished; its outcome is unknown.';
+  }
+}
