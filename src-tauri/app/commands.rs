@@ -16,7 +16,7 @@ pub struct AppInfo {
 
 #[tauri::command]
 pub fn app_info(state: State<'_, AppState>) -> Result<AppInfo, CommandError> {
-    let dir = state.data_dir.as_ref().map_err(|e| CommandError::Startup(e.clone()))?;
+    let dir = state.data_dir()?;
     Ok(AppInfo { name: "Hark", version: env!("CARGO_PKG_VERSION"), data_dir: dir.display().to_string() })
 }
 

@@ -29,6 +29,10 @@ impl AppState {
         Self { data_dir, store }
     }
 
+    pub fn data_dir(&self) -> Result<&PathBuf, CommandError> {
+        self.data_dir.as_ref().map_err(|e| CommandError::Startup(e.clone()))
+    }
+
     pub fn store(&self) -> Result<&Store, CommandError> {
         self.store.as_deref().map_err(|e| CommandError::Startup(e.clone()))
     }

@@ -7,7 +7,7 @@ use serde::Serialize;
 /// The environment variable that overrides the data directory (tests and scripting use it).
 pub const DATA_DIR_ENV: &str = "HARK_DATA_DIR";
 
-#[derive(Debug, Clone, thiserror::Error)]
+#[derive(Debug, thiserror::Error)]
 pub enum DataDirError {
     #[error("no data directory: set {DATA_DIR_ENV} or run on a platform with an app-data directory")]
     Unknown,

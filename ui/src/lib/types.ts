@@ -1,3 +1,4 @@
+import type { HarkError } from './errors';
 import type { AnswerBatch, Question } from './question/types';
 
 /** A row of the sessions sidebar, as the shell lists it. */
@@ -10,16 +11,10 @@ export interface SessionSummary {
 }
 
 
-export interface HarkErrorShape {
-  name: string;
-  code: string;
-  message: string;
-}
-
 export type ToolOutcome =
   | { status: 'ok'; content: string }
   | { status: 'pending'; content: string }
-  | { status: 'error'; error: HarkErrorShape }
+  | { status: 'error'; error: HarkError }
   | { status: 'TOOL_OUTCOME_UNKNOWN' };
 
 export interface QuestionRecord {
@@ -57,7 +52,7 @@ export type TranscriptItem =
       queued_answers: AnswerBatch | null;
     }
   | { kind: 'orphan_result'; seq: number; at: string; call_id: string; outcome: ToolOutcome }
-  | { kind: 'model_error'; seq: number; at: string; error: HarkErrorShape };
+  | { kind: 'model_error'; seq: number; at: string; error: HarkError };
 
 export interface Turn {
   turn_id: string | null;
