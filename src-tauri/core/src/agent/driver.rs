@@ -24,7 +24,6 @@ pub(super) async fn run(shared: Arc<Shared>) {
                 if !state.queue.is_empty() {
                     let token = CancellationToken::new();
                     state.turn_abort = Some(token.clone());
-                    state.running = true;
                     break token;
                 }
             }
@@ -37,7 +36,6 @@ pub(super) async fn run(shared: Arc<Shared>) {
             });
         }
         let mut state = lock(&shared.state);
-        state.running = false;
         state.turn_abort = None;
         shared.busy.send_replace(!state.queue.is_empty() && !state.closed);
     }

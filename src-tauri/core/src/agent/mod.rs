@@ -131,7 +131,6 @@ struct State {
     /// the log on open and from the service), and must be admitted once.
     admitted: HashSet<String>,
     turn_abort: Option<CancellationToken>,
-    running: bool,
     closed: bool,
 }
 
@@ -167,8 +166,10 @@ impl Shared {
                 }
             }
             state.queue.push_back(input);
+            // Under the lock, like the driver's write: set outside it, a turn that took this input and
+            // ended in between would have its `false` overwritten, leaving `wait_idle` stuck.
+            self.busy.send_replace(true);
         }
-        self.busy.send_replace(true);
         self.wake.notify_one();
         Ok(())
     }
