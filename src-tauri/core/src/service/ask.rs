@@ -123,7 +123,9 @@ impl UserQuestionService {
         tokio::pin!(provider_answer);
         let expired = wait.expired();
         tokio::pin!(expired);
-        let (mut provider_done, mut expiry_done) = (false, false);
+        // Each branch settles at most once: after settling, only `settled` can make progress, and a
+        // branch that stayed ready would spin until it does.
+        let (mut provider_done, mut expiry_done, mut abort_done) = (false, false, false);
         loop {
             tokio::select! {
                 biased;
@@ -131,7 +133,8 @@ impl UserQuestionService {
                     abandon.armed = false;
                     return result.unwrap_or_else(|_| Err(aborted("the question was dropped without a settlement")));
                 }
-                _ = abort.cancelled() => {
+                _ = abort.cancelled(), if !abort_done => {
+                    abort_done = true;
                     let _ = self.settle(&session, &call_id, Err(aborted("the turn was aborted")));
                 }
                 answer = &mut provider_answer, if !provider_done => {
