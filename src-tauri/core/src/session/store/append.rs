@@ -10,7 +10,7 @@ use rusqlite::{params, Connection, TransactionBehavior};
 use super::{from_micros, read, repair, to_micros};
 use crate::session::error::StoreError;
 use crate::session::events::{Event, StoredEvent};
-use crate::session::projection::questions::{QuestionCounts, QuestionFold};
+use crate::session::projection::questions::{fold_events, QuestionCounts, QuestionFold};
 
 /// The writer's view of a session it has written to: where its log ends and its question fold, so an
 /// append never replays the log. Trusted only while `next_seq` matches the stored event count.
@@ -21,13 +21,12 @@ struct Live {
 }
 
 impl Live {
+    fn new(fold: QuestionFold, next_seq: u64) -> Live {
+        Live { next_seq, counts: fold.counts(), fold }
+    }
+
     fn from_events(events: &[StoredEvent]) -> Live {
-        let mut fold = QuestionFold::new();
-        for e in events {
-            fold.apply(&e.event);
-        }
-        let counts = fold.counts();
-        Live { next_seq: events.last().map_or(1, |e| e.seq + 1), fold, counts }
+        Live::new(fold_events(events.iter().map(|e| &e.event)), events.last().map_or(1, |e| e.seq + 1))
     }
 }
 
@@ -55,9 +54,7 @@ impl Writer {
             .map_err(err)?;
         insert_event(&tx, id, 1, now, created.type_name(), &body).map_err(err)?;
         tx.commit().map_err(err)?;
-        let mut fold = QuestionFold::new();
-        fold.apply(&created);
-        self.live.insert(id.to_string(), Live { next_seq: 2, counts: fold.counts(), fold });
+        self.live.insert(id.to_string(), Live::new(fold_events([&created]), 2));
         Ok(())
     }
 
