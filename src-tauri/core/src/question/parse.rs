@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 
 use super::error::{ErrorCode, UserInteractionError};
-use super::limits::MAX_TIMEOUT_SECS;
+use super::limits::{MAX_QUESTIONS, MAX_TIMEOUT_SECS, MIN_QUESTIONS};
 use super::problems::{field_name, kind, Problems};
 use super::types::{AskRequest, Question, QuestionOption, ToolMode, WaitLimit};
 use super::validate::{check_count, check_questions, REQUEST_FIX_HINT};
@@ -67,7 +67,7 @@ fn parse_questions(v: Option<&Value>, p: &mut Problems) -> Option<Vec<Question>>
     let decoded;
     let items = match v {
         None | Some(Value::Null) => {
-            p.push("questions", "missing; give an array of 1–8 questions");
+            p.push("questions", format!("missing; give an array of {MIN_QUESTIONS}–{MAX_QUESTIONS} questions"));
             return None;
         }
         Some(Value::Array(a)) => a,
