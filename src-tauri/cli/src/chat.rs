@@ -2,7 +2,6 @@
 //! questions on stdin (see [`crate::stdio_provider`]). Also the hosting both `chat` and `answer` share:
 //! the data-directory lock, the store, the question service and the session's model.
 
-use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -20,7 +19,7 @@ use hark_core::tools::QuestionSettings;
 use serde::Serialize;
 use tokio::sync::{Mutex, Notify};
 
-use crate::stdio_provider::{safe, Lines, Shown, StdioProvider};
+use crate::stdio_provider::{safe, say, Lines, Shown, StdioProvider};
 
 /// Prints `{name, code, message}` on stderr and returns `code` as the exit status.
 pub(crate) fn fail(error: &impl Serialize, code: u8) -> ExitCode {
@@ -67,15 +66,7 @@ impl Host {
     /// The full id of a session typed as its id or a unique prefix.
     pub(crate) fn resolve(&self, typed: &str) -> Result<String, ExitCode> {
         let sessions = self.store.list_sessions().map_err(|e| fail(&e, 1))?;
-        if let Some(s) = sessions.iter().find(|s| s.id == typed) {
-            return Ok(s.id.clone());
-        }
-        let matches: Vec<_> = sessions.iter().filter(|s| !typed.is_empty() && s.id.starts_with(typed)).collect();
-        match matches.as_slice() {
-            [one] => Ok(one.id.clone()),
-            [] => Err(fail_msg("NOT_FOUND", format!("session {typed:?} not found"))),
-            _ => Err(fail_msg("NOT_FOUND", format!("session prefix {typed:?} matches several sessions"))),
-        }
+        crate::data::match_session(sessions, typed).map(|s| s.id).map_err(|f| fail_msg("NOT_FOUND", f.message()))
     }
 
     /// The model a session recorded when it was created.
@@ -140,12 +131,6 @@ pub(crate) fn build_model(model: &ModelRef) -> Result<Arc<dyn ModelProvider>, Ex
     }
 }
 
-fn out(text: &str) {
-    let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(text.as_bytes());
-    let _ = stdout.flush();
-}
-
 /// Renders the agent's stream for a terminal until the agent is dropped.
 pub(crate) fn print_events(
     mut rx: tokio::sync::broadcast::Receiver<AgentEvent>,
@@ -161,14 +146,14 @@ pub(crate) fn print_events(
             };
             let line = |text: String, at_line_start: &mut bool| {
                 let lead = if *at_line_start { "" } else { "\n" };
-                out(&format!("{lead}{text}\n"));
+                say(&format!("{lead}{text}\n"));
                 *at_line_start = true;
             };
             match event {
                 AgentEvent::TextDelta { text, .. } => {
                     let text = safe_keep_newlines(&text);
                     at_line_start = text.ends_with('\n');
-                    out(&text);
+                    say(&text);
                 }
                 AgentEvent::EventAppended { event } => match event.event {
                     Event::ToolCall { call_id, name, arguments } => {
@@ -177,7 +162,7 @@ pub(crate) fn print_events(
                             let args: String = args.chars().take(120).collect();
                             line(format!("  · {} {args}", safe(&name)), &mut at_line_start);
                         } else if !at_line_start {
-                            out("\n");
+                            say("\n");
                             at_line_start = true;
                         }
                         shown.mark(&call_id);
@@ -197,7 +182,7 @@ pub(crate) fn print_events(
                     }
                     Event::ModelError { error } => {
                         if !at_line_start {
-                            out("\n");
+                            say("\n");
                             at_line_start = true;
                         }
                         eprintln!("hark: model error {error}");
@@ -206,7 +191,7 @@ pub(crate) fn print_events(
                 },
                 AgentEvent::TurnEnded { reason, .. } => {
                     if !at_line_start {
-                        out("\n");
+                        say("\n");
                         at_line_start = true;
                     }
                     if reason != "completed" {
@@ -372,7 +357,7 @@ async fn interactive(agent: &Agent, host: &Host) -> bool {
         if !run_until_idle(agent, host).await {
             return false;
         }
-        out("> ");
+        say("> ");
         let line = tokio::select! {
             line = async { host.lines.lock().await.next().await } => line,
             _ = tokio::signal::ctrl_c() => None,

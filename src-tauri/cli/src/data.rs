@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use hark_core::data_dir;
-use hark_core::session::{SessionSummary, Store, StoreError, DB_FILE};
+use hark_core::session::{SessionSummary, Store, StoreError, StoredEvent, DB_FILE};
 
 /// The desktop app's bundle identifier: its data directory is `<platform data dir>/<identifier>`,
 /// and the CLI reads the same one.
@@ -31,6 +31,10 @@ impl Failure {
 
     pub fn failed(message: impl Into<String>) -> Self {
         Failure { message: message.into(), code: 1 }
+    }
+
+    pub fn message(&self) -> &str {
+        &self.message
     }
 
     pub fn exit(self) -> ExitCode {
@@ -60,7 +64,11 @@ pub fn open_store() -> Result<Option<Store>, Failure> {
 
 /// Resolves a session id typed by a person: the full id, or a prefix matching exactly one session.
 pub fn resolve_session(store: &Store, typed: &str) -> Result<SessionSummary, Failure> {
-    let sessions = store.list_sessions()?;
+    match_session(store.list_sessions()?, typed)
+}
+
+/// The session named by its full id or a unique prefix, among `sessions`.
+pub fn match_session(sessions: Vec<SessionSummary>, typed: &str) -> Result<SessionSummary, Failure> {
     if let Some(exact) = sessions.iter().find(|s| s.id == typed) {
         return Ok(exact.clone());
     }
@@ -70,6 +78,15 @@ pub fn resolve_session(store: &Store, typed: &str) -> Result<SessionSummary, Fai
         (Some(_), Some(_)) => Err(Failure::not_found(format!("session prefix {typed:?} matches several sessions"))),
         (None, _) => Err(Failure::not_found(format!("session {typed:?} not found"))),
     }
+}
+
+/// The whole log of the session named by `typed`, for the read-only commands.
+pub fn load_events(typed: &str) -> Result<Vec<StoredEvent>, Failure> {
+    let Some(store) = open_store()? else {
+        return Err(Failure::not_found(format!("session {typed:?} not found (no sessions stored yet)")));
+    };
+    let session = resolve_session(&store, typed)?;
+    Ok(store.events(&session.id)?)
 }
 
 /// Parses `SESSION [--json]` / `[--json]` arguments.

@@ -20,11 +20,7 @@ pub fn run(args: &[String]) -> ExitCode {
 }
 
 fn load(typed: &str) -> Result<Vec<QuestionRecord>, data::Failure> {
-    let Some(store) = data::open_store()? else {
-        return Err(data::Failure::not_found(format!("session {typed:?} not found (no sessions stored yet)")));
-    };
-    let session = data::resolve_session(&store, typed)?;
-    Ok(project_questions(&store.events(&session.id)?))
+    Ok(project_questions(&data::load_events(typed)?))
 }
 
 fn render(records: &[QuestionRecord]) -> String {

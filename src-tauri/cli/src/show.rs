@@ -14,19 +14,11 @@ pub fn run(args: &[String]) -> ExitCode {
         Ok(a) => a,
         Err(code) => return code,
     };
-    match load(&args.positional[0]) {
+    match data::load_events(&args.positional[0]) {
         Ok(events) if args.json => data::emit_json(&events),
         Ok(events) => data::emit(&events.iter().map(|e| line(e) + "\n").collect::<String>()),
         Err(failure) => failure.exit(),
     }
-}
-
-fn load(typed: &str) -> Result<Vec<StoredEvent>, data::Failure> {
-    let Some(store) = data::open_store()? else {
-        return Err(data::Failure::not_found(format!("session {typed:?} not found (no sessions stored yet)")));
-    };
-    let session = data::resolve_session(&store, typed)?;
-    Ok(store.events(&session.id)?)
 }
 
 /// `seq  time  type  details`.

@@ -48,7 +48,8 @@ pub fn safe(text: &str) -> String {
     text.chars().flat_map(|c| if c.is_control() { c.escape_default().collect::<Vec<_>>() } else { vec![c] }).collect()
 }
 
-fn say(text: &str) {
+/// Writes to the terminal at once (prompts and streamed text end without a newline).
+pub(crate) fn say(text: &str) {
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(text.as_bytes());
     let _ = out.flush();
