@@ -1,10 +1,21 @@
-//! IPC commands the UI calls. Each one is a thin adapter over hark-core.
+//! IPC commands the UI calls. Each one is a thin adapter over [`crate::hub::Hub`] and hark-core;
+//! `docs/desktop-ipc.md` is their contract. Blocking work (keyring, folder picker) runs off the
+//! async workers.
 
-use hark_core::session::{project_transcript, SessionSummary, Transcript};
+use std::path::PathBuf;
+
+use hark_core::agent::AgentEvent;
+use hark_core::question::AnswerBatch;
+use hark_core::session::{SessionSummary, Transcript};
 use serde::Serialize;
-use tauri::State;
+use tauri::ipc::Channel;
+use tauri::{AppHandle, State};
+use tauri_plugin_dialog::DialogExt;
+use tauri_plugin_opener::OpenerExt;
 
-use crate::error::CommandError;
+use crate::error::{CommandError, WireError};
+use crate::hub::{AttachResult, PendingQuestions, SessionView, SubmitResult};
+use crate::settings::{Provider, Settings};
 use crate::state::AppState;
 
 #[derive(Debug, Serialize)]
@@ -12,23 +23,230 @@ pub struct AppInfo {
     pub name: &'static str,
     pub version: &'static str,
     pub data_dir: String,
+    /// The session the launch options opened, to show first.
+    pub initial_session: Option<String>,
+    /// Why the launch options could not be carried out (e.g. `--session` names no session).
+    pub launch_error: Option<WireError>,
 }
 
 #[tauri::command]
 pub fn app_info(state: State<'_, AppState>) -> Result<AppInfo, CommandError> {
     let dir = state.data_dir()?;
-    Ok(AppInfo { name: "Hark", version: env!("CARGO_PKG_VERSION"), data_dir: dir.display().to_string() })
+    // A data directory another process hosts is reported here too: the window has nothing to show.
+    state.hub()?;
+    let launched = state.launched();
+    Ok(AppInfo {
+        name: "Hark",
+        version: env!("CARGO_PKG_VERSION"),
+        data_dir: dir.display().to_string(),
+        initial_session: launched.session,
+        launch_error: launched.error,
+    })
 }
 
 /// The sessions sidebar: every stored session, most recently active first, with its question counts.
 #[tauri::command]
 pub fn list_sessions(state: State<'_, AppState>) -> Result<Vec<SessionSummary>, CommandError> {
-    Ok(state.store()?.list_sessions()?)
+    Ok(state.hub()?.store().list_sessions()?)
 }
 
-/// A session's transcript as the core projects it from the event log (read-only view).
+/// A session's transcript as the core projects it from the event log.
 #[tauri::command]
 pub fn session_transcript(state: State<'_, AppState>, session_id: String) -> Result<Transcript, CommandError> {
-    let events = state.store()?.events(&session_id)?;
-    Ok(project_transcript(&events))
+    state.hub()?.transcript(&session_id)
+}
+
+#[derive(Debug, Serialize)]
+pub struct KeyringStatus {
+    pub available: bool,
+    pub message: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ActiveModel {
+    pub provider: String,
+    pub label: String,
+    pub is_demo: bool,
+}
+
+#[derive(Debug, Serialize)]
+pub struct SettingsView {
+    pub settings: Settings,
+    pub api_key_set: bool,
+    pub keyring: KeyringStatus,
+    pub warning: Option<WireError>,
+    pub overrides: Vec<String>,
+    pub active_model: ActiveModel,
+}
+
+async fn settings_view(state: &AppState) -> Result<SettingsView, CommandError> {
+    let hub = state.hub()?;
+    let settings = hub.settings();
+    let base_url = settings.base_url.clone();
+    let needs_key = !matches!(settings.provider, Provider::Demo | Provider::Ollama);
+    // The keyring talks to D-Bus / the OS synchronously.
+    let (probe, key_set) = tauri::async_runtime::spawn_blocking(move || {
+        let probe = crate::secrets::probe();
+        let key_set = probe.is_none() && needs_key && matches!(crate::secrets::get(&base_url), Ok(Some(_)));
+        (probe, key_set)
+    })
+    .await
+    .map_err(|e| CommandError::InvalidArgument(format!("keyring check failed: {e}")))?;
+    let (model, label) = hub.model_label_for_new();
+    Ok(SettingsView {
+        settings,
+        api_key_set: key_set,
+        keyring: KeyringStatus { available: probe.is_none(), message: probe },
+        warning: hub.settings_warning(),
+        overrides: hub.launch().describe(),
+        active_model: ActiveModel { is_demo: model.provider == "demo", provider: model.provider, label },
+    })
+}
+
+#[tauri::command]
+pub async fn get_settings(state: State<'_, AppState>) -> Result<SettingsView, CommandError> {
+    settings_view(&state).await
+}
+
+/// Saves the settings; `api_key` `None` leaves the stored key alone, `""` removes it. The key goes
+/// to the keyring first, so a keyring failure saves nothing.
+#[tauri::command]
+pub async fn save_settings(
+    state: State<'_, AppState>,
+    settings: Settings,
+    api_key: Option<String>,
+) -> Result<SettingsView, CommandError> {
+    let hub = state.hub()?;
+    settings.validate()?;
+    if let Some(key) = api_key {
+        let base_url = settings.base_url.clone();
+        tauri::async_runtime::spawn_blocking(move || {
+            if key.trim().is_empty() {
+                crate::secrets::delete(&base_url)
+            } else {
+                crate::secrets::set(&base_url, &key)
+            }
+        })
+        .await
+        .map_err(|e| CommandError::InvalidArgument(format!("keyring call failed: {e}")))??;
+    }
+    hub.save_settings(settings)?;
+    settings_view(&state).await
+}
+
+/// The native folder picker for a new session's workspace; `None` when the person cancelled.
+#[tauri::command]
+pub async fn choose_workspace(app: AppHandle) -> Result<Option<String>, CommandError> {
+    let picked = tauri::async_runtime::spawn_blocking(move || app.dialog().file().blocking_pick_folder())
+        .await
+        .map_err(|e| CommandError::InvalidArgument(format!("the folder picker failed: {e}")))?;
+    Ok(picked.and_then(|p| p.into_path().ok()).map(|p| p.display().to_string()))
+}
+
+#[derive(Debug, Serialize)]
+pub struct Started {
+    pub session_id: String,
+}
+
+#[tauri::command]
+pub async fn start_session(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    text: String,
+    workspace: Option<String>,
+) -> Result<Started, CommandError> {
+    let session_id = state.hub()?.start_session(&text, workspace.map(PathBuf::from))?;
+    crate::events::sessions_changed(&app);
+    Ok(Started { session_id })
+}
+
+#[tauri::command]
+pub async fn open_session(
+    state: State<'_, AppState>,
+    session_id: String,
+    channel: Channel<AgentEvent>,
+) -> Result<SessionView, CommandError> {
+    state.hub()?.open_session(&session_id, Box::new(move |event| channel.send(event).is_ok()))
+}
+
+#[tauri::command]
+pub fn close_session_view(state: State<'_, AppState>, session_id: String) -> Result<(), CommandError> {
+    state.hub()?.close_view(&session_id);
+    Ok(())
+}
+
+#[tauri::command]
+pub async fn send_message(state: State<'_, AppState>, session_id: String, text: String) -> Result<(), CommandError> {
+    state.hub()?.send(&session_id, &text)
+}
+
+#[tauri::command]
+pub fn abort(state: State<'_, AppState>, session_id: String) -> Result<bool, CommandError> {
+    Ok(state.hub()?.abort(&session_id))
+}
+
+#[tauri::command]
+pub async fn retry(state: State<'_, AppState>, session_id: String) -> Result<(), CommandError> {
+    state.hub()?.retry(&session_id)
+}
+
+#[tauri::command]
+pub fn pending_questions(state: State<'_, AppState>, session_id: String) -> Result<PendingQuestions, CommandError> {
+    Ok(state.hub()?.pending(&session_id))
+}
+
+#[tauri::command]
+pub fn attach_question(
+    state: State<'_, AppState>,
+    session_id: String,
+    call_id: String,
+) -> Result<AttachResult, CommandError> {
+    state.hub()?.attach(&session_id, &call_id)
+}
+
+#[tauri::command]
+pub fn release_question(
+    state: State<'_, AppState>,
+    session_id: String,
+    call_id: String,
+    takeover_id: u64,
+) -> Result<(), CommandError> {
+    state.hub()?.release(&session_id, &call_id, takeover_id);
+    Ok(())
+}
+
+#[tauri::command]
+pub async fn submit_answers(
+    state: State<'_, AppState>,
+    session_id: String,
+    call_id: String,
+    answers: AnswerBatch,
+) -> Result<SubmitResult, CommandError> {
+    state.hub()?.submit(&session_id, &call_id, answers)
+}
+
+#[tauri::command]
+pub fn cancel_question(state: State<'_, AppState>, session_id: String, call_id: String) -> Result<(), CommandError> {
+    Ok(state.hub()?.cancel(&session_id, &call_id)?)
+}
+
+#[tauri::command]
+pub fn expire_question(state: State<'_, AppState>, session_id: String, call_id: String) -> Result<(), CommandError> {
+    Ok(state.hub()?.expire(&session_id, &call_id)?)
+}
+
+/// Opens a link from model text in the system browser. The window asked the person first; only web
+/// and mail links are opened, never files or custom schemes.
+#[tauri::command]
+pub fn open_link(app: AppHandle, url: String) -> Result<(), CommandError> {
+    let parsed = url::Url::parse(&url).map_err(|e| CommandError::InvalidArgument(format!("not a link: {e}")))?;
+    if !matches!(parsed.scheme(), "http" | "https" | "mailto") {
+        return Err(CommandError::InvalidArgument(format!(
+            "{}: links are opened only for http, https and mailto",
+            parsed.scheme()
+        )));
+    }
+    app.opener()
+        .open_url(parsed.as_str(), None::<&str>)
+        .map_err(|e| CommandError::InvalidArgument(format!("the system browser could not open the link: {e}")))
 }

@@ -24,19 +24,46 @@ impl WireError {
     }
 }
 
+/// Everything a command can fail with; each variant serializes as the `{name, code, message}` of the
+/// error it carries.
 #[derive(Debug, thiserror::Error)]
 pub enum CommandError {
+    /// The data directory or store could not be used at start-up (reported on every call).
     #[error("{}", .0.message)]
     Startup(WireError),
+    #[error("{}", .0.message)]
+    Wire(WireError),
     #[error(transparent)]
     Store(#[from] hark_core::session::StoreError),
+    #[error(transparent)]
+    Agent(#[from] hark_core::agent::AgentError),
+    #[error(transparent)]
+    Interaction(#[from] hark_core::question::UserInteractionError),
+    #[error(transparent)]
+    Service(#[from] hark_core::service::ServiceError),
+    #[error(transparent)]
+    Settings(#[from] crate::settings::SettingsError),
+    #[error(transparent)]
+    Secret(#[from] crate::secrets::SecretError),
+    #[error("{0}")]
+    NotFound(String),
+    #[error("{0}")]
+    InvalidArgument(String),
 }
 
 impl Serialize for CommandError {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use hark_core::error::serialize_error;
         match self {
-            CommandError::Startup(e) => e.serialize(s),
+            CommandError::Startup(e) | CommandError::Wire(e) => e.serialize(s),
             CommandError::Store(e) => e.serialize(s),
+            CommandError::Agent(e) => e.serialize(s),
+            CommandError::Interaction(e) => e.serialize(s),
+            CommandError::Service(e) => e.serialize(s),
+            CommandError::Settings(e) => e.serialize(s),
+            CommandError::Secret(e) => e.serialize(s),
+            CommandError::NotFound(m) => serialize_error(s, "CommandError", "NOT_FOUND", m),
+            CommandError::InvalidArgument(m) => serialize_error(s, "CommandError", "INVALID_ARGUMENT", m),
         }
     }
 }

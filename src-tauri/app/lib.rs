@@ -1,29 +1,156 @@
-//! The Tauri shell: commands, event channels, notifier, tray. Thin on purpose: every policy lives in
-//! hark-core; this crate adapts it to IPC and the desktop.
+//! The Tauri shell: commands, event channels, launch options, single instance. Thin on purpose:
+//! every policy lives in hark-core; this crate adapts it to IPC and the desktop.
 
 mod commands;
 mod error;
+mod events;
+pub mod hub;
+pub mod launch;
+mod secrets;
+pub mod settings;
 mod state;
 
-use tauri::Manager;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use tauri::{AppHandle, Manager, RunEvent};
+
+use crate::error::WireError;
+use crate::hub::Hub;
+use crate::launch::{LaunchOptions, USAGE};
+use crate::state::{AppState, Launched};
+
+const IDENTIFIER: &str = "app.hark.desktop";
 
 /// Builds and runs the desktop app. Start-up failures that leave no window to report into end the
 /// process with a message; everything after start-up reports into the window.
 pub fn run() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--help" || a == "-h") {
+        println!("{USAGE}");
+        return;
+    }
+    let launch = match LaunchOptions::parse(args) {
+        Ok(o) => o,
+        Err(problem) => {
+            eprintln!("hark-desktop: {problem}\n{USAGE}");
+            std::process::exit(2);
+        }
+    };
+    // Tauri's app-data dir is `data_dir()/IDENTIFIER` too; chosen here because the single-instance
+    // name depends on it before Tauri starts.
+    let chosen = hark_core::data_dir::choose(launch.data_dir.clone(), dirs::data_dir().map(|d| d.join(IDENTIFIER)));
+    let instance = instance_name(chosen.as_ref().ok());
     let result = tauri::Builder::default()
-        .setup(|app| {
-            let platform_default = app.path().app_data_dir().ok();
-            app.manage(state::AppState::prepare(platform_default));
+        .plugin(
+            tauri_plugin_single_instance::Builder::new()
+                .dbus_id(instance)
+                .callback(|app, argv, _cwd| forwarded(app, argv))
+                .build(),
+        )
+        .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_opener::init())
+        .setup(move |app| {
+            let state = AppState::prepare(chosen, launch.clone());
+            if let Ok(hub) = &state.hub {
+                events::watch_questions(app.handle().clone(), Arc::clone(hub));
+                let launched = tauri::async_runtime::block_on(async { carry_out(hub, &launch) });
+                state.set_launched(launched);
+            }
+            app.manage(state);
             Ok(())
         })
         .invoke_handler(tauri::generate_handler![
             commands::app_info,
             commands::list_sessions,
-            commands::session_transcript
+            commands::session_transcript,
+            commands::get_settings,
+            commands::save_settings,
+            commands::choose_workspace,
+            commands::start_session,
+            commands::open_session,
+            commands::close_session_view,
+            commands::send_message,
+            commands::abort,
+            commands::retry,
+            commands::pending_questions,
+            commands::attach_question,
+            commands::release_question,
+            commands::submit_answers,
+            commands::cancel_question,
+            commands::expire_question,
+            commands::open_link,
         ])
-        .run(tauri::generate_context!());
-    if let Err(error) = result {
-        eprintln!("hark-desktop: {error}");
-        std::process::exit(1);
+        .build(tauri::generate_context!());
+    let app = match result {
+        Ok(app) => app,
+        Err(error) => {
+            eprintln!("hark-desktop: {error}");
+            std::process::exit(1);
+        }
+    };
+    app.run(|app, event| {
+        if let RunEvent::Exit = event {
+            // Running turns end recorded (a live question gets ASK_ABORTED) before the lock is let go.
+            if let Ok(hub) = &app.state::<AppState>().hub {
+                let hub = Arc::clone(hub);
+                tauri::async_runtime::block_on(async move { hub.shutdown().await });
+            }
+        }
+    });
+}
+
+/// One running app per data directory: a second launch on the same directory hands its options to
+/// the first; a launch on another directory (tests, a second profile) runs on its own.
+fn instance_name(dir: Option<&PathBuf>) -> String {
+    // FNV-1a: stable across builds, unlike std's hasher.
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in dir.map(|d| d.display().to_string()).unwrap_or_default().bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
     }
+    format!("{IDENTIFIER}.d{hash:016x}")
+}
+
+/// Opens the session the options name (sending the prompt to it), or starts one with the prompt.
+/// Call inside the async runtime.
+fn carry_out(hub: &Hub, launch: &LaunchOptions) -> Launched {
+    let opened = match (&launch.session, &launch.prompt) {
+        (Some(typed), prompt) => hub.resolve(typed).and_then(|id| {
+            if let Some(p) = prompt {
+                hub.send(&id, p)?;
+            }
+            Ok(id)
+        }),
+        (None, Some(prompt)) => hub.start_session(prompt, launch.workspace.clone()),
+        (None, None) => return Launched::default(),
+    };
+    match opened {
+        Ok(id) => Launched { session: Some(id), error: None },
+        Err(e) => Launched { session: None, error: Some(WireError::of(&e)) },
+    }
+}
+
+/// A second launch on this data directory: carry out its session/prompt here and bring the window up.
+fn forwarded(app: &AppHandle, argv: Vec<String>) {
+    if let Some(window) = app.get_webview_window("main") {
+        let _ = window.unminimize();
+        let _ = window.show();
+        let _ = window.set_focus();
+    }
+    let Ok(launch) = LaunchOptions::parse(argv.into_iter().skip(1)) else {
+        return;
+    };
+    let state = app.state::<AppState>();
+    let Ok(hub) = state.hub() else {
+        return;
+    };
+    let app = app.clone();
+    tauri::async_runtime::spawn(async move {
+        let launched = carry_out(&hub, &launch);
+        if let Some(session) = &launched.session {
+            events::sessions_changed(&app);
+            events::focus(&app, session, None);
+        }
+    });
 }

@@ -1,39 +1,54 @@
 //! What the shell holds for the life of the process.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
-use hark_core::data_dir;
-use hark_core::session::Store;
+use hark_core::data_dir::{self, DataDirError};
 
 use crate::error::{CommandError, WireError};
+use crate::hub::Hub;
+use crate::launch::LaunchOptions;
 
 pub struct AppState {
     /// The prepared data directory, or why it could not be used. An unusable directory is not a
     /// panic: the window opens and says what is wrong.
     pub data_dir: Result<PathBuf, WireError>,
-    /// The session store in that directory, or why it could not be opened (e.g. a corrupt file, which
-    /// is reported and never replaced).
-    pub store: Result<Arc<Store>, WireError>,
+    /// The host of that directory (store, question service, live agents), or why it could not start
+    /// (another process hosts it, a corrupt store — reported and never replaced).
+    pub hub: Result<Arc<Hub>, WireError>,
+    /// What the launch options opened, for the window to show first; or why they could not.
+    pub launched: Mutex<Launched>,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Launched {
+    pub session: Option<String>,
+    pub error: Option<WireError>,
 }
 
 impl AppState {
-    pub fn prepare(platform_default: Option<PathBuf>) -> Self {
-        let data_dir = data_dir::choose(None, platform_default)
-            .and_then(|dir| data_dir::prepare(&dir))
-            .map_err(|e| WireError::of(&e));
-        let store = match &data_dir {
-            Ok(dir) => Store::open(dir).map(Arc::new).map_err(|e| WireError::of(&e)),
+    pub fn prepare(chosen: Result<PathBuf, DataDirError>, launch: LaunchOptions) -> Self {
+        let data_dir = chosen.and_then(|dir| data_dir::prepare(&dir)).map_err(|e| WireError::of(&e));
+        let hub = match &data_dir {
+            Ok(dir) => Hub::start(dir, launch).map(Arc::new),
             Err(e) => Err(e.clone()),
         };
-        Self { data_dir, store }
+        Self { data_dir, hub, launched: Mutex::new(Launched::default()) }
     }
 
     pub fn data_dir(&self) -> Result<&PathBuf, CommandError> {
         self.data_dir.as_ref().map_err(|e| CommandError::Startup(e.clone()))
     }
 
-    pub fn store(&self) -> Result<&Store, CommandError> {
-        self.store.as_deref().map_err(|e| CommandError::Startup(e.clone()))
+    pub fn hub(&self) -> Result<Arc<Hub>, CommandError> {
+        self.hub.as_ref().map(Arc::clone).map_err(|e| CommandError::Startup(e.clone()))
+    }
+
+    pub fn launched(&self) -> Launched {
+        self.launched.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    pub fn set_launched(&self, launched: Launched) {
+        *self.launched.lock().unwrap_or_else(|p| p.into_inner()) = launched;
     }
 }

@@ -8,10 +8,7 @@ use std::sync::Arc;
 
 use hark_core::agent::{Agent, AgentConfig, AgentDeps, AgentEvent, NewSession};
 use hark_core::host::HostLock;
-use hark_core::model::{
-    ApiKey, DemoProvider, ModelProvider, OpenAiConfig, OpenAiProvider, DEEPSEEK_BASE_URL, DEEPSEEK_MODEL,
-    DEFAULT_DEMO_SCRIPT, DEMO_LABEL,
-};
+use hark_core::model::{ApiKey, ModelProvider, DEEPSEEK_BASE_URL, DEEPSEEK_MODEL, DEFAULT_DEMO_SCRIPT, DEMO_LABEL};
 use hark_core::question::ToolMode;
 use hark_core::service::{ProviderRegistration, SessionLog, UserQuestionService};
 use hark_core::session::{Event, ModelRef, Store, ToolOutcome};
@@ -114,21 +111,11 @@ impl ModelFlags {
 }
 
 pub(crate) fn build_model(model: &ModelRef) -> Result<Arc<dyn ModelProvider>, ExitCode> {
-    match model.provider.as_str() {
-        "demo" => {
-            let script = model.script.as_deref().unwrap_or(DEFAULT_DEMO_SCRIPT);
-            let demo = DemoProvider::new(script).map_err(|e| fail(&e, 1))?;
-            eprintln!("hark: {DEMO_LABEL} (script {script})");
-            Ok(Arc::new(demo))
-        }
-        "openai" => {
-            let base = model.base_url.clone().unwrap_or_else(|| DEEPSEEK_BASE_URL.to_string());
-            let name = model.model.clone().unwrap_or_else(|| DEEPSEEK_MODEL.to_string());
-            let provider = OpenAiProvider::new(OpenAiConfig::new(base, name, api_key())).map_err(|e| fail(&e, 1))?;
-            Ok(Arc::new(provider))
-        }
-        other => Err(fail_msg("INVALID_ARGUMENT", format!("unknown provider {other:?}: use openai or demo"))),
+    let built = hark_core::model::provider_for(model, api_key()).map_err(|e| fail(&e, 1))?;
+    if model.provider == "demo" {
+        eprintln!("hark: {DEMO_LABEL} (script {})", model.script.as_deref().unwrap_or(DEFAULT_DEMO_SCRIPT));
     }
+    Ok(built)
 }
 
 /// Renders the agent's stream for a terminal until the agent is dropped.

@@ -69,15 +69,7 @@ pub fn resolve_session(store: &Store, typed: &str) -> Result<SessionSummary, Fai
 
 /// The session named by its full id or a unique prefix, among `sessions`.
 pub fn match_session(sessions: Vec<SessionSummary>, typed: &str) -> Result<SessionSummary, Failure> {
-    if let Some(exact) = sessions.iter().find(|s| s.id == typed) {
-        return Ok(exact.clone());
-    }
-    let mut matches = sessions.into_iter().filter(|s| !typed.is_empty() && s.id.starts_with(typed));
-    match (matches.next(), matches.next()) {
-        (Some(one), None) => Ok(one),
-        (Some(_), Some(_)) => Err(Failure::not_found(format!("session prefix {typed:?} matches several sessions"))),
-        (None, _) => Err(Failure::not_found(format!("session {typed:?} not found"))),
-    }
+    hark_core::session::match_session(sessions, typed).map_err(Failure::not_found)
 }
 
 /// The whole log of the session named by `typed`, for the read-only commands.

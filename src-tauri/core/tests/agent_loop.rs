@@ -519,3 +519,23 @@ async fn reopening_after_a_crash_marks_the_lost_call_unknown_and_continues() {
     assert_eq!(tool["content"], hark_core::agent::UNKNOWN_OUTCOME_TEXT);
     assert_eq!(messages.last().unwrap()["content"], "and now?");
 }
+
+#[tokio::test]
+async fn retry_after_a_model_error_reruns_the_same_history_without_a_new_message() {
+    let h =
+        Harness::new(vec![Reply::json(401, json!({ "error": { "message": "bad key" } })), text_reply("Back again.")])
+            .await;
+    let agent = h.agent(ToolMode::Legacy);
+    run(&agent, "hi").await;
+    assert_eq!(turn_end(&h.events(&agent)), "error");
+    agent.retry().unwrap();
+    tokio::time::timeout(Duration::from_secs(20), agent.wait_idle()).await.expect("the agent went idle");
+    let events = h.events(&agent);
+    assert_eq!(last_assistant_text(&events), "Back again.");
+    assert_eq!(turn_end(&events), "completed");
+    let user_messages = types(&events).iter().filter(|t| **t == "user/message").count();
+    assert_eq!(user_messages, 1, "a retry adds no user message");
+    let sent = h.sent();
+    assert_eq!(sent.len(), 2);
+    assert_eq!(sent[0], sent[1], "the retry sends the same history");
+}

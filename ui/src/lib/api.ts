@@ -1,12 +1,24 @@
-import { invoke } from '@tauri-apps/api/core';
+// Every command of docs/desktop-ipc.md, typed. Nothing here throws: failures come back as
+// `{ ok: false, error }` so a component can show them.
+import { Channel, invoke } from '@tauri-apps/api/core';
+import { listen } from '@tauri-apps/api/event';
 import { toHarkError, type HarkError } from './errors';
-import type { SessionSummary, Transcript } from './types';
+import type { AnswerBatch } from './question/types';
+import type {
+  AgentEvent,
+  AppInfo,
+  FocusPayload,
+  PendingQuestions,
+  SessionSummary,
+  SessionView,
+  Settings,
+  SettingsView,
+  SubmitResult,
+  Takeover,
+  Transcript,
+} from './types';
 
-export interface AppInfo {
-  name: string;
-  version: string;
-  data_dir: string;
-}
+export type { AppInfo } from './types';
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: HarkError };
 
@@ -21,7 +33,85 @@ export async function call<T>(command: string, args?: Record<string, unknown>): 
 
 export const appInfo = (): Promise<Result<AppInfo>> => call<AppInfo>('app_info');
 
+export const getSettings = (): Promise<Result<SettingsView>> => call<SettingsView>('get_settings');
+
+/** `apiKey`: null leaves the stored key alone, "" deletes it, anything else is stored in the keyring. */
+export const saveSettings = (settings: Settings, apiKey: string | null): Promise<Result<SettingsView>> =>
+  call<SettingsView>('save_settings', { settings, apiKey });
+
 export const listSessions = (): Promise<Result<SessionSummary[]>> => call<SessionSummary[]>('list_sessions');
+
+/** The native folder picker; null when the person cancelled. */
+export const chooseWorkspace = (): Promise<Result<string | null>> => call<string | null>('choose_workspace');
+
+export const startSession = (text: string, workspace: string | null): Promise<Result<{ session_id: string }>> =>
+  call<{ session_id: string }>('start_session', { text, workspace });
+
+/**
+ * Opens a session's live view: the shell streams its agent's events to `onEvent` until
+ * `closeSessionView` (or until another channel replaces this one).
+ */
+export async function openSession(
+  sessionId: string,
+  onEvent: (event: AgentEvent) => void,
+): Promise<Result<SessionView>> {
+  let channel: Channel<AgentEvent>;
+  try {
+    channel = new Channel<AgentEvent>(onEvent);
+  } catch (reason) {
+    return { ok: false, error: toHarkError(reason) };
+  }
+  return call<SessionView>('open_session', { sessionId, channel });
+}
+
+export const closeSessionView = (sessionId: string): Promise<Result<void>> =>
+  call<void>('close_session_view', { sessionId });
 
 export const sessionTranscript = (sessionId: string): Promise<Result<Transcript>> =>
   call<Transcript>('session_transcript', { sessionId });
+
+export const sendMessage = (sessionId: string, text: string): Promise<Result<void>> =>
+  call<void>('send_message', { sessionId, text });
+
+/** Whether a turn was running. */
+export const abort = (sessionId: string): Promise<Result<boolean>> => call<boolean>('abort', { sessionId });
+
+export const retry = (sessionId: string): Promise<Result<void>> => call<void>('retry', { sessionId });
+
+export const pendingQuestions = (sessionId: string): Promise<Result<PendingQuestions>> =>
+  call<PendingQuestions>('pending_questions', { sessionId });
+
+export const attachQuestion = (sessionId: string, callId: string): Promise<Result<Takeover>> =>
+  call<Takeover>('attach_question', { sessionId, callId });
+
+export const releaseQuestion = (sessionId: string, callId: string, takeoverId: number): Promise<Result<void>> =>
+  call<void>('release_question', { sessionId, callId, takeoverId });
+
+export const submitAnswers = (sessionId: string, callId: string, answers: AnswerBatch): Promise<Result<SubmitResult>> =>
+  call<SubmitResult>('submit_answers', { sessionId, callId, answers });
+
+export const cancelQuestion = (sessionId: string, callId: string): Promise<Result<void>> =>
+  call<void>('cancel_question', { sessionId, callId });
+
+export const expireQuestion = (sessionId: string, callId: string): Promise<Result<void>> =>
+  call<void>('expire_question', { sessionId, callId });
+
+export const openLink = (url: string): Promise<Result<void>> => call<void>('open_link', { url });
+
+/** Subscribes to a window event; resolves to an unsubscribe function (a no-op if listening failed). */
+async function subscribe<T>(event: string, handler: (payload: T) => void): Promise<() => void> {
+  try {
+    const unlisten = await listen<T>(event, (e) => handler(e.payload));
+    return () => void unlisten();
+  } catch {
+    return () => {};
+  }
+}
+
+/** A notification, the tray or a second launch asked to show a session (and maybe a question). */
+export const onFocusRequest = (handler: (payload: FocusPayload) => void): Promise<() => void> =>
+  subscribe<FocusPayload>('hark://focus', handler);
+
+/** A session's list entry changed (new session, badge counts). */
+export const onSessionsChanged = (handler: () => void): Promise<() => void> =>
+  subscribe<unknown>('hark://sessions-changed', () => handler());

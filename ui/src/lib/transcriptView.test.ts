@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { answerLines, argumentSummary, outcomeText, questionStatus } from './transcriptView';
-import type { QuestionRecord } from './types';
+import { answerLines, argumentSummary, canAnswer, outcomeText, questionStatus, turnStartsOpen, turnSummary } from './transcriptView';
+import type { QuestionRecord, Turn, TranscriptItem } from './types';
 import type { Question } from './question/types';
 
 const questions: Question[] = [
@@ -28,13 +28,18 @@ describe('questionStatus', () => {
   });
   it('says a continued question can still be answered, and when a reply is queued', () => {
     expect(questionStatus(record({ state: 'continued' }), null).label).toMatch(/answer any time/);
-    expect(questionStatus(record({ state: 'continued', reply_queued: 'm1' }), null).label).toMatch(/on its way/);
+    expect(questionStatus(record({ state: 'continued', reply_queued: 'm1' }), null).label).toBe(
+      'Answer sent — waiting for the agent to pick it up',
+    );
+    expect(questionStatus(record({ state: 'open' }), null).label).toBe('Waiting for your answer');
   });
   it('names a cancelled call calmly and other failures by code', () => {
     const cancelled = { status: 'error' as const, error: { name: 'UserInteractionError', code: 'ASK_CANCELLED', message: 'closed' } };
-    expect(questionStatus(null, cancelled).tone).toBe('muted');
-    const aborted = { status: 'error' as const, error: { name: 'UserInteractionError', code: 'ASK_ABORTED', message: 'x' } };
-    expect(questionStatus(null, aborted)).toEqual({ label: 'Failed: ASK_ABORTED', tone: 'error' });
+    expect(questionStatus(null, cancelled)).toEqual({ label: 'Cancelled', tone: 'muted' });
+    const timedOut = { status: 'error' as const, error: { name: 'UserInteractionError', code: 'ASK_TIMED_OUT', message: 'x' } };
+    expect(questionStatus(null, timedOut)).toEqual({ label: 'Timed out', tone: 'muted' });
+    const failed = { status: 'error' as const, error: { name: 'UserInteractionError', code: 'NO_PROVIDER', message: 'x' } };
+    expect(questionStatus(null, failed)).toEqual({ label: 'Failed: NO_PROVIDER', tone: 'error' });
   });
 });
 
@@ -66,5 +71,39 @@ describe('argumentSummary and outcomeText', () => {
   it('explains an unknown outcome instead of showing a code', () => {
     expect(outcomeText({ status: 'TOOL_OUTCOME_UNKNOWN' })).toMatch(/outcome is unknown/);
     expect(outcomeText(null)).toBe('running…');
+  });
+});
+
+describe('canAnswer', () => {
+  it('offers Answer for open and continued questions without a queued reply', () => {
+    expect(canAnswer(record({ state: 'open' }))).toBe(true);
+    expect(canAnswer(record({ state: 'continued' }))).toBe(true);
+    expect(canAnswer(record({ state: 'continued', reply_queued: 'm1' }))).toBe(false);
+    expect(canAnswer(record({ state: 'settled' }))).toBe(false);
+    expect(canAnswer(null)).toBe(false);
+  });
+});
+
+describe('turns', () => {
+  const turn = (items: TranscriptItem[]): Turn => ({ turn_id: 't', started_at: '', ended: null, items });
+  const user: TranscriptItem = { kind: 'user_message', seq: 1, at: '', message_id: 'm', text: '  plan   the\nmove ' };
+  const ask = (state: QuestionRecord['state']): TranscriptItem => ({
+    kind: 'tool_call', seq: 2, at: '', call_id: 'c1', name: 'ask_user_question', arguments: {}, result: null,
+    question: record({ state }), queued_answers: null,
+  });
+
+  it('the latest turn starts open; an older one only when it holds a waiting question or an error', () => {
+    expect(turnStartsOpen(turn([user]), true)).toBe(true);
+    expect(turnStartsOpen(turn([user]), false)).toBe(false);
+    expect(turnStartsOpen(turn([user, ask('continued')]), false)).toBe(true);
+    expect(turnStartsOpen(turn([user, ask('settled')]), false)).toBe(false);
+    const error: TranscriptItem = { kind: 'model_error', seq: 3, at: '', error: { name: 'E', code: 'C', message: 'm' } };
+    expect(turnStartsOpen(turn([user, error]), false)).toBe(true);
+  });
+
+  it('summarises a turn by what the person said', () => {
+    expect(turnSummary(turn([user]))).toBe('plan the move');
+    expect(turnSummary(turn([user]), 5)).toBe('plan…');
+    expect(turnSummary(turn([]))).toBe('The agent continued');
   });
 });

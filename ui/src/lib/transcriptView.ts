@@ -1,5 +1,5 @@
 import type { AnswerBatch, Question } from './question/types';
-import type { QuestionRecord, ToolOutcome } from './types';
+import type { QuestionRecord, ToolOutcome, Turn } from './types';
 
 export type Tone = 'waiting' | 'done' | 'muted' | 'error';
 
@@ -17,18 +17,58 @@ export function questionStatus(record: QuestionRecord | null, outcome: ToolOutco
         return { label: 'Waiting for your answer', tone: 'waiting' };
       case 'continued':
         return record.reply_queued
-          ? { label: 'Your late answer is on its way to the agent', tone: 'waiting' }
-          : { label: 'The agent went on without your answer — answer any time', tone: 'waiting' };
+          ? { label: 'Answer sent — waiting for the agent to pick it up', tone: 'waiting' }
+          : { label: 'Continued — answer any time', tone: 'waiting' };
       case 'settled':
         return record.answered_late ? { label: 'Answered late', tone: 'done' } : { label: 'Answered', tone: 'done' };
     }
   }
   if (outcome?.status === 'error') {
-    return outcome.error.code === 'ASK_CANCELLED'
-      ? { label: 'Closed without an answer', tone: 'muted' }
-      : { label: `Failed: ${outcome.error.code}`, tone: 'error' };
+    switch (outcome.error.code) {
+      case 'ASK_CANCELLED':
+        return { label: 'Cancelled', tone: 'muted' };
+      case 'ASK_TIMED_OUT':
+        return { label: 'Timed out', tone: 'muted' };
+      case 'ASK_ABORTED':
+        return { label: 'Stopped with the turn', tone: 'muted' };
+      default:
+        return { label: `Failed: ${outcome.error.code}`, tone: 'error' };
+    }
   }
   return { label: 'No answer recorded', tone: 'muted' };
+}
+
+/** The person can answer from the row: open or continued, and no late reply already on its way. */
+export function canAnswer(record: QuestionRecord | null): boolean {
+  return !!record && (record.state === 'open' || record.state === 'continued') && !record.reply_queued;
+}
+
+/**
+ * Whether a turn starts expanded. The latest always does; an older one only when it holds something the
+ * person may need: a question still waiting, a late answer, or a model error.
+ */
+export function turnStartsOpen(turn: Turn, isLast: boolean): boolean {
+  if (isLast) return true;
+  return turn.items.some(
+    (item) =>
+      item.kind === 'late_answer' ||
+      item.kind === 'model_error' ||
+      (item.kind === 'tool_call' && (item.question?.state === 'open' || item.question?.state === 'continued')),
+  );
+}
+
+/** A turn's one-line heading: what the person said, shortened. */
+export function turnSummary(turn: Turn, max = 80): string {
+  for (const item of turn.items) {
+    if (item.kind === 'user_message') return shorten(item.text, max);
+    if (item.kind === 'late_answer') return 'Your late answer';
+  }
+  return 'The agent continued';
+}
+
+function shorten(text: string, max: number): string {
+  const t = text.replace(/\s+/g, ' ').trim();
+  return t.length > max ? `${t.slice(0, max - 1)}…` : t;
 }
 
 export interface AnswerLine {

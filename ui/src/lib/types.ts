@@ -68,3 +68,123 @@ export interface Transcript {
   turns: Turn[];
   questions: QuestionRecord[];
 }
+
+// ---- desktop IPC (docs/desktop-ipc.md) ----
+
+export type Provider = 'demo' | 'deepseek' | 'openai' | 'ollama';
+export type QuestionMode = 'legacy' | 'timed';
+
+export interface Settings {
+  provider: Provider;
+  /** Ignored for demo. */
+  base_url: string;
+  /** Ignored for demo. */
+  model: string;
+  /** batch | timed | blocking | untrusted | hello */
+  demo_script: string;
+  question_mode: QuestionMode;
+  /** Default timeout of timed questions, >= 1. */
+  timeout_secs: number;
+  notifications: boolean;
+  do_not_disturb: boolean;
+  keep_running_in_tray: boolean;
+}
+
+export interface SettingsView {
+  settings: Settings;
+  /** Never the key itself. */
+  api_key_set: boolean;
+  keyring: { available: boolean; message: string | null };
+  /** e.g. SETTINGS_CORRUPT (the bad file was kept aside). */
+  warning: HarkError | null;
+  /** Launch options that override settings for this run, e.g. ["--provider demo"]. */
+  overrides: string[];
+  /** What a new session uses. */
+  active_model: { provider: string; label: string; is_demo: boolean };
+}
+
+export interface AppInfo {
+  name: string;
+  version: string;
+  data_dir: string;
+  /** The session a launch option (--session / --prompt) opened. */
+  initial_session?: string | null;
+  /** Why the launch options could not be carried out (e.g. --session names no session). */
+  launch_error?: HarkError | null;
+}
+
+export interface WaitInfo {
+  call_id: string;
+  timed: true;
+  timeout_ms: number;
+}
+
+export interface ForegroundQuestion {
+  session_id: string;
+  call_id: string;
+  questions: Question[];
+  /** null = blocking, no countdown. */
+  wait: WaitInfo | null;
+}
+
+export interface ContinuedQuestion {
+  session_id: string;
+  call_id: string;
+  questions: Question[];
+  reply_queued: string | null;
+}
+
+export interface PendingQuestions {
+  /** Waiting for an answer now, in the order asked. */
+  foreground: ForegroundQuestion[];
+  /** The agent went on; answerable through the late path. */
+  continued: ContinuedQuestion[];
+}
+
+export interface SessionView {
+  session_id: string;
+  transcript: Transcript;
+  questions: PendingQuestions;
+  busy: boolean;
+  model_label: string;
+}
+
+export interface Takeover {
+  takeover_id: number;
+  /** null = indefinite wait. */
+  remaining_ms: number | null;
+}
+
+export interface SubmitResult {
+  path: 'foreground' | 'late';
+}
+
+/** A stored session event as the shell streams it; only `type` and `seq` are read here. */
+export interface StoredEvent {
+  session_id: string;
+  seq: number;
+  at: string;
+  type: string;
+  [field: string]: unknown;
+}
+
+export type QuestionEvent =
+  | { type: 'requested'; request: { session_id: string; call_id: string; questions: Question[]; wait: WaitInfo | null } }
+  | { type: 'resolved'; session_id: string; call_id: string; outcome: string }
+  | { type: 'reply_queued'; session_id: string; call_id: string; message_id: string }
+  | { type: 'reply_released'; session_id: string; call_id: string; message_id: string };
+
+export type AgentEvent =
+  | { type: 'turn_started'; session_id: string; turn_id: string }
+  | { type: 'text_delta'; session_id: string; text: string }
+  | { type: 'reasoning_delta'; session_id: string; text: string }
+  | { type: 'event_appended'; event: StoredEvent }
+  | { type: 'question'; event: QuestionEvent }
+  | { type: 'turn_ended'; session_id: string; turn_id: string; reason: string }
+  | { type: 'error'; session_id: string; error: unknown };
+
+/** `hark://focus`: show that session and, when call_id is set, open the panel on that question. */
+export interface FocusPayload {
+  session_id: string;
+  call_id: string | null;
+}

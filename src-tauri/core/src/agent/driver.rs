@@ -131,9 +131,10 @@ fn admit(shared: &Shared) -> Result<usize, AgentError> {
         }
         inputs
     };
-    let count = inputs.len();
+    let count = inputs.iter().filter(|i| !matches!(i, Input::Retry)).count();
     for input in inputs {
         match input {
+            Input::Retry => {}
             Input::User(text) => {
                 let message_id = uuid::Uuid::new_v4().to_string();
                 append(shared, Event::UserMessage { message_id, text, source: None })?;

@@ -122,6 +122,8 @@ impl Serialize for AgentError {
 enum Input {
     User(String),
     Reply(SteerMessage),
+    /// Run a turn on the history as it stands (after a model error), admitting nothing new.
+    Retry,
 }
 
 #[derive(Default)]
@@ -306,6 +308,15 @@ impl Agent {
     /// A user message: admitted at the next step boundary of the running turn, or starts a turn.
     pub fn steer(&self, text: impl Into<String>) -> Result<(), AgentError> {
         self.shared.push(Input::User(text.into()))
+    }
+
+    /// Runs another turn on the recorded history without a new message: what "Retry" after a model
+    /// error means. Ignored while a retry already waits.
+    pub fn retry(&self) -> Result<(), AgentError> {
+        if lock(&self.shared.state).queue.iter().any(|i| matches!(i, Input::Retry)) {
+            return Ok(());
+        }
+        self.shared.push(Input::Retry)
     }
 
     /// Cancels the running turn and everything it awaits. Returns whether a turn was running.

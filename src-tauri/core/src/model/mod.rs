@@ -44,3 +44,24 @@ pub trait ModelProvider: Send + Sync {
 
     async fn stream(&self, request: ModelRequest, cancel: CancellationToken) -> Result<ModelEventReceiver, ModelError>;
 }
+
+/// The provider a session's recorded [`ModelRef`](crate::session::ModelRef) names: `demo` (with its
+/// script) or `openai` (any OpenAI-compatible server; DeepSeek when the base URL or model is unset).
+/// Both front doors build their models here so a session means the same model in either.
+pub fn provider_for(
+    model: &crate::session::ModelRef,
+    key: Option<ApiKey>,
+) -> Result<std::sync::Arc<dyn ModelProvider>, ModelError> {
+    match model.provider.as_str() {
+        "demo" => {
+            let script = model.script.as_deref().unwrap_or(DEFAULT_DEMO_SCRIPT);
+            Ok(std::sync::Arc::new(DemoProvider::new(script)?))
+        }
+        "openai" => {
+            let base = model.base_url.clone().unwrap_or_else(|| DEEPSEEK_BASE_URL.to_string());
+            let name = model.model.clone().unwrap_or_else(|| DEEPSEEK_MODEL.to_string());
+            Ok(std::sync::Arc::new(OpenAiProvider::new(OpenAiConfig::new(base, name, key))?))
+        }
+        other => Err(ModelError::Config { message: format!("unknown provider {other:?}: use openai or demo") }),
+    }
+}

@@ -18,3 +18,17 @@ pub use projection::questions::{
 };
 pub use projection::transcript::{project_transcript, ToolResultView, Transcript, TranscriptItem, Turn, TurnEnd};
 pub use store::{repairs_needed, SessionSummary, Store, DB_FILE};
+
+/// The session a person typed: its full id, or a prefix matching exactly one session. `Err` is the
+/// sentence to show them.
+pub fn match_session(sessions: Vec<SessionSummary>, typed: &str) -> Result<SessionSummary, String> {
+    if let Some(exact) = sessions.iter().find(|s| s.id == typed) {
+        return Ok(exact.clone());
+    }
+    let mut matches = sessions.into_iter().filter(|s| !typed.is_empty() && s.id.starts_with(typed));
+    match (matches.next(), matches.next()) {
+        (Some(one), None) => Ok(one),
+        (Some(_), Some(_)) => Err(format!("session prefix {typed:?} matches several sessions")),
+        (None, _) => Err(format!("session {typed:?} not found")),
+    }
+}

@@ -26,4 +26,26 @@ describe('Composer', () => {
     render(Composer, { onSend: () => {} });
     expect(screen.getByRole('button', { name: 'Send' })).toHaveProperty('disabled', true);
   });
+
+  it('is found by its test id, and offers Stop only while a turn runs', async () => {
+    const onStop = vi.fn();
+    const { rerender } = render(Composer, { onSend: () => {}, onStop });
+    expect(screen.getByTestId('composer-input')).toBe(screen.getByRole('textbox', { name: 'Message' }));
+    expect(screen.queryByRole('button', { name: 'Stop' })).toBeNull();
+    await rerender({ busy: true });
+    await fireEvent.click(screen.getByRole('button', { name: 'Stop' }));
+    expect(onStop).toHaveBeenCalledTimes(1);
+  });
+
+  it('Shift+Enter does not send, and a refused send keeps the text', async () => {
+    const onSend = vi.fn(() => false);
+    render(Composer, { onSend });
+    const box = screen.getByRole('textbox', { name: 'Message' }) as HTMLTextAreaElement;
+    await fireEvent.input(box, { target: { value: 'hello' } });
+    await fireEvent.keyDown(box, { key: 'Enter', shiftKey: true });
+    expect(onSend).not.toHaveBeenCalled();
+    await fireEvent.click(screen.getByRole('button', { name: 'Send' }));
+    expect(onSend).toHaveBeenCalledWith('hello');
+    expect(box.value).toBe('hello');
+  });
 });

@@ -34,4 +34,19 @@ describe('Sidebar', () => {
     expect(onSelect).toHaveBeenCalledWith('s1');
     expect(screen.getByText('Quiet one').closest('button')?.getAttribute('aria-current')).toBe('page');
   });
+
+  it('has New chat and Settings buttons and marks rows with their session id', async () => {
+    const onNewChat = vi.fn();
+    const onSettings = vi.fn();
+    const onSelect = vi.fn();
+    const { container } = render(Sidebar, { sessions: [session({})], activeId: null, now, onSelect, onNewChat, onSettings });
+    await fireEvent.click(screen.getByTestId('new-chat'));
+    await fireEvent.click(screen.getByTestId('settings-open'));
+    expect(onNewChat).toHaveBeenCalledTimes(1);
+    expect(onSettings).toHaveBeenCalledTimes(1);
+    const row = container.querySelector('button[data-session-id="s1"]') as HTMLButtonElement;
+    await fireEvent.click(row);
+    expect(onSelect).toHaveBeenCalledWith('s1');
+    expect(screen.getByRole('button', { name: 'New chat' })).toBe(screen.getByTestId('new-chat'));
+  });
 });

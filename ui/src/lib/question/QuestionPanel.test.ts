@@ -18,6 +18,7 @@ afterEach(() => {
 function setup(props: Record<string, unknown> = {}) {
   const onSubmit = vi.fn();
   const onClose = vi.fn();
+  const onHide = vi.fn();
   const onDraftChange = vi.fn();
   const onExpire = vi.fn();
   const r = render(QuestionPanel, {
@@ -25,38 +26,85 @@ function setup(props: Record<string, unknown> = {}) {
     clock,
     onSubmit,
     onClose,
+    onHide,
     onDraftChange,
     onExpire,
     ...props,
   });
-  return { ...r, onSubmit, onClose, onDraftChange, onExpire };
+  return { ...r, onSubmit, onClose, onHide, onDraftChange, onExpire };
 }
 
 const panel = () => screen.getByRole('region', { name: 'Question' });
-const submitButton = () => screen.getByRole('button', { name: /Submit|Send again|Sending/ }) as HTMLButtonElement;
+const button = (name: string) => screen.getByRole('button', { name }) as HTMLButtonElement;
+const submitButton = () => screen.getByRole('button', { name: /^(Submit|Resubmit)$/ }) as HTMLButtonElement;
 
-describe('QuestionPanel', () => {
-  it('shows one question at a time and advances on a single-select choice', async () => {
+describe('QuestionPanel: accessible by construction', () => {
+  it('is a region named Question with radios for a single-select question, named by their labels', () => {
     setup();
-    expect(screen.getByText('Which database?')).toBeTruthy();
-    expect(screen.getByText('embedded, zero setup')).toBeTruthy();
-    await fireEvent.click(screen.getByRole('button', { name: /Postgres/ }));
-    expect(screen.getByText('Which extras?')).toBeTruthy();
+    expect(panel().tagName).toBe('SECTION');
+    const sqlite = screen.getByRole('radio', { name: 'SQLite' }) as HTMLInputElement;
+    expect(screen.getByRole('radio', { name: 'Postgres' })).toBeTruthy();
+    expect(sqlite.getAttribute('aria-describedby')).toBeTruthy();
+    expect(document.getElementById(sqlite.getAttribute('aria-describedby') ?? '')?.textContent).toBe('embedded, zero setup');
+    expect(screen.getByRole('group', { name: /Which database\?/ })).toBeTruthy();
+    for (const name of ['Submit', 'Skip', 'Other', 'Close', 'Hide']) expect(button(name)).toBeTruthy();
   });
 
-  it('answers everything by keyboard and submits the protocol batch on Enter', async () => {
+  it('shows checkboxes for multi-select and toggles them', async () => {
+    setup({ questions: [extras] });
+    const auth = screen.getByRole('checkbox', { name: 'Auth' }) as HTMLInputElement;
+    await fireEvent.click(auth);
+    await fireEvent.click(screen.getByRole('checkbox', { name: 'Queue' }));
+    expect(auth.checked).toBe(true);
+    await fireEvent.click(auth);
+    expect(auth.checked).toBe(false);
+    expect((screen.getByRole('checkbox', { name: 'Queue' }) as HTMLInputElement).checked).toBe(true);
+    expect(screen.getByText('Which extras?')).toBeTruthy(); // no advance on multi-select
+  });
+
+  it('advances to the next item on a single-select choice', async () => {
+    setup();
+    expect(screen.getByText('Which database?')).toBeTruthy();
+    await fireEvent.click(screen.getByRole('radio', { name: 'Postgres' }));
+    expect(screen.getByText('Which extras?')).toBeTruthy();
+    expect(screen.queryByRole('radio')).toBeNull();
+  });
+
+  it('"Other" reveals a focused free-text field labelled "Other answer" that overrides the choice', async () => {
+    const { onSubmit } = setup({ questions: [db] });
+    expect(screen.queryByRole('textbox', { name: 'Other answer' })).toBeNull();
+    await fireEvent.click(button('Other'));
+    const other = screen.getByRole('textbox', { name: 'Other answer' });
+    expect(document.activeElement).toBe(other);
+    await fireEvent.input(other, { target: { value: ' DuckDB ' } });
+    expect((screen.getByRole('radio', { name: 'SQLite' }) as HTMLInputElement).checked).toBe(false);
+    await fireEvent.click(submitButton());
+    expect(onSubmit).toHaveBeenCalledWith({ answers: [{ id: 'db', selected: [], custom: 'DuckDB' }] });
+  });
+
+  it('a free-form question has a textarea labelled "Your answer"', () => {
+    setup({ questions: [name] });
+    expect(screen.getByRole('textbox', { name: 'Your answer' }).tagName).toBe('TEXTAREA');
+    expect(screen.queryByRole('button', { name: 'Other' })).toBeNull();
+  });
+});
+
+describe('QuestionPanel: answering', () => {
+  it('answers everything by keyboard and submits the protocol batch on Enter, never during IME composition', async () => {
     const { onSubmit } = setup();
     await fireEvent.keyDown(panel(), { key: '2' }); // db → Postgres, advances
     await fireEvent.keyDown(panel(), { key: '1' }); // extras: toggle Auth
     await fireEvent.keyDown(panel(), { key: 'ArrowDown' });
     await fireEvent.keyDown(panel(), { key: 'ArrowDown' });
-    await fireEvent.keyDown(panel(), { key: ' ' }); // toggle Cache
+    expect(document.activeElement).toBe(screen.getByRole('checkbox', { name: 'Cache' }));
+    await fireEvent.keyDown(panel(), { key: '2' }); // toggle Cache
     await fireEvent.keyDown(panel(), { key: 'Enter' });
     expect(onSubmit).not.toHaveBeenCalled(); // "name" still open
     await fireEvent.click(screen.getByRole('button', { name: /Question 3/ }));
     const box = screen.getByRole('textbox', { name: 'Your answer' });
     await fireEvent.input(box, { target: { value: ' hark-demo ' } });
     await fireEvent.keyDown(box, { key: 'Enter', isComposing: true });
+    await fireEvent.keyDown(box, { key: 'Enter', keyCode: 229 });
     expect(onSubmit).not.toHaveBeenCalled();
     await fireEvent.keyDown(box, { key: 'Enter' });
     expect(onSubmit).toHaveBeenCalledWith({
@@ -68,12 +116,14 @@ describe('QuestionPanel', () => {
     });
   });
 
-  it('Skip marks only the current item; Submit enables once every item is settled', async () => {
+  it('Skip marks only the current item and keeps earlier drafts; Submit enables once every item is settled', async () => {
     const { onSubmit } = setup({ questions: [db, name] });
-    await fireEvent.click(screen.getByRole('button', { name: /SQLite/ }));
+    await fireEvent.click(screen.getByRole('radio', { name: 'SQLite' }));
     expect(submitButton().disabled).toBe(true);
-    await fireEvent.click(screen.getByRole('button', { name: 'Skip' }));
+    await fireEvent.click(button('Skip'));
     expect(submitButton().disabled).toBe(false);
+    await fireEvent.click(screen.getByRole('button', { name: /Question 1/ }));
+    expect((screen.getByRole('radio', { name: 'SQLite' }) as HTMLInputElement).checked).toBe(true);
     await fireEvent.click(submitButton());
     expect(onSubmit).toHaveBeenCalledWith({
       answers: [
@@ -83,45 +133,72 @@ describe('QuestionPanel', () => {
     });
   });
 
-  it('Escape and the close button cancel the call', async () => {
-    const { onClose } = setup();
+  it('Close and Escape call onClose; Hide calls onHide only', async () => {
+    const { onClose, onHide } = setup();
     await fireEvent.keyDown(panel(), { key: 'Escape' });
-    await fireEvent.click(screen.getByRole('button', { name: 'Close question' }));
+    await fireEvent.click(button('Close'));
     expect(onClose).toHaveBeenCalledTimes(2);
+    expect(onHide).not.toHaveBeenCalled();
+    await fireEvent.click(button('Hide'));
+    expect(onHide).toHaveBeenCalledTimes(1);
+    expect(onClose).toHaveBeenCalledTimes(2);
+  });
+
+  it('Escape during an IME composition does not close', async () => {
+    const { onClose } = setup({ questions: [name] });
+    await fireEvent.keyDown(screen.getByRole('textbox', { name: 'Your answer' }), { key: 'Escape', isComposing: true });
+    expect(onClose).not.toHaveBeenCalled();
   });
 
   it('restores a stored draft and reports every change for persistence', async () => {
     const stored = serialize(setCustom(choose(newDraft(three), 'SQLite'), 'Search'));
     const { onDraftChange } = setup({ storedDraft: stored });
     expect((screen.getByRole('textbox', { name: 'Other answer' }) as HTMLInputElement).value).toBe('Search');
-    await fireEvent.click(screen.getByRole('button', { name: /Queue/ }));
+    await fireEvent.click(screen.getByRole('checkbox', { name: 'Queue' }));
     const last = onDraftChange.mock.lastCall?.[0] as string;
     expect(deserialize(three, last).items[1]?.selected).toEqual(['Queue']);
     expect(deserialize(three, last).frozen).toBe(false); // untimed: no countdown to freeze
   });
+});
 
-  it('counts down, pauses while the empty answer area has focus, and expires calmly', async () => {
+describe('QuestionPanel: countdown', () => {
+  it('is a timer that counts down calmly, pauses while the empty answer area has focus, and expires', async () => {
     const { onExpire, rerender } = setup({ questions: [name], timed: true });
-    expect(screen.queryByTestId('countdown')).toBeNull();
+    expect(screen.queryByRole('timer')).toBeNull();
     await rerender({ remainingMs: 65_000 });
-    expect(screen.getByTestId('countdown').textContent).toBe('1:05 to answer here');
+    const timer = screen.getByRole('timer');
+    expect(timer.getAttribute('data-testid')).toBe('countdown');
+    expect(timer.textContent).toBe('1:05 left');
+    expect(timer.classList.contains('urgent')).toBe(false);
     const box = screen.getByRole('textbox', { name: 'Your answer' });
     t += 5_000;
     await fireEvent.focus(box);
     t += 100_000;
     await vi.advanceTimersByTimeAsync(1000);
-    expect(screen.getByTestId('countdown').textContent).toBe('1:00 · paused while you read');
+    expect(screen.getByRole('timer').textContent).toBe('1:00 left · paused while you read');
     await fireEvent.blur(box);
-    t += 60_000;
+    t += 51_000;
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(screen.getByRole('timer').classList.contains('urgent')).toBe(true);
+    t += 9_000;
     await vi.advanceTimersByTimeAsync(1000);
     expect(onExpire).toHaveBeenCalledTimes(1);
-    expect(screen.getByTestId('countdown').textContent).toBe('The model carried on; you can still answer');
+    expect(screen.getByRole('timer').textContent).toBe('The model carried on; you can still answer');
+  });
+
+  it('a new handshake (re-attach) restarts a live clock from the host time', async () => {
+    const { rerender } = setup({ questions: [extras], timed: true, remainingMs: 30_000, handshakeId: 1 });
+    t += 20_000;
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(screen.getByRole('timer').textContent).toBe('0:10 left');
+    await rerender({ remainingMs: 25_000, handshakeId: 2 });
+    expect(screen.getByRole('timer').textContent).toBe('0:25 left');
   });
 
   it('the first edit freezes the countdown and the frozen flag is persisted', async () => {
     const { onExpire, onDraftChange } = setup({ questions: [name], timed: true, remainingMs: 10_000 });
     await fireEvent.input(screen.getByRole('textbox', { name: 'Your answer' }), { target: { value: 'h' } });
-    expect(screen.getByTestId('countdown').textContent).toBe('Take your time');
+    expect(screen.getByRole('timer').textContent).toBe('No countdown — take your time');
     expect(deserialize([name], onDraftChange.mock.lastCall?.[0] as string).frozen).toBe(true);
     t += 60_000;
     await vi.advanceTimersByTimeAsync(2000);
@@ -130,7 +207,7 @@ describe('QuestionPanel', () => {
 
   it('"Take your time" freezes without editing', async () => {
     const { onExpire } = setup({ questions: [extras], timed: true, remainingMs: 10_000 });
-    await fireEvent.click(screen.getByRole('button', { name: 'Take your time' }));
+    await fireEvent.click(button('Take your time'));
     expect(screen.queryByRole('button', { name: 'Take your time' })).toBeNull();
     t += 60_000;
     await vi.advanceTimersByTimeAsync(2000);
@@ -140,22 +217,38 @@ describe('QuestionPanel', () => {
   it('a frozen stored draft starts frozen', async () => {
     const stored = JSON.stringify({ v: 1, index: 0, frozen: true, items: {} });
     const { onExpire } = setup({ questions: [name], timed: true, remainingMs: 1_000, storedDraft: stored });
-    expect(screen.getByTestId('countdown').textContent).toBe('Take your time');
+    expect(screen.getByRole('timer').textContent).toBe('No countdown — take your time');
     t += 5_000;
     await vi.advanceTimersByTimeAsync(2000);
     expect(onExpire).not.toHaveBeenCalled();
   });
 
-  it('shows a BAD_ANSWER message and stays editable', async () => {
+  it('an untimed question shows no timer and no "Take your time"', () => {
+    setup({ questions: [name], timed: false, remainingMs: 5_000 });
+    expect(screen.queryByRole('timer')).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Take your time' })).toBeNull();
+  });
+});
+
+describe('QuestionPanel: submission states', () => {
+  it('shows a BAD_ANSWER message inline and stays editable', () => {
     setup({
       questions: [db],
       submit: { kind: 'editing', error: { name: 'UserInteractionError', code: 'BAD_ANSWER', message: 'bad batch' } },
     });
     expect(screen.getByRole('alert').textContent).toBe('bad batch');
-    expect((screen.getByRole('button', { name: /SQLite/ }) as HTMLButtonElement).disabled).toBe(false);
+    expect((screen.getByRole('radio', { name: 'SQLite' }) as HTMLInputElement).disabled).toBe(false);
   });
 
-  it('locks while submitting and offers to send the kept draft again after losing the race', async () => {
+  it('REPLY_QUEUED reads as an answer already on its way', () => {
+    setup({
+      questions: [db],
+      submit: { kind: 'resubmit', error: { name: 'UserInteractionError', code: 'REPLY_QUEUED', message: 'x' } },
+    });
+    expect(screen.getByRole('alert').textContent).toBe('An answer is already on its way');
+  });
+
+  it('locks while submitting and offers "Resubmit" with the kept draft after losing the race', async () => {
     const stored = serialize(choose(newDraft([db]), 'SQLite'));
     const { rerender, onSubmit } = setup({
       questions: [db],
@@ -163,10 +256,21 @@ describe('QuestionPanel', () => {
       submit: { kind: 'submitting', path: 'foreground' },
     });
     expect(submitButton().disabled).toBe(true);
-    expect((screen.getByRole('button', { name: /SQLite/ }) as HTMLButtonElement).disabled).toBe(true);
+    expect((screen.getByRole('radio', { name: 'SQLite' }) as HTMLInputElement).matches(':disabled')).toBe(true);
     await rerender({ submit: { kind: 'resubmit' } });
     expect(screen.getByRole('status').textContent).toMatch(/draft is kept/);
-    await fireEvent.click(screen.getByRole('button', { name: 'Send again' }));
+    await fireEvent.click(button('Resubmit'));
+    expect(onSubmit).toHaveBeenCalledWith({ answers: [{ id: 'db', selected: ['SQLite'] }] });
+  });
+});
+
+describe('QuestionPanel: focus', () => {
+  it('takes focus when it appears so keys work at once, without pausing the countdown', async () => {
+    const { onSubmit } = setup({ questions: [db], timed: true, remainingMs: 30_000 });
+    expect(document.activeElement).toBe(panel());
+    expect(screen.getByRole('timer').textContent).toBe('0:30 left');
+    await fireEvent.keyDown(document.activeElement as Element, { key: '1' });
+    await fireEvent.keyDown(document.activeElement as Element, { key: 'Enter' });
     expect(onSubmit).toHaveBeenCalledWith({ answers: [{ id: 'db', selected: ['SQLite'] }] });
   });
 });

@@ -9,6 +9,7 @@ import {
   focusEmpty,
   formatClock,
   isFrozen,
+  isUrgent,
   remaining,
   start,
   takeYourTime,
@@ -160,12 +161,21 @@ describe('display', () => {
       describeCountdown(started(1_000), T0 + 5_000),
     ];
     expect(texts).toEqual([
-      '1:05 to answer here',
-      '1:05 · paused while you read',
-      'Take your time',
+      '1:05 left',
+      '1:05 left · paused while you read',
+      'No countdown — take your time',
       'No time limit',
       'The model carried on; you can still answer',
     ]);
     for (const t of texts) expect(t).not.toMatch(/!|hurry|urgent|quick|warning/i);
+  });
+});
+
+describe('isUrgent', () => {
+  it('only the last ten seconds of a running clock are urgent', () => {
+    expect(isUrgent(started(65_000), T0)).toBe(false);
+    expect(isUrgent(started(65_000), T0 + 55_000)).toBe(true);
+    expect(isUrgent(focusEmpty(started(5_000), T0), T0)).toBe(false);
+    expect(isUrgent(started(5_000), T0 + 6_000)).toBe(false);
   });
 });

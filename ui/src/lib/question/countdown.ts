@@ -123,12 +123,20 @@ export function describe(c: Countdown, now: number): string {
     case 'indefinite':
       return 'No time limit';
     case 'running':
-      return `${formatClock(s.deadline - now)} to answer here`;
+      return `${formatClock(s.deadline - now)} left`;
     case 'paused':
-      return `${formatClock(s.remainingMs)} · paused while you read`;
+      return `${formatClock(s.remainingMs)} left · paused while you read`;
     case 'frozen':
-      return 'Take your time';
+      return 'No countdown — take your time';
     case 'expired':
       return 'The model carried on; you can still answer';
   }
+}
+
+/** The last seconds of a running countdown: the only time the clock may turn red. */
+export const URGENT_MS = 10_000;
+
+export function isUrgent(c: Countdown, now: number): boolean {
+  const s = settle(c, now);
+  return s.kind === 'running' && s.deadline - now <= URGENT_MS;
 }

@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest';
 import {
   type SubmitState,
   accepted,
+  acceptedVia,
   becameContinued,
   canEdit,
   clearError,
+  errorText,
   initialSubmit,
   isBusy,
   rejected,
@@ -111,5 +113,22 @@ describe('refusals keep the draft editable with the message', () => {
     expect(clearError({ kind: 'resubmit', error: err('REPLY_QUEUED') })).toEqual({ kind: 'resubmit' });
     expect(clearError(fg)).toBe(fg);
     expect(clearError(initialSubmit)).toBe(initialSubmit);
+  });
+});
+
+describe('the host decides the path', () => {
+  it('a foreground submit the host routed late is queued; a foreground one stays busy', () => {
+    expect(acceptedVia(submit(initialSubmit, false), 'late')).toEqual({ kind: 'queued' });
+    expect(acceptedVia(submit(initialSubmit, false), 'foreground')).toEqual({ kind: 'submitting', path: 'foreground' });
+    expect(acceptedVia({ kind: 'done' }, 'late')).toEqual({ kind: 'done' });
+  });
+
+  it('REPLY_QUEUED reads as an answer already on its way; others show their message', () => {
+    expect(errorText({ name: 'UserInteractionError', code: 'REPLY_QUEUED', message: 'queued' })).toBe(
+      'An answer is already on its way',
+    );
+    expect(errorText({ name: 'UserInteractionError', code: 'BAD_ANSWER', message: 'db: unknown label' })).toBe(
+      'db: unknown label',
+    );
   });
 });

@@ -89,3 +89,19 @@ export function clearError(s: SubmitState): SubmitState {
   if ((s.kind === 'editing' || s.kind === 'resubmit') && s.error) return { kind: s.kind };
   return s;
 }
+
+/**
+ * The submit call returned the host's path. `late`: the reply is queued in the session inbox (the
+ * question settles when it is admitted). `foreground`: the waiting call got it; busy until the host's
+ * resolved frame (the panel never ends on a local submit alone).
+ */
+export function acceptedVia(s: SubmitState, path: SubmitPath): SubmitState {
+  if (s.kind !== 'submitting') return s;
+  return path === 'late' ? { kind: 'queued' } : { kind: 'submitting', path: 'foreground' };
+}
+
+/** How a refusal reads in the panel. */
+export function errorText(error: HarkError): string {
+  if (error.code === 'REPLY_QUEUED') return 'An answer is already on its way';
+  return error.message;
+}

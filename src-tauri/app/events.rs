@@ -1,0 +1,52 @@
+//! Events the shell sends to the window outside a session's stream (see docs/desktop-ipc.md).
+
+use std::sync::Arc;
+
+use hark_core::service::QuestionEvent;
+use serde::Serialize;
+use tauri::{AppHandle, Emitter};
+
+use crate::hub::Hub;
+
+pub const SESSIONS_CHANGED: &str = "hark://sessions-changed";
+pub const FOCUS: &str = "hark://focus";
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Focus {
+    pub session_id: String,
+    pub call_id: Option<String>,
+}
+
+/// A session's sidebar entry changed (new session, badge counts).
+pub fn sessions_changed(app: &AppHandle) {
+    let _ = app.emit(SESSIONS_CHANGED, ());
+}
+
+/// Asks the window to show a session, and the question `call_id` in it.
+pub fn focus(app: &AppHandle, session_id: &str, call_id: Option<&str>) {
+    let _ = app.emit(FOCUS, Focus { session_id: session_id.to_string(), call_id: call_id.map(str::to_string) });
+}
+
+/// Follows every question of every session, open in the window or not: badges change, and a
+/// resolved question's take-overs are let go.
+pub fn watch_questions(app: AppHandle, hub: Arc<Hub>) {
+    let mut events = hub.service().subscribe();
+    let mut requests = hub.take_requests();
+    tauri::async_runtime::spawn(async move {
+        loop {
+            tokio::select! {
+                event = events.recv() => match event {
+                    Ok(QuestionEvent::Resolved { session_id, call_id, .. }) => {
+                        hub.forget(&session_id, &call_id);
+                        sessions_changed(&app);
+                    }
+                    Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => sessions_changed(&app),
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
+                },
+                // Requests also arrive as `requested` events; the forwarded copy only has to be taken
+                // off the channel.
+                Some(_) = async { match requests.as_mut() { Some(r) => r.recv().await, None => None } } => {}
+            }
+        }
+    });
+}

@@ -1,0 +1,386 @@
+//! What the desktop process hosts: the locked data directory, its store and question service, one
+//! live agent per session the person has opened, and the take-overs the window holds. Tauri-free so
+//! it reads (and is tested) as plain hark-core use; `commands.rs` adapts it to IPC.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use hark_core::agent::{Agent, AgentConfig, AgentDeps, AgentEvent, NewSession};
+use hark_core::host::HostLock;
+use hark_core::model::{provider_for, DEMO_LABEL};
+use hark_core::question::{AnswerBatch, UserInteractionError};
+use hark_core::service::{
+    ContinuedQuestion, ForwardingProvider, InteractionRequest, ProviderRegistration, Responded, SessionLog, Takeover,
+    UserQuestionService,
+};
+use hark_core::session::{match_session, project_transcript, Event, ModelRef, Store, Transcript};
+use serde::Serialize;
+use tokio::sync::broadcast;
+use tokio::task::JoinHandle;
+
+use crate::error::{CommandError, WireError};
+use crate::launch::LaunchOptions;
+use crate::settings::{self, Settings};
+
+/// Where a window's copy of a session's stream goes; `false` means the window is gone.
+pub type Sink = Box<dyn Fn(AgentEvent) -> bool + Send + Sync>;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PendingQuestions {
+    pub foreground: Vec<InteractionRequest>,
+    pub continued: Vec<ContinuedQuestion>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SessionView {
+    pub session_id: String,
+    pub transcript: Transcript,
+    pub questions: PendingQuestions,
+    pub busy: bool,
+    pub model_label: String,
+}
+
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SubmitPath {
+    Foreground,
+    Late,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SubmitResult {
+    pub path: SubmitPath,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct AttachResult {
+    pub takeover_id: u64,
+    pub remaining_ms: Option<u64>,
+}
+
+struct Live {
+    agent: Agent,
+    model_label: String,
+    /// The task copying the agent's stream to the window, while the window shows this session.
+    view: Option<JoinHandle<()>>,
+}
+
+type TakeoverKey = (String, String, u64);
+
+pub struct Hub {
+    data_dir: PathBuf,
+    store: Arc<Store>,
+    service: UserQuestionService,
+    launch: LaunchOptions,
+    settings: Mutex<Settings>,
+    settings_warning: Mutex<Option<WireError>>,
+    live: Mutex<HashMap<String, Live>>,
+    takeovers: Mutex<HashMap<TakeoverKey, Takeover>>,
+    requests: Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<InteractionRequest>>>,
+    // Dropped last: the provider before the lock, so questions end before another host may start.
+    _provider: ProviderRegistration,
+    _lock: HostLock,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Hub {
+    /// Takes the data directory (one host at a time), opens its store, registers the window as the
+    /// question surface and reads the settings.
+    pub fn start(dir: &Path, launch: LaunchOptions) -> Result<Hub, WireError> {
+        let lock_file = HostLock::acquire(dir).map_err(|e| WireError::of(&e))?;
+        let store = Arc::new(Store::open(dir).map_err(|e| WireError::of(&e))?);
+        let service = UserQuestionService::new(Arc::clone(&store) as Arc<dyn SessionLog>);
+        let (provider, requests) = ForwardingProvider::new();
+        let registration = service.register(Arc::new(provider)).map_err(|e| WireError::of(&e))?;
+        let (settings, warning) = settings::load(dir);
+        Ok(Hub {
+            data_dir: dir.to_path_buf(),
+            store,
+            service,
+            launch,
+            settings: Mutex::new(settings),
+            settings_warning: Mutex::new(warning.as_ref().map(WireError::of)),
+            live: Mutex::new(HashMap::new()),
+            takeovers: Mutex::new(HashMap::new()),
+            requests: Mutex::new(Some(requests)),
+            _provider: registration,
+            _lock: lock_file,
+        })
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    pub fn service(&self) -> &UserQuestionService {
+        &self.service
+    }
+
+    pub fn launch(&self) -> &LaunchOptions {
+        &self.launch
+    }
+
+    pub fn data_dir(&self) -> &Path {
+        &self.data_dir
+    }
+
+    /// The forwarded requests, for the one task that watches them (notifications). Taken once.
+    pub fn take_requests(&self) -> Option<tokio::sync::mpsc::UnboundedReceiver<InteractionRequest>> {
+        lock(&self.requests).take()
+    }
+
+    pub fn settings(&self) -> Settings {
+        lock(&self.settings).clone()
+    }
+
+    pub fn settings_warning(&self) -> Option<WireError> {
+        lock(&self.settings_warning).clone()
+    }
+
+    /// Saves and applies the settings to sessions started or opened from now on.
+    pub fn save_settings(&self, next: Settings) -> Result<(), CommandError> {
+        settings::save(&self.data_dir, &next)?;
+        *lock(&self.settings) = next;
+        *lock(&self.settings_warning) = None;
+        Ok(())
+    }
+
+    /// The session a person typed (full id or unique prefix).
+    pub fn resolve(&self, typed: &str) -> Result<String, CommandError> {
+        match_session(self.store.list_sessions()?, typed).map(|s| s.id).map_err(CommandError::NotFound)
+    }
+
+    fn config(&self) -> AgentConfig {
+        AgentConfig { questions: self.launch.questions(&self.settings()), ..AgentConfig::default() }
+    }
+
+    fn build(&self, model: &ModelRef) -> Result<AgentDeps, CommandError> {
+        let key = match model.provider.as_str() {
+            "demo" => None,
+            _ => crate::secrets::key_for(model.base_url.as_deref().unwrap_or(hark_core::model::DEEPSEEK_BASE_URL)),
+        };
+        let provider = provider_for(model, key).map_err(|e| CommandError::Wire(WireError::of(&e)))?;
+        Ok(AgentDeps { store: Arc::clone(&self.store), service: self.service.clone(), model: provider })
+    }
+
+    /// Creates a session with the current model and sends its first message. Call inside the runtime.
+    pub fn start_session(&self, text: &str, workspace: Option<PathBuf>) -> Result<String, CommandError> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(CommandError::InvalidArgument("a message needs some text".into()));
+        }
+        let workspace = match workspace {
+            Some(dir) => match dir.canonicalize() {
+                Ok(d) if d.is_dir() => Some(d),
+                _ => return Err(CommandError::InvalidArgument(format!("{} is not a folder", dir.display()))),
+            },
+            None => None,
+        };
+        let model = self.launch.model_for_new(&self.settings());
+        let deps = self.build(&model)?;
+        let first_line = text.lines().next().unwrap_or(text);
+        let title: String = first_line.chars().take(60).collect();
+        let label = model_label(&model);
+        let agent = Agent::create(deps, NewSession { title, workspace, model: Some(model) }, self.config())?;
+        let id = agent.session_id().to_string();
+        agent.steer(text)?;
+        lock(&self.live).insert(id.clone(), Live { agent, model_label: label, view: None });
+        Ok(id)
+    }
+
+    /// Makes the session's agent live (recovering what a dead run left open and admitting a reply
+    /// queued before) and returns a subscription taken before it could start a turn.
+    fn ensure_live(&self, session: &str) -> Result<broadcast::Receiver<AgentEvent>, CommandError> {
+        if let Some(live) = lock(&self.live).get(session) {
+            return Ok(live.agent.subscribe());
+        }
+        let events = self.store.events(session)?;
+        if events.is_empty() {
+            return Err(CommandError::NotFound(format!("session {session:?} not found")));
+        }
+        let recorded = events.iter().find_map(|e| match &e.event {
+            Event::SessionCreated { model, .. } => model.clone(),
+            _ => None,
+        });
+        let model = self.launch.model_for_existing(recorded, &self.settings());
+        let deps = self.build(&model)?;
+        let mut live = lock(&self.live);
+        // Opened by someone else while this one read the log: use theirs.
+        if let Some(existing) = live.get(session) {
+            return Ok(existing.agent.subscribe());
+        }
+        let (agent, rx) = Agent::open_subscribed(deps, session, self.config())?;
+        live.insert(session.to_string(), Live { agent, model_label: model_label(&model), view: None });
+        Ok(rx)
+    }
+
+    /// Starts streaming the session to the window (replacing an earlier stream of it) and returns
+    /// what the window shows now.
+    pub fn open_session(&self, session: &str, sink: Sink) -> Result<SessionView, CommandError> {
+        let mut rx = self.ensure_live(session)?;
+        let task = tokio::spawn(async move {
+            loop {
+                match rx.recv().await {
+                    Ok(event) => {
+                        if !sink(event) {
+                            break;
+                        }
+                    }
+                    // The window re-reads the transcript on the next event; nothing is lost there.
+                    Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                    Err(broadcast::error::RecvError::Closed) => break,
+                }
+            }
+        });
+        let (busy, label) = {
+            let mut live = lock(&self.live);
+            let Some(entry) = live.get_mut(session) else {
+                task.abort();
+                return Err(CommandError::NotFound(format!("session {session:?} is not open")));
+            };
+            if let Some(old) = entry.view.replace(task) {
+                old.abort();
+            }
+            (entry.agent.is_busy(), entry.model_label.clone())
+        };
+        Ok(SessionView {
+            session_id: session.to_string(),
+            transcript: self.transcript(session)?,
+            questions: self.pending(session),
+            busy,
+            model_label: label,
+        })
+    }
+
+    /// The window stopped showing the session: its stream stops, the agent keeps working.
+    pub fn close_view(&self, session: &str) {
+        if let Some(task) = lock(&self.live).get_mut(session).and_then(|l| l.view.take()) {
+            task.abort();
+        }
+    }
+
+    pub fn transcript(&self, session: &str) -> Result<Transcript, CommandError> {
+        Ok(project_transcript(&self.store.events(session)?))
+    }
+
+    fn with_agent<T>(&self, session: &str, f: impl FnOnce(&Agent) -> T) -> Result<T, CommandError> {
+        self.ensure_live(session)?;
+        let live = lock(&self.live);
+        let entry = live.get(session).ok_or_else(|| CommandError::NotFound(format!("session {session:?}")))?;
+        Ok(f(&entry.agent))
+    }
+
+    pub fn send(&self, session: &str, text: &str) -> Result<(), CommandError> {
+        if text.trim().is_empty() {
+            return Err(CommandError::InvalidArgument("a message needs some text".into()));
+        }
+        self.with_agent(session, |a| a.steer(text.trim()))?.map_err(CommandError::from)
+    }
+
+    pub fn abort(&self, session: &str) -> bool {
+        lock(&self.live).get(session).is_some_and(|l| l.agent.abort())
+    }
+
+    pub fn retry(&self, session: &str) -> Result<(), CommandError> {
+        self.with_agent(session, |a| a.retry())?.map_err(CommandError::from)
+    }
+
+    pub fn pending(&self, session: &str) -> PendingQuestions {
+        PendingQuestions {
+            foreground: self.service.foreground(Some(session)),
+            continued: self.service.continued(session),
+        }
+    }
+
+    /// The window shows a foreground question: the host deadline pauses while this is held.
+    pub fn attach(&self, session: &str, call_id: &str) -> Result<AttachResult, CommandError> {
+        let attached = self.service.attach(session, call_id)?;
+        let id = attached.takeover.id();
+        lock(&self.takeovers).insert((session.to_string(), call_id.to_string(), id), attached.takeover);
+        Ok(AttachResult { takeover_id: id, remaining_ms: attached.remaining_ms })
+    }
+
+    pub fn release(&self, session: &str, call_id: &str, takeover_id: u64) {
+        let key = (session.to_string(), call_id.to_string(), takeover_id);
+        // Dropped outside the map's lock: releasing may wake the deadline.
+        let taken = lock(&self.takeovers).remove(&key);
+        drop(taken);
+    }
+
+    /// The window was hidden: every question it held goes back to its host deadline.
+    pub fn release_all(&self) {
+        let taken: Vec<Takeover> = lock(&self.takeovers).drain().map(|(_, t)| t).collect();
+        drop(taken);
+    }
+
+    /// A question resolved: its take-overs are inert now; forget them.
+    pub fn forget(&self, session: &str, call_id: &str) {
+        let taken: Vec<Takeover> = {
+            let mut map = lock(&self.takeovers);
+            let keys: Vec<TakeoverKey> = map.keys().filter(|(s, c, _)| s == session && c == call_id).cloned().collect();
+            keys.into_iter().filter_map(|k| map.remove(&k)).collect()
+        };
+        drop(taken);
+    }
+
+    /// An answer from the panel or a notification: the foreground if the call still waits there,
+    /// else the late path (the session's agent is made live to admit it).
+    pub fn submit(&self, session: &str, call_id: &str, answers: AnswerBatch) -> Result<SubmitResult, CommandError> {
+        if self.service.continued(session).iter().any(|c| c.call_id == call_id) {
+            self.ensure_live(session)?;
+        }
+        let path = match self.service.respond(session, call_id, answers)? {
+            Responded::Foreground => SubmitPath::Foreground,
+            Responded::Late(_) => SubmitPath::Late,
+        };
+        Ok(SubmitResult { path })
+    }
+
+    pub fn cancel(&self, session: &str, call_id: &str) -> Result<(), UserInteractionError> {
+        self.service.cancel(session, call_id)
+    }
+
+    pub fn expire(&self, session: &str, call_id: &str) -> Result<(), UserInteractionError> {
+        self.service.expire(session, call_id)
+    }
+
+    pub fn model_label_for_new(&self) -> (ModelRef, String) {
+        let model = self.launch.model_for_new(&self.settings());
+        let label = model_label(&model);
+        (model, label)
+    }
+
+    /// Quitting: every running turn ends aborted and recorded (a live question gets `ASK_ABORTED`),
+    /// so a timed question stays answerable after the next start.
+    pub async fn shutdown(&self) {
+        self.release_all();
+        let agents: Vec<Live> = lock(&self.live).drain().map(|(_, l)| l).collect();
+        for live in agents {
+            if let Some(view) = live.view {
+                view.abort();
+            }
+            live.agent.close().await;
+        }
+        self.service.shutdown();
+    }
+}
+
+pub fn model_label(model: &ModelRef) -> String {
+    match model.provider.as_str() {
+        "demo" => format!("{DEMO_LABEL} ({})", model.script.as_deref().unwrap_or("batch")),
+        _ => {
+            let name = model.model.as_deref().unwrap_or(hark_core::model::DEEPSEEK_MODEL);
+            let host = model
+                .base_url
+                .as_deref()
+                .and_then(|u| url::Url::parse(u).ok())
+                .and_then(|u| u.host_str().map(str::to_string))
+                .unwrap_or_else(|| "api.deepseek.com".into());
+            format!("{name} · {host}")
+        }
+    }
+}

@@ -1,0 +1,74 @@
+//! API keys in the OS keyring (Secret Service on Linux, Keychain on macOS, Credential Manager on
+//! Windows). One entry per model server, keyed by its base URL, so a session recorded against a
+//! server finds that server's key. Keys never reach SQLite, settings, logs or error messages.
+
+use hark_core::model::ApiKey;
+use serde::Serialize;
+
+const SERVICE: &str = "app.hark.desktop";
+
+#[derive(Debug, thiserror::Error)]
+pub enum SecretError {
+    /// The platform store could not be reached (no Secret Service running, locked keychain...). The
+    /// message is the platform's reason; it never contains the key.
+    #[error("the system keyring is not available: {0}")]
+    Unavailable(String),
+}
+
+impl SecretError {
+    pub fn code(&self) -> &'static str {
+        "KEYRING_UNAVAILABLE"
+    }
+}
+
+impl Serialize for SecretError {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        hark_core::error::serialize_error(s, "SecretError", self.code(), &self.to_string())
+    }
+}
+
+fn entry(base_url: &str) -> Result<keyring::Entry, SecretError> {
+    keyring::Entry::new(SERVICE, &format!("api-key {}", base_url.trim())).map_err(unavailable)
+}
+
+fn unavailable(e: keyring::Error) -> SecretError {
+    // keyring's messages describe the store, not the secret; still keep them short.
+    let text: String = e.to_string().chars().take(200).collect();
+    SecretError::Unavailable(text)
+}
+
+/// The stored key for `base_url`; `Ok(None)` when none is stored.
+pub fn get(base_url: &str) -> Result<Option<ApiKey>, SecretError> {
+    match entry(base_url)?.get_password() {
+        Ok(key) => Ok(ApiKey::from_optional(Some(key))),
+        Err(keyring::Error::NoEntry) => Ok(None),
+        Err(e) => Err(unavailable(e)),
+    }
+}
+
+pub fn set(base_url: &str, key: &str) -> Result<(), SecretError> {
+    entry(base_url)?.set_password(key.trim()).map_err(unavailable)
+}
+
+pub fn delete(base_url: &str) -> Result<(), SecretError> {
+    match entry(base_url)?.delete_credential() {
+        Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
+        Err(e) => Err(unavailable(e)),
+    }
+}
+
+/// Whether the keyring answers at all; `Some(reason)` when it does not.
+pub fn probe() -> Option<String> {
+    match get("probe:hark") {
+        Ok(_) => None,
+        Err(e) => Some(e.to_string()),
+    }
+}
+
+/// The key for a server: the keyring's, else the environment's (`DEEPSEEK_API_KEY`, `OPENAI_API_KEY`,
+/// the same variables `hark chat` reads).
+pub fn key_for(base_url: &str) -> Option<ApiKey> {
+    get(base_url).ok().flatten().or_else(|| {
+        ["DEEPSEEK_API_KEY", "OPENAI_API_KEY"].iter().find_map(|v| ApiKey::from_optional(std::env::var(v).ok()))
+    })
+}

@@ -1,0 +1,256 @@
+//! The person's settings: which model new sessions use, how questions are asked, notifications and
+//! the tray. Stored as `settings.json` in the data directory; the API key is not here (see
+//! [`crate::secrets`]). A file that cannot be read is set aside, never overwritten, and reported.
+
+use std::path::{Path, PathBuf};
+
+use hark_core::model::{demo_scripts, DEEPSEEK_BASE_URL, DEEPSEEK_MODEL, DEFAULT_DEMO_SCRIPT};
+use hark_core::question::limits::MAX_TIMEOUT_SECS;
+use hark_core::question::ToolMode;
+use hark_core::session::ModelRef;
+use serde::{Deserialize, Serialize};
+
+use crate::error::WireError;
+
+pub const SETTINGS_FILE: &str = "settings.json";
+
+/// Where the model comes from. DeepSeek, OpenAI-compatible and Ollama are all the `openai` provider
+/// of hark-core with different defaults; the choice is kept so the form shows what was picked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Provider {
+    Demo,
+    Deepseek,
+    Openai,
+    Ollama,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Settings {
+    pub provider: Provider,
+    pub base_url: String,
+    pub model: String,
+    pub demo_script: String,
+    pub question_mode: ToolMode,
+    pub timeout_secs: u64,
+    pub notifications: bool,
+    pub do_not_disturb: bool,
+    pub keep_running_in_tray: bool,
+}
+
+impl Default for Settings {
+    /// Nothing configured: the demo model, so the first launch works offline and says so.
+    fn default() -> Self {
+        Settings {
+            provider: Provider::Demo,
+            base_url: DEEPSEEK_BASE_URL.to_string(),
+            model: DEEPSEEK_MODEL.to_string(),
+            demo_script: DEFAULT_DEMO_SCRIPT.to_string(),
+            question_mode: ToolMode::Timed,
+            timeout_secs: hark_core::tools::QuestionSettings::default().default_timeout_secs,
+            notifications: true,
+            do_not_disturb: false,
+            keep_running_in_tray: true,
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum SettingsError {
+    #[error("{field}: {problem}")]
+    Invalid { field: &'static str, problem: String },
+    #[error("could not save the settings to {path}: {reason}")]
+    Write { path: String, reason: String },
+    #[error("the settings file {path} could not be read ({reason}); it was kept as {kept} and defaults are used")]
+    Corrupt { path: String, reason: String, kept: String },
+}
+
+impl SettingsError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            SettingsError::Invalid { .. } => "INVALID_SETTINGS",
+            SettingsError::Write { .. } => "SETTINGS_WRITE",
+            SettingsError::Corrupt { .. } => "SETTINGS_CORRUPT",
+        }
+    }
+}
+
+impl Serialize for SettingsError {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        hark_core::error::serialize_error(s, "SettingsError", self.code(), &self.to_string())
+    }
+}
+
+impl Settings {
+    /// Refuses what would only fail later, naming the field.
+    pub fn validate(&self) -> Result<(), SettingsError> {
+        let invalid = |field, problem: &str| Err(SettingsError::Invalid { field, problem: problem.to_string() });
+        if self.timeout_secs == 0 || self.timeout_secs > MAX_TIMEOUT_SECS {
+            return invalid("timeout_secs", &format!("must be between 1 and {MAX_TIMEOUT_SECS} seconds"));
+        }
+        if self.provider == Provider::Demo {
+            if !demo_scripts().contains(&self.demo_script.as_str()) {
+                return invalid("demo_script", &format!("must be one of {}", demo_scripts().join(", ")));
+            }
+            return Ok(());
+        }
+        match url::Url::parse(self.base_url.trim()) {
+            Ok(u) if u.scheme() == "http" || u.scheme() == "https" => {}
+            _ => return invalid("base_url", "must be an http:// or https:// URL"),
+        }
+        if self.model.trim().is_empty() {
+            return invalid("model", "must name a model");
+        }
+        Ok(())
+    }
+
+    /// What a new session records as its model.
+    pub fn model_ref(&self) -> ModelRef {
+        match self.provider {
+            Provider::Demo => ModelRef {
+                provider: "demo".into(),
+                base_url: None,
+                model: None,
+                script: Some(self.demo_script.clone()),
+            },
+            _ => ModelRef {
+                provider: "openai".into(),
+                base_url: Some(self.base_url.trim().to_string()),
+                model: Some(self.model.trim().to_string()),
+                script: None,
+            },
+        }
+    }
+}
+
+/// Reads the settings. A missing file is the defaults; an unreadable one is renamed aside (so the
+/// next save cannot destroy what the person had) and reported with the defaults.
+pub fn load(dir: &Path) -> (Settings, Option<SettingsError>) {
+    let path = dir.join(SETTINGS_FILE);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (Settings::default(), None),
+        Err(e) => return (Settings::default(), Some(set_aside(&path, e.to_string()))),
+    };
+    match serde_json::from_str::<Settings>(&text) {
+        Ok(s) => match s.validate() {
+            Ok(()) => (s, None),
+            Err(e) => (Settings::default(), Some(set_aside(&path, e.to_string()))),
+        },
+        Err(e) => (Settings::default(), Some(set_aside(&path, e.to_string()))),
+    }
+}
+
+fn set_aside(path: &Path, reason: String) -> SettingsError {
+    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ");
+    let kept = path.with_file_name(format!("{SETTINGS_FILE}.corrupt-{stamp}"));
+    let kept_name = match std::fs::rename(path, &kept) {
+        Ok(()) => kept.display().to_string(),
+        // Could not move it: leave it where it is; saving will then refuse to overwrite it blindly.
+        Err(_) => path.display().to_string(),
+    };
+    SettingsError::Corrupt { path: path.display().to_string(), reason, kept: kept_name }
+}
+
+/// Writes atomically (temp file + rename) so a crash mid-save leaves the old file or the new one.
+pub fn save(dir: &Path, settings: &Settings) -> Result<(), SettingsError> {
+    settings.validate()?;
+    let path = dir.join(SETTINGS_FILE);
+    let write_err =
+        |e: std::io::Error| SettingsError::Write { path: path.display().to_string(), reason: e.to_string() };
+    let text = serde_json::to_string_pretty(settings)
+        .map_err(|e| SettingsError::Write { path: path.display().to_string(), reason: e.to_string() })?;
+    let tmp: PathBuf = dir.join(format!("{SETTINGS_FILE}.tmp"));
+    std::fs::write(&tmp, text).map_err(write_err)?;
+    std::fs::rename(&tmp, &path).map_err(write_err)
+}
+
+impl From<&SettingsError> for WireError {
+    fn from(e: &SettingsError) -> Self {
+        WireError::of(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_file_is_the_demo_defaults_without_a_warning() {
+        let dir = tempfile::tempdir().unwrap();
+        let (s, warning) = load(dir.path());
+        assert_eq!(s, Settings::default());
+        assert_eq!(s.provider, Provider::Demo);
+        assert!(warning.is_none());
+    }
+
+    #[test]
+    fn saved_settings_read_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Settings {
+            provider: Provider::Ollama,
+            base_url: "http://localhost:11434/v1".into(),
+            model: "llama3.1".into(),
+            question_mode: ToolMode::Legacy,
+            timeout_secs: 30,
+            ..Settings::default()
+        };
+        save(dir.path(), &s).unwrap();
+        assert_eq!(load(dir.path()), (s, None));
+    }
+
+    #[test]
+    fn a_corrupt_file_is_kept_aside_and_reported() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(SETTINGS_FILE), "{ not json").unwrap();
+        let (s, warning) = load(dir.path());
+        assert_eq!(s, Settings::default());
+        let warning = warning.unwrap();
+        assert_eq!(warning.code(), "SETTINGS_CORRUPT");
+        let kept: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .filter(|n| n.starts_with("settings.json.corrupt-"))
+            .collect();
+        assert_eq!(kept.len(), 1);
+        assert_eq!(std::fs::read_to_string(dir.path().join(&kept[0])).unwrap(), "{ not json");
+        assert!(!dir.path().join(SETTINGS_FILE).exists());
+        let json = serde_json::to_value(&warning).unwrap();
+        assert_eq!(json["name"], "SettingsError");
+        assert!(json["message"].as_str().unwrap().contains(&kept[0]));
+    }
+
+    #[test]
+    fn unknown_fields_and_out_of_range_values_count_as_corrupt() {
+        for text in [
+            r#"{"provider":"demo","api_key":"sk-secret"}"#,
+            &serde_json::to_string(&Settings { timeout_secs: 0, ..Settings::default() }).unwrap(),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(dir.path().join(SETTINGS_FILE), text).unwrap();
+            assert_eq!(load(dir.path()).1.unwrap().code(), "SETTINGS_CORRUPT");
+        }
+    }
+
+    #[test]
+    fn validation_names_the_field() {
+        let bad_url = Settings { provider: Provider::Openai, base_url: "ftp://x".into(), ..Settings::default() };
+        assert!(matches!(bad_url.validate(), Err(SettingsError::Invalid { field: "base_url", .. })));
+        let no_model = Settings { provider: Provider::Deepseek, model: "  ".into(), ..Settings::default() };
+        assert!(matches!(no_model.validate(), Err(SettingsError::Invalid { field: "model", .. })));
+        let script = Settings { demo_script: "nope".into(), ..Settings::default() };
+        assert!(matches!(script.validate(), Err(SettingsError::Invalid { field: "demo_script", .. })));
+        let dir = tempfile::tempdir().unwrap();
+        assert!(save(dir.path(), &script).is_err());
+        assert!(!dir.path().join(SETTINGS_FILE).exists(), "an invalid form is never written");
+    }
+
+    #[test]
+    fn model_refs_follow_the_provider() {
+        assert_eq!(Settings::default().model_ref().provider, "demo");
+        let s = Settings { provider: Provider::Deepseek, ..Settings::default() };
+        let m = s.model_ref();
+        assert_eq!((m.provider.as_str(), m.base_url.as_deref()), ("openai", Some(DEEPSEEK_BASE_URL)));
+    }
+}

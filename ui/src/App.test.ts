@@ -1,0 +1,140 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { fireEvent, render, screen, waitFor } from '@testing-library/svelte';
+import type { AgentEvent } from './lib/types';
+
+// The shell, faked at the IPC boundary: every command the window calls goes through `invoke`.
+const h = vi.hoisted(() => ({
+  handlers: {} as Record<string, (args: Record<string, unknown>) => unknown>,
+  calls: [] as Array<[string, Record<string, unknown> | undefined]>,
+  channels: [] as Array<(e: unknown) => void>,
+  listeners: {} as Record<string, (e: { payload: unknown }) => void>,
+}));
+
+vi.mock('@tauri-apps/api/core', () => ({
+  invoke: vi.fn(async (cmd: string, args?: Record<string, unknown>) => {
+    h.calls.push([cmd, args]);
+    const handler = h.handlers[cmd];
+    if (!handler) throw { name: 'IpcError', code: 'UNKNOWN_COMMAND', message: `no ${cmd}` };
+    return handler(args ?? {});
+  }),
+  Channel: class {
+    constructor(onmessage: (e: unknown) => void) {
+      h.channels.push(onmessage);
+    }
+  },
+}));
+vi.mock('@tauri-apps/api/event', () => ({
+  listen: vi.fn(async (event: string, handler: (e: { payload: unknown }) => void) => {
+    h.listeners[event] = handler;
+    return () => {};
+  }),
+}));
+
+const { default: App } = await import('./App.svelte');
+
+const settingsView = (isDemo: boolean) => ({
+  settings: {
+    provider: isDemo ? 'demo' : 'deepseek', base_url: '', model: '', demo_script: 'batch', question_mode: 'timed',
+    timeout_secs: 120, notifications: true, do_not_disturb: false, keep_running_in_tray: true,
+  },
+  api_key_set: false,
+  keyring: { available: true, message: null },
+  warning: null,
+  overrides: [],
+  active_model: { provider: isDemo ? 'demo' : 'deepseek', label: isDemo ? 'Demo' : 'DeepSeek', is_demo: isDemo },
+});
+const question = { id: 'db', question: 'Which database?', options: [{ label: 'SQLite' }, { label: 'Postgres' }] };
+const emptyTranscript = { title: 'x', workspace: null, model: null, turns: [], questions: [] };
+let pendingNow: unknown = { foreground: [], continued: [] };
+
+beforeEach(() => {
+  h.calls.length = 0;
+  h.channels.length = 0;
+  pendingNow = { foreground: [], continued: [] };
+  localStorage.clear();
+  h.handlers = {
+    app_info: () => ({ name: 'Hark', version: '0.1.0', data_dir: '/tmp/hark', initial_session: null }),
+    list_sessions: () => [
+      { id: 's1', title: 'Pick a database', updated_at: new Date().toISOString(), open_questions: 1, continued_questions: 0 },
+    ],
+    get_settings: () => settingsView(true),
+    open_session: (a) => ({
+      session_id: a.sessionId, transcript: emptyTranscript, questions: pendingNow, busy: false, model_label: 'Demo',
+    }),
+    close_session_view: () => null,
+    session_transcript: () => emptyTranscript,
+    pending_questions: () => pendingNow,
+    start_session: () => ({ session_id: 's-new' }),
+    choose_workspace: () => '/work/project',
+    cancel_question: () => null,
+    submit_answers: () => ({ path: 'foreground' }),
+  };
+});
+afterEach(() => vi.clearAllMocks());
+
+describe('App', () => {
+  it('shows the demo banner, whose button opens Settings', async () => {
+    render(App);
+    const banner = await screen.findByTestId('demo-banner');
+    expect(banner.textContent).toContain("You're using the Demo model — scripted replies, no AI.");
+    await fireEvent.click(screen.getByRole('button', { name: 'Connect a model' }));
+    expect(await screen.findByRole('dialog', { name: 'Settings' })).toBeTruthy();
+  });
+
+  it('a new chat picks a workspace and its first Send starts and opens the session', async () => {
+    render(App);
+    await screen.findByTestId('demo-banner');
+    await fireEvent.click(screen.getByTestId('new-chat'));
+    expect(screen.getByText(/Workspace:/).textContent).toContain('none');
+    await fireEvent.click(screen.getByRole('button', { name: 'Choose folder…' }));
+    await waitFor(() => expect(screen.getByText('/work/project')).toBeTruthy());
+    const box = screen.getByTestId('composer-input');
+    await fireEvent.input(box, { target: { value: 'set up the repo' } });
+    await fireEvent.keyDown(box, { key: 'Enter' });
+    await waitFor(() => expect(h.calls.some(([c]) => c === 'open_session')).toBe(true));
+    expect(h.calls.find(([c]) => c === 'start_session')?.[1]).toEqual({ text: 'set up the repo', workspace: '/work/project' });
+  });
+
+  it('a foreground question takes over the composer; Close cancels the call and gives the composer back', async () => {
+    pendingNow = { foreground: [{ session_id: 's1', call_id: 'c1', questions: [question], wait: null }], continued: [] };
+    const { container } = render(App);
+    const row = await waitFor(() => {
+      const el = container.querySelector('button[data-session-id="s1"]');
+      if (!el) throw new Error('no row yet');
+      return el;
+    });
+    await fireEvent.click(row);
+    const panel = await screen.findByRole('region', { name: 'Question' });
+    expect(screen.queryByTestId('composer-input')).toBeNull();
+    expect(screen.getByRole('radio', { name: 'SQLite' })).toBeTruthy();
+    await fireEvent.click(screen.getByRole('button', { name: 'Close' }));
+    await waitFor(() => expect(h.calls.some(([c, a]) => c === 'cancel_question' && a?.callId === 'c1')).toBe(true));
+    expect(panel.isConnected).toBe(false);
+    expect(screen.getByTestId('composer-input')).toBeTruthy();
+  });
+
+  it('streams text from the channel into the live bubble', async () => {
+    const { container } = render(App);
+    const row = await waitFor(() => {
+      const el = container.querySelector('button[data-session-id="s1"]');
+      if (!el) throw new Error('no row yet');
+      return el;
+    });
+    await fireEvent.click(row);
+    await waitFor(() => expect(h.channels.length).toBe(1));
+    const push = h.channels[0] as (e: AgentEvent) => void;
+    push({ type: 'turn_started', session_id: 's1', turn_id: 't' });
+    push({ type: 'text_delta', session_id: 's1', text: 'Working on it' });
+    expect((await screen.findByTestId('streaming-text')).textContent).toBe('Working on it');
+    expect(screen.getByRole('button', { name: 'Stop' })).toBeTruthy();
+  });
+
+  it('hark://focus opens that session and its question', async () => {
+    pendingNow = { foreground: [], continued: [{ session_id: 's1', call_id: 'c9', questions: [question], reply_queued: null }] };
+    render(App);
+    await waitFor(() => expect(h.listeners['hark://focus']).toBeTruthy());
+    h.listeners['hark://focus']?.({ payload: { session_id: 's1', call_id: 'c9' } });
+    expect(await screen.findByRole('region', { name: 'Question' })).toBeTruthy();
+    expect(screen.getByText('The agent went on — answer any time')).toBeTruthy();
+  });
+});

@@ -1,0 +1,456 @@
+// The chat window's state and what each action does over IPC. Components read the fields and call the
+// methods; the rules live in the pure modules next to this file (stream, questionQueue, takeover,
+// refresher) and in ../question. The API is injected so tests can drive the whole flow with fakes.
+import * as realApi from '../api';
+import type { Result } from '../api';
+import type { HarkError } from '../errors';
+import { draftKey } from '../question/draft';
+import {
+  type SubmitState,
+  acceptedVia,
+  becameContinued,
+  initialSubmit,
+  rejected,
+  replyDiscarded,
+  submit as startSubmit,
+} from '../question/submission';
+import type { AnswerBatch } from '../question/types';
+import type {
+  AgentEvent,
+  FocusPayload,
+  PendingQuestions,
+  SessionSummary,
+  Settings,
+  SettingsView,
+  Transcript,
+} from '../types';
+import * as queueOps from './questionQueue';
+import { type Asked, type Queue, emptyQueue, findAsked, isResolved, noPending } from './questionQueue';
+import { Refresher, type Timers, realTimers } from './refresher';
+import { type Live, idle, onEvent, onTranscript } from './stream';
+import { type Handshake, TakeoverKeeper } from './takeover';
+
+export type ChatApi = Pick<
+  typeof realApi,
+  | 'listSessions'
+  | 'getSettings'
+  | 'saveSettings'
+  | 'chooseWorkspace'
+  | 'startSession'
+  | 'openSession'
+  | 'closeSessionView'
+  | 'sessionTranscript'
+  | 'sendMessage'
+  | 'abort'
+  | 'retry'
+  | 'pendingQuestions'
+  | 'attachQuestion'
+  | 'releaseQuestion'
+  | 'submitAnswers'
+  | 'cancelQuestion'
+  | 'expireQuestion'
+  | 'openLink'
+>;
+
+/** The part of `Storage` drafts need. */
+export type DraftStore = Pick<Storage, 'getItem' | 'setItem' | 'removeItem' | 'key' | 'length'>;
+
+export interface ChatOptions {
+  api?: ChatApi;
+  storage?: DraftStore | null;
+  timers?: Timers;
+  refreshDelayMs?: number;
+}
+
+interface Read {
+  transcript: Result<Transcript>;
+  pending: Result<PendingQuestions>;
+  recordedAtRead: number;
+}
+
+function localStore(): DraftStore | null {
+  try {
+    return typeof localStorage === 'undefined' ? null : localStorage;
+  } catch {
+    return null;
+  }
+}
+
+export class Chat {
+  sessions: SessionSummary[] = $state.raw([]);
+  /** The session shown; null = a new chat not started yet. */
+  activeId: string | null = $state(null);
+  transcript: Transcript | null = $state.raw(null);
+  pending: PendingQuestions = $state.raw(noPending);
+  live: Live = $state.raw(idle);
+  modelLabel = $state('');
+  queue: Queue = $state.raw(emptyQueue);
+  submits: Record<string, SubmitState> = $state.raw({});
+  handshake: Handshake | null = $state.raw(null);
+  /** Calls whose panel countdown ran out here (the host was told; no take-over for them any more). */
+  expired: readonly string[] = $state.raw([]);
+  /** The folder a new chat will work in. */
+  workspace: string | null = $state(null);
+  /** The last failure of an action, for the banner. */
+  error: HarkError | null = $state.raw(null);
+  settings: SettingsView | null = $state.raw(null);
+  /** Opening a session or starting one. */
+  loading = $state(false);
+  visible = $state(true);
+
+  private readonly api: ChatApi;
+  private readonly storage: DraftStore | null;
+  private readonly refresher: Refresher<Read>;
+  private readonly takeover: TakeoverKeeper;
+
+  constructor(opts: ChatOptions = {}) {
+    this.api = opts.api ?? realApi;
+    this.storage = opts.storage === undefined ? localStore() : opts.storage;
+    this.refresher = new Refresher<Read>({
+      load: (id) => this.read(id),
+      apply: (id, data) => this.applyRead(id, data),
+      current: () => this.activeId,
+      delayMs: opts.refreshDelayMs ?? 80,
+      timers: opts.timers ?? realTimers,
+    });
+    this.takeover = new TakeoverKeeper(
+      {
+        attach: (s, c) => this.api.attachQuestion(s, c),
+        release: (s, c, t) => this.api.releaseQuestion(s, c, t),
+      },
+      (h) => (this.handshake = h),
+    );
+  }
+
+  // ------------------------------------------------------------------ derived views
+
+  /** The question the panel holds (shown or hidden), if it is still pending. */
+  get openAsked(): Asked | undefined {
+    const open = this.queue.open;
+    return open ? findAsked(this.pending, open.callId) : undefined;
+  }
+
+  /** The panel takes over the composer. */
+  get panelShown(): boolean {
+    return queueOps.panelShown(this.queue) && this.openAsked !== undefined;
+  }
+
+  get waitingCount(): number {
+    return queueOps.waiting(this.queue, this.pending).length;
+  }
+
+  submitState(callId: string): SubmitState {
+    return this.submits[callId] ?? initialSubmit;
+  }
+
+  storedDraft(callId: string): string | null {
+    if (!this.activeId || !this.storage) return null;
+    try {
+      return this.storage.getItem(draftKey(this.activeId, callId));
+    } catch {
+      return null;
+    }
+  }
+
+  // ------------------------------------------------------------------ sessions
+
+  async refreshSessions(): Promise<void> {
+    const r = await this.api.listSessions();
+    if (r.ok) this.sessions = r.value;
+  }
+
+  async loadSettings(): Promise<void> {
+    const r = await this.api.getSettings();
+    if (r.ok) this.settings = r.value;
+    else this.error = r.error;
+  }
+
+  /** Saves; returns the refusal to show in the dialog, or null. */
+  async saveSettings(settings: Settings, apiKey: string | null): Promise<HarkError | null> {
+    const r = await this.api.saveSettings(settings, apiKey);
+    if (!r.ok) return r.error;
+    this.settings = r.value;
+    return null;
+  }
+
+  private leave(): void {
+    const old = this.activeId;
+    this.refresher.cancel();
+    this.takeover.want(null);
+    if (old) void this.api.closeSessionView(old);
+    this.activeId = null;
+    this.transcript = null;
+    this.pending = noPending;
+    this.live = idle;
+    this.modelLabel = '';
+    this.queue = emptyQueue;
+    this.submits = {};
+    this.expired = [];
+    this.error = null;
+    this.loading = false;
+  }
+
+  /** Shows a stored session and streams its live agent. */
+  async select(id: string): Promise<void> {
+    if (id === this.activeId) return;
+    this.leave();
+    this.activeId = id;
+    this.loading = true;
+    const r = await this.api.openSession(id, (e) => this.onStream(id, e));
+    if (this.activeId !== id) {
+      // The person moved on while the session opened: stop streaming it to this window.
+      if (r.ok) void this.api.closeSessionView(id);
+      return;
+    }
+    this.loading = false;
+    if (!r.ok) {
+      this.error = r.error;
+      return;
+    }
+    const v = r.value;
+    this.transcript = v.transcript;
+    this.pending = v.questions;
+    this.live = { ...idle, busy: v.busy };
+    this.modelLabel = v.model_label;
+    this.reconcileQuestions();
+  }
+
+  /** An empty conversation; the first Send starts the session. */
+  newChat(): void {
+    this.leave();
+    this.workspace = null;
+  }
+
+  async chooseWorkspace(): Promise<void> {
+    const r = await this.api.chooseWorkspace();
+    if (!r.ok) this.error = r.error;
+    else if (r.value !== null) this.workspace = r.value;
+  }
+
+  async send(text: string): Promise<boolean> {
+    const message = text.trim();
+    if (!message) return false;
+    this.error = null;
+    if (this.activeId === null) {
+      this.loading = true;
+      const r = await this.api.startSession(message, this.workspace);
+      this.loading = false;
+      if (!r.ok) {
+        this.error = r.error;
+        return false;
+      }
+      void this.refreshSessions();
+      await this.select(r.value.session_id);
+      return true;
+    }
+    const id = this.activeId;
+    const r = await this.api.sendMessage(id, message);
+    if (!r.ok) {
+      if (this.activeId === id) this.error = r.error;
+      return false;
+    }
+    this.refresher.schedule(id);
+    return true;
+  }
+
+  async stop(): Promise<void> {
+    if (!this.activeId) return;
+    const r = await this.api.abort(this.activeId);
+    if (!r.ok) this.error = r.error;
+  }
+
+  async retry(): Promise<void> {
+    if (!this.activeId) return;
+    this.error = null;
+    const r = await this.api.retry(this.activeId);
+    if (!r.ok) this.error = r.error;
+  }
+
+  async openLink(url: string): Promise<void> {
+    const r = await this.api.openLink(url);
+    if (!r.ok) this.error = r.error;
+  }
+
+  /** `hark://focus`: show that session and, if given, that question. */
+  async focus(p: FocusPayload): Promise<void> {
+    await this.select(p.session_id);
+    if (p.call_id && this.activeId === p.session_id) this.openQuestion(p.call_id);
+  }
+
+  setVisible(visible: boolean): void {
+    this.visible = visible;
+    this.syncTakeover();
+  }
+
+  // ------------------------------------------------------------------ stream
+
+  private onStream(sessionId: string, e: AgentEvent): void {
+    if (sessionId !== this.activeId) return;
+    const effect = onEvent(this.live, e, sessionId);
+    this.live = effect.live;
+    if (e.type === 'question' && e.event.type === 'reply_released') {
+      const callId = e.event.call_id;
+      this.setSubmit(callId, replyDiscarded(this.submitState(callId)));
+    }
+    if (effect.refresh) this.refresher.schedule(sessionId);
+    if (effect.refreshSessions) void this.refreshSessions();
+  }
+
+  private async read(id: string): Promise<Read> {
+    const recordedAtRead = this.live.recorded;
+    const [transcript, pending] = await Promise.all([this.api.sessionTranscript(id), this.api.pendingQuestions(id)]);
+    return { transcript, pending, recordedAtRead };
+  }
+
+  private applyRead(_id: string, data: Read): void {
+    if (data.transcript.ok) {
+      this.transcript = data.transcript.value;
+      this.live = onTranscript(this.live, data.recordedAtRead);
+    }
+    if (data.pending.ok) this.pending = data.pending.value;
+    if (data.transcript.ok && data.pending.ok) this.reconcileQuestions();
+  }
+
+  /** Re-reads now (after the person acted), dropping the result if they left the session meanwhile. */
+  refreshNow(): Promise<boolean> {
+    return this.activeId ? this.refresher.now(this.activeId) : Promise.resolve(false);
+  }
+
+  // ------------------------------------------------------------------ questions
+
+  private setSubmit(callId: string, state: SubmitState): void {
+    if (this.submits[callId] === state) return;
+    this.submits = { ...this.submits, [callId]: state };
+  }
+
+  /** After every read: resolved questions end (panel, draft, submit state); the queue picks the panel. */
+  private reconcileQuestions(): void {
+    const sessionId = this.activeId;
+    if (!sessionId) return;
+    this.queue = queueOps.reconcile(this.queue, this.pending, this.transcript);
+    const submits: Record<string, SubmitState> = {};
+    for (const [callId, state] of Object.entries(this.submits)) {
+      if (isResolved(callId, this.pending, this.transcript)) continue;
+      const asked = findAsked(this.pending, callId);
+      submits[callId] = asked?.kind === 'continued' ? becameContinued(state) : state;
+    }
+    this.submits = submits;
+    this.expired = this.expired.filter((c) => findAsked(this.pending, c)?.kind === 'foreground');
+    this.clearResolvedDrafts(sessionId);
+    this.syncTakeover();
+  }
+
+  private clearResolvedDrafts(sessionId: string): void {
+    const store = this.storage;
+    if (!store) return;
+    const prefix = draftKey(sessionId, '');
+    try {
+      const keys: string[] = [];
+      for (let i = 0; i < store.length; i++) {
+        const k = store.key(i);
+        if (k?.startsWith(prefix)) keys.push(k);
+      }
+      for (const k of keys) {
+        const callId = decodeURIComponent(k.slice(prefix.length));
+        if (isResolved(callId, this.pending, this.transcript)) store.removeItem(k);
+      }
+    } catch {
+      // Storage unavailable: drafts simply do not persist.
+    }
+  }
+
+  /** Holds the take-over of the timed foreground question the panel holds, while the window is visible. */
+  private syncTakeover(): void {
+    const asked = this.openAsked;
+    const wanted =
+      this.activeId !== null &&
+      this.visible &&
+      asked !== undefined &&
+      asked.kind === 'foreground' &&
+      asked.wait !== null &&
+      !this.expired.includes(asked.callId);
+    this.takeover.want(wanted && asked && this.activeId ? { sessionId: this.activeId, callId: asked.callId } : null);
+  }
+
+  openQuestion(callId: string): void {
+    this.queue = queueOps.openCall(this.queue, callId);
+    this.syncTakeover();
+  }
+
+  /** The strip's "Answer". */
+  answerNext(): void {
+    const next = queueOps.nextToAnswer(this.queue, this.pending);
+    if (next) this.openQuestion(next);
+  }
+
+  hideQuestion(): void {
+    this.queue = queueOps.hide(this.queue);
+  }
+
+  /** Close: a foreground question is cancelled (the person declines); a continued one just closes. */
+  async closeQuestion(): Promise<void> {
+    const sessionId = this.activeId;
+    const asked = this.openAsked;
+    this.queue = queueOps.close(this.queue);
+    this.syncTakeover();
+    if (!sessionId || !asked || asked.kind !== 'foreground') return;
+    const r = await this.api.cancelQuestion(sessionId, asked.callId);
+    if (this.activeId !== sessionId) return;
+    if (!r.ok && r.error.code !== 'NOT_PENDING') this.error = r.error;
+    this.refresher.schedule(sessionId);
+  }
+
+  saveDraft(callId: string, json: string): void {
+    if (!this.activeId || !this.storage) return;
+    try {
+      this.storage.setItem(draftKey(this.activeId, callId), json);
+    } catch {
+      // Full or unavailable storage: the draft lives on in the panel only.
+    }
+  }
+
+  async submitAnswers(callId: string, batch: AnswerBatch): Promise<void> {
+    const sessionId = this.activeId;
+    if (!sessionId) return;
+    const before = this.submitState(callId);
+    const next = startSubmit(before, findAsked(this.pending, callId)?.kind === 'continued');
+    if (next === before) return;
+    this.setSubmit(callId, next);
+    const r = await this.api.submitAnswers(sessionId, callId, batch);
+    if (this.activeId !== sessionId) return;
+    if (r.ok) {
+      this.setSubmit(callId, acceptedVia(this.submitState(callId), r.value.path));
+      // A late reply is in the session inbox: the panel goes; the tool row says it is on its way.
+      if (r.value.path === 'late' && this.queue.open?.callId === callId) this.queue = queueOps.close(this.queue);
+    } else {
+      if (r.error.code === 'NOT_PENDING') {
+        const p = await this.api.pendingQuestions(sessionId);
+        if (this.activeId !== sessionId) return;
+        if (p.ok) this.pending = p.value;
+      }
+      const continued = findAsked(this.pending, callId)?.kind === 'continued';
+      this.setSubmit(callId, rejected(this.submitState(callId), r.error, continued));
+    }
+    this.refresher.schedule(sessionId);
+  }
+
+  /** The panel's own countdown ran out: the host records the question as continued. */
+  async expireQuestion(callId: string): Promise<void> {
+    const sessionId = this.activeId;
+    if (!sessionId) return;
+    await this.api.expireQuestion(sessionId, callId);
+    if (this.activeId !== sessionId) return;
+    this.expired = [...this.expired, callId];
+    this.syncTakeover();
+    this.refresher.schedule(sessionId);
+  }
+
+  /** Which take-over is held (tests, diagnostics). */
+  heldTakeover() {
+    return this.takeover.holding();
+  }
+
+  dispose(): void {
+    this.leave();
+  }
+}

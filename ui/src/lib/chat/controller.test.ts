@@ -1,0 +1,231 @@
+import { describe, expect, it, vi } from 'vitest';
+import { Chat, type ChatApi, type DraftStore } from './controller.svelte';
+import { ManualTimers, cont, deferred, fg, flush, pending, record, transcript } from './fakes';
+import { draftKey } from '../question/draft';
+import type { AgentEvent, PendingQuestions, Transcript } from '../types';
+
+const ok = <T>(value: T) => ({ ok: true as const, value });
+const fail = (code: string) => ({ ok: false as const, error: { name: 'UserInteractionError', code, message: `${code}!` } });
+
+function memoryStore(): DraftStore & { map: Map<string, string> } {
+  const map = new Map<string, string>();
+  return {
+    map,
+    getItem: (k) => map.get(k) ?? null,
+    setItem: (k, v) => void map.set(k, v),
+    removeItem: (k) => void map.delete(k),
+    key: (i) => [...map.keys()][i] ?? null,
+    get length() {
+      return map.size;
+    },
+  };
+}
+
+function setup(initial: { pending?: PendingQuestions; transcript?: Transcript } = {}) {
+  const state = { pending: initial.pending ?? pending(), transcript: initial.transcript ?? transcript() };
+  const streams = new Map<string, (e: AgentEvent) => void>();
+  let takeoverId = 0;
+  const api = {
+    listSessions: vi.fn(async () => ok([])),
+    getSettings: vi.fn(),
+    saveSettings: vi.fn(),
+    chooseWorkspace: vi.fn(async () => ok('/home/me/project')),
+    startSession: vi.fn(async () => ok({ session_id: 'new1' })),
+    openSession: vi.fn(async (id: string, onEvent: (e: AgentEvent) => void) => {
+      streams.set(id, onEvent);
+      return ok({ session_id: id, transcript: state.transcript, questions: state.pending, busy: false, model_label: 'Demo' });
+    }),
+    closeSessionView: vi.fn(async () => ok(undefined)),
+    sessionTranscript: vi.fn(async () => ok(state.transcript)),
+    sendMessage: vi.fn(async () => ok(undefined)),
+    abort: vi.fn(async () => ok(true)),
+    retry: vi.fn(async () => ok(undefined)),
+    pendingQuestions: vi.fn(async () => ok(state.pending)),
+    attachQuestion: vi.fn(async () => ok({ takeover_id: ++takeoverId, remaining_ms: 30_000 })),
+    releaseQuestion: vi.fn(async () => ok(undefined)),
+    submitAnswers: vi.fn(async () => ok({ path: 'foreground' as 'foreground' | 'late' })),
+    cancelQuestion: vi.fn(async () => ok(undefined)),
+    expireQuestion: vi.fn(async () => ok(undefined)),
+    openLink: vi.fn(async () => ok(undefined)),
+  };
+  const timers = new ManualTimers();
+  const storage = memoryStore();
+  const chat = new Chat({ api: api as unknown as ChatApi, storage, timers, refreshDelayMs: 80 });
+  const emit = (id: string, e: AgentEvent) => streams.get(id)?.(e);
+  /** Lets a debounced re-read run and land. */
+  const settle = async () => {
+    timers.advance(100);
+    await flush();
+    await flush();
+  };
+  return { chat, api, state, emit, settle, storage };
+}
+
+const batch = { answers: [{ id: 'db', selected: ['SQLite'] }] };
+
+describe('Chat: sessions and stream', () => {
+  it('opens a session, streams text, and re-reads once after a burst of events', async () => {
+    const { chat, api, emit, settle } = setup();
+    await chat.select('s1');
+    expect(api.openSession).toHaveBeenCalledWith('s1', expect.any(Function));
+    emit('s1', { type: 'turn_started', session_id: 's1', turn_id: 't1' });
+    emit('s1', { type: 'text_delta', session_id: 's1', text: 'Hi' });
+    expect(chat.live).toMatchObject({ busy: true, streaming: 'Hi' });
+    for (let i = 0; i < 5; i++) emit('s1', { type: 'event_appended', event: { session_id: 's1', seq: i, at: '', type: 'tool/call' } });
+    await settle();
+    expect(api.sessionTranscript).toHaveBeenCalledTimes(1);
+    expect(api.pendingQuestions).toHaveBeenCalledTimes(1);
+  });
+
+  it('switching sessions closes the old view and drops its late reads and events', async () => {
+    const { chat, api, emit, state } = setup();
+    await chat.select('s1');
+    const slow = deferred<{ ok: true; value: Transcript }>();
+    api.sessionTranscript.mockImplementationOnce(() => slow.promise);
+    const read = chat.refreshNow();
+    await chat.select('s2');
+    expect(api.closeSessionView).toHaveBeenCalledWith('s1');
+    slow.resolve(ok({ ...state.transcript, title: 'stale' }));
+    expect(await read).toBe(false);
+    expect(chat.transcript?.title).toBe('t');
+    emit('s1', { type: 'text_delta', session_id: 's1', text: 'old' });
+    expect(chat.live.streaming).toBe('');
+  });
+
+  it('the first Send of a new chat starts a session in the chosen workspace, then opens it', async () => {
+    const { chat, api } = setup();
+    chat.newChat();
+    await chat.chooseWorkspace();
+    expect(await chat.send('  build it ')).toBe(true);
+    expect(api.startSession).toHaveBeenCalledWith('build it', '/home/me/project');
+    expect(chat.activeId).toBe('new1');
+    await chat.send('more');
+    expect(api.sendMessage).toHaveBeenCalledWith('new1', 'more');
+  });
+
+  it('Stop aborts and Retry retries the shown session', async () => {
+    const { chat, api } = setup();
+    await chat.select('s1');
+    await chat.stop();
+    await chat.retry();
+    expect(api.abort).toHaveBeenCalledWith('s1');
+    expect(api.retry).toHaveBeenCalledWith('s1');
+  });
+});
+
+describe('Chat: questions', () => {
+  it('opens a foreground question, and a timed one holds a take-over while the window is visible', async () => {
+    const { chat, api } = setup({ pending: pending({ foreground: [fg('a', true)] }) });
+    await chat.select('s1');
+    await flush();
+    expect(chat.queue.open?.callId).toBe('a');
+    expect(api.attachQuestion).toHaveBeenCalledWith('s1', 'a');
+    expect(chat.handshake).toMatchObject({ callId: 'a', remainingMs: 30_000 });
+    chat.setVisible(false);
+    await flush();
+    expect(api.releaseQuestion).toHaveBeenCalledWith('s1', 'a', 1);
+    chat.setVisible(true);
+    await flush();
+    expect(api.attachQuestion).toHaveBeenCalledTimes(2);
+    await chat.select('s2');
+    await flush();
+    expect(api.releaseQuestion).toHaveBeenLastCalledWith('s1', 'a', 2);
+  });
+
+  it('a blocking question takes no take-over', async () => {
+    const { chat, api } = setup({ pending: pending({ foreground: [fg('a')] }) });
+    await chat.select('s1');
+    await flush();
+    expect(chat.panelShown).toBe(true);
+    expect(api.attachQuestion).not.toHaveBeenCalled();
+  });
+
+  it('a foreground submit stays busy until the host no longer lists the question; then the draft is cleared', async () => {
+    const { chat, api, state, settle, storage } = setup({
+      pending: pending({ foreground: [fg('a', true)] }),
+      transcript: transcript([record('a', 'open')]),
+    });
+    await chat.select('s1');
+    await flush();
+    chat.saveDraft('a', '{"v":1}');
+    await chat.submitAnswers('a', batch);
+    expect(api.submitAnswers).toHaveBeenCalledWith('s1', 'a', batch);
+    expect(chat.submitState('a')).toEqual({ kind: 'submitting', path: 'foreground' });
+    expect(chat.panelShown).toBe(true); // never on local submit alone
+    expect(storage.map.has(draftKey('s1', 'a'))).toBe(true);
+    state.pending = pending();
+    state.transcript = transcript([record('a', 'settled')]);
+    await settle();
+    expect(chat.panelShown).toBe(false);
+    expect(storage.map.has(draftKey('s1', 'a'))).toBe(false);
+    expect(chat.heldTakeover()).toBeNull();
+  });
+
+  it('NOT_PENDING while the question became continued offers Resubmit with the draft kept', async () => {
+    const { chat, api, state, storage } = setup({ pending: pending({ foreground: [fg('a', true)] }) });
+    await chat.select('s1');
+    chat.saveDraft('a', '{"v":1}');
+    api.submitAnswers.mockResolvedValueOnce(fail('NOT_PENDING') as never);
+    state.pending = pending({ continued: [cont('a')] });
+    await chat.submitAnswers('a', batch);
+    expect(chat.submitState('a')).toEqual({ kind: 'resubmit' });
+    expect(storage.map.has(draftKey('s1', 'a'))).toBe(true);
+    expect(chat.panelShown).toBe(true);
+  });
+
+  it('BAD_ANSWER comes back inline and editable', async () => {
+    const { chat, api } = setup({ pending: pending({ foreground: [fg('a')] }) });
+    await chat.select('s1');
+    api.submitAnswers.mockResolvedValueOnce(fail('BAD_ANSWER') as never);
+    await chat.submitAnswers('a', batch);
+    expect(chat.submitState('a')).toMatchObject({ kind: 'editing', error: { code: 'BAD_ANSWER' } });
+  });
+
+  it('a late answer is queued and the panel goes; a released reply can be answered again', async () => {
+    const { chat, api, emit } = setup({ pending: pending({ continued: [cont('c')] }) });
+    await chat.select('s1');
+    expect(chat.panelShown).toBe(false); // continued questions never open by themselves
+    expect(chat.waitingCount).toBe(1);
+    chat.answerNext();
+    expect(chat.panelShown).toBe(true);
+    api.submitAnswers.mockResolvedValueOnce(ok({ path: 'late' as const }));
+    await chat.submitAnswers('c', batch);
+    expect(chat.submitState('c')).toEqual({ kind: 'queued' });
+    expect(chat.panelShown).toBe(false);
+    emit('s1', { type: 'question', event: { type: 'reply_released', session_id: 's1', call_id: 'c', message_id: 'm' } });
+    expect(chat.submitState('c')).toEqual({ kind: 'resubmit' });
+  });
+
+  it('Close cancels a foreground question but only closes a continued one; Hide cancels nothing', async () => {
+    const { chat, api } = setup({ pending: pending({ foreground: [fg('a')], continued: [cont('c')] }) });
+    await chat.select('s1');
+    chat.hideQuestion();
+    expect(chat.panelShown).toBe(false);
+    expect(chat.queue.open).toEqual({ callId: 'a', collapsed: true });
+    chat.openQuestion('a');
+    await chat.closeQuestion();
+    expect(api.cancelQuestion).toHaveBeenCalledWith('s1', 'a');
+    chat.openQuestion('c');
+    await chat.closeQuestion();
+    expect(api.cancelQuestion).toHaveBeenCalledTimes(1);
+    expect(chat.queue.open).toBeNull();
+  });
+
+  it('the panel countdown running out tells the host and gives the take-over back', async () => {
+    const { chat, api } = setup({ pending: pending({ foreground: [fg('a', true)] }) });
+    await chat.select('s1');
+    await flush();
+    await chat.expireQuestion('a');
+    await flush();
+    expect(api.expireQuestion).toHaveBeenCalledWith('s1', 'a');
+    expect(api.releaseQuestion).toHaveBeenCalledWith('s1', 'a', 1);
+    expect(chat.heldTakeover()).toBeNull();
+  });
+
+  it('hark://focus selects the session and opens the panel on that call', async () => {
+    const { chat } = setup({ pending: pending({ foreground: [fg('a')], continued: [cont('c')] }) });
+    await chat.focus({ session_id: 's9', call_id: 'c' });
+    expect(chat.activeId).toBe('s9');
+    expect(chat.queue.open).toEqual({ callId: 'c', collapsed: false });
+  });
+});

@@ -1,0 +1,68 @@
+// Test helpers (imported only by tests in this folder).
+import type { Timers } from './refresher';
+import type { PendingQuestions, QuestionRecord, Transcript } from '../types';
+import type { Question } from '../question/types';
+
+/** Timers that run only when the test says so. */
+export class ManualTimers implements Timers {
+  private next = 1;
+  private tasks = new Map<number, { at: number; fn: () => void }>();
+  now = 0;
+  setTimeout = (fn: () => void, ms: number): unknown => {
+    const id = this.next++;
+    this.tasks.set(id, { at: this.now + ms, fn });
+    return id;
+  };
+  clearTimeout = (h: unknown): void => {
+    this.tasks.delete(h as number);
+  };
+  advance(ms: number): void {
+    this.now += ms;
+    for (const [id, t] of [...this.tasks].sort((a, b) => a[1].at - b[1].at)) {
+      if (t.at <= this.now) {
+        this.tasks.delete(id);
+        t.fn();
+      }
+    }
+  }
+  get pending(): number {
+    return this.tasks.size;
+  }
+}
+
+/** A promise the test resolves by hand. */
+export function deferred<T>() {
+  let resolve!: (v: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+export const flush = () => new Promise<void>((r) => setTimeout(r, 0));
+
+export const q1: Question = { id: 'db', question: 'Which database?', options: [{ label: 'SQLite' }, { label: 'Postgres' }] };
+
+export function pending(over: Partial<PendingQuestions> = {}): PendingQuestions {
+  return { foreground: [], continued: [], ...over };
+}
+
+export const fg = (callId: string, timed = false) => ({
+  session_id: 's1',
+  call_id: callId,
+  questions: [q1],
+  wait: timed ? { call_id: callId, timed: true as const, timeout_ms: 60_000 } : null,
+});
+
+export const cont = (callId: string, replyQueued: string | null = null) => ({
+  session_id: 's1',
+  call_id: callId,
+  questions: [q1],
+  reply_queued: replyQueued,
+});
+
+export function record(callId: string, state: QuestionRecord['state']): QuestionRecord {
+  return { call_id: callId, state, timed: true, questions: [q1], answers: null, answered_late: false, reply_queued: null };
+}
+
+export function transcript(records: QuestionRecord[] = []): Transcript {
+  return { title: 't', workspace: null, model: null, turns: [], questions: records };
+}

@@ -1,0 +1,75 @@
+import { describe, expect, it, vi } from 'vitest';
+import { fireEvent, render, screen } from '@testing-library/svelte';
+import SettingsDialog from './SettingsDialog.svelte';
+import type { Settings, SettingsView } from '../types';
+
+const settings: Settings = {
+  provider: 'demo', base_url: '', model: '', demo_script: 'batch', question_mode: 'legacy', timeout_secs: 120,
+  notifications: true, do_not_disturb: false, keep_running_in_tray: true,
+};
+const view = (over: Partial<SettingsView> = {}): SettingsView => ({
+  settings, api_key_set: false, keyring: { available: true, message: null }, warning: null, overrides: [],
+  active_model: { provider: 'demo', label: 'Demo', is_demo: true }, ...over,
+});
+
+describe('SettingsDialog', () => {
+  it('maps the form to save_settings: DeepSeek preset, typed key, timed mode', async () => {
+    const onSave = vi.fn(async () => null);
+    const onClose = vi.fn();
+    render(SettingsDialog, { view: view(), onSave, onClose });
+    expect(screen.getByRole('dialog', { name: 'Settings' })).toBeTruthy();
+    await fireEvent.change(screen.getByRole('combobox', { name: 'Provider' }), { target: { value: 'deepseek' } });
+    expect((screen.getByRole('textbox', { name: 'Base URL' }) as HTMLInputElement).value).toBe('https://api.deepseek.com');
+    await fireEvent.input(screen.getByLabelText('API key'), { target: { value: 'sk-123' } });
+    await fireEvent.click(screen.getByRole('radio', { name: /Timed/ }));
+    await fireEvent.click(screen.getByRole('checkbox', { name: 'Do not disturb' }));
+    await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    expect(onSave).toHaveBeenCalledWith(
+      { ...settings, provider: 'deepseek', base_url: 'https://api.deepseek.com', model: 'deepseek-chat', question_mode: 'timed', do_not_disturb: true },
+      'sk-123',
+    );
+    await Promise.resolve();
+    expect(onClose).toHaveBeenCalled();
+  });
+
+  it('never shows a stored key; Remove sends an empty key', async () => {
+    const onSave = vi.fn(async () => null);
+    render(SettingsDialog, { view: view({ api_key_set: true, settings: { ...settings, provider: 'openai', base_url: 'https://x/v1', model: 'm' } }), onSave, onClose: () => {} });
+    const key = screen.getByLabelText('API key') as HTMLInputElement;
+    expect(key.type).toBe('password');
+    expect(key.value).toBe('');
+    expect(key.placeholder).toBe('•••• stored in the system keyring');
+    await fireEvent.click(screen.getByRole('button', { name: 'Remove' }));
+    await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    expect(onSave).toHaveBeenCalledWith(expect.objectContaining({ provider: 'openai' }), '');
+  });
+
+  it('disables the key field when the keyring is unavailable, and shows warnings, overrides and save errors', async () => {
+    const onSave = vi.fn(async () => ({ name: 'SettingsError', code: 'KEYRING', message: 'Could not store the key' }));
+    render(SettingsDialog, {
+      view: view({
+        settings: { ...settings, provider: 'deepseek', base_url: 'https://api.deepseek.com', model: 'deepseek-chat' },
+        keyring: { available: false, message: 'No Secret Service on this system' },
+        warning: { name: 'SettingsError', code: 'SETTINGS_CORRUPT', message: 'The settings file was unreadable; defaults are in use.' },
+        overrides: ['--provider demo'],
+      }),
+      onSave,
+      onClose: () => {},
+    });
+    expect((screen.getByLabelText('API key') as HTMLInputElement).disabled).toBe(true);
+    expect(screen.getByText('No Secret Service on this system')).toBeTruthy();
+    expect(screen.getByText(/SETTINGS_CORRUPT/)).toBeTruthy();
+    expect(screen.getByText('This run uses launch options: --provider demo')).toBeTruthy();
+    await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    expect((await screen.findByRole('alert')).textContent).toContain('Could not store the key');
+  });
+
+  it('refuses a bad timeout before calling the shell', async () => {
+    const onSave = vi.fn(async () => null);
+    render(SettingsDialog, { view: view(), onSave, onClose: () => {} });
+    await fireEvent.input(screen.getByRole('spinbutton', { name: /Default timeout/ }), { target: { value: '0' } });
+    await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    expect(onSave).not.toHaveBeenCalled();
+    expect(screen.getByRole('alert').textContent).toMatch(/at least 1/);
+  });
+});
