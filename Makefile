@@ -12,13 +12,14 @@ SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CARGO_BIN  := $(or $(CARGO_HOME),$(HOME)/.cargo)/bin
 XVFB       := xvfb-run -a -s "-screen 0 1280x800x24"
 
-.PHONY: help run test bench check-tools core-has-no-tauri system-deps test-system-deps ui-deps ui tauri-driver \
-        fmt clippy test-rust test-ui test-e2e
+.PHONY: help run test bench bench-desktop check-tools core-has-no-tauri system-deps test-system-deps ui-deps ui \
+        tauri-driver fmt clippy test-rust test-ui test-e2e
 
 help:
 	@echo "make run    set up and start the Hark desktop app"
 	@echo "make test   set up and run every check (fmt, clippy, cargo tests, UI tests, end-to-end)"
 	@echo "make bench  run the benchmarks (one 'name value unit' line per figure)"
+	@echo "make bench-desktop  only the desktop ones: start-up, memory, binary size vs an empty Tauri window"
 
 # --- setup -------------------------------------------------------------------------------------
 
@@ -89,3 +90,14 @@ test-e2e: ui tauri-driver
 
 bench: check-tools system-deps ui
 	cargo bench -p hark-core --bench store --bench service
+	@$(MAKE) --no-print-directory bench-desktop
+
+# Hark's window next to an empty Tauri window (examples/baseline.rs), same Xvfb, one run: start-up to
+# the first element, PSS of the app + its WebKit processes with a 100 000-event session open, release
+# binary size (bench/desktop.py). Honours CARGO_TARGET_DIR for where the release binaries are.
+BENCH_BIN_DIR = $(or $(CARGO_TARGET_DIR),target)/release
+bench-desktop: check-tools test-system-deps ui tauri-driver
+	@command -v python3 >/dev/null || { echo "python3 is missing: bench/desktop.py needs it" >&2; exit 1; }
+	cargo build --release -p hark --bin hark-desktop --example baseline --example seed_session
+	TAURI_DRIVER="$$(command -v tauri-driver || echo $(CARGO_BIN)/tauri-driver)" \
+	  dbus-run-session -- $(XVFB) python3 bench/desktop.py --bin-dir "$(BENCH_BIN_DIR)"

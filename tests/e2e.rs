@@ -2,6 +2,9 @@
 
 mod support;
 
+#[path = "e2e/flows.rs"]
+mod flows;
+
 use support::{e2e_enabled, App, Launch};
 
 #[tokio::test]

@@ -14,6 +14,9 @@ use std::time::{Duration, Instant};
 use fantoccini::elements::Element;
 use fantoccini::{Client, ClientBuilder, Locator};
 
+/// The question panel, as an XPath scope.
+pub const PANEL: &str = "//section[@aria-label='Question']";
+
 /// Returns false (after saying why) when e2e tests should not run here.
 pub fn e2e_enabled(test: &str) -> bool {
     if std::env::var("HARK_E2E").as_deref() == Ok("1") {
@@ -117,11 +120,90 @@ impl App {
         path
     }
 
+    /// Waits (up to 20 s) for an element found by XPath.
+    pub async fn find_x(&self, xpath: &str) -> Element {
+        self.client
+            .wait()
+            .at_most(Duration::from_secs(20))
+            .for_element(Locator::XPath(xpath))
+            .await
+            .unwrap_or_else(|e| panic!("no element `{xpath}` in the window: {e}"))
+    }
+
+    /// Clicks the button whose visible name is `name` inside the element matching `scope` (XPath).
+    pub async fn click_button(&self, scope: &str, name: &str) {
+        let xpath = format!("{scope}//button[normalize-space(.)='{name}']");
+        self.find_x(&xpath).await.click().await.unwrap_or_else(|e| panic!("click {name:?}: {e}"));
+    }
+
+    /// Clicks the option labelled `label` in the question panel (the label wraps the real input).
+    pub async fn click_option(&self, label: &str) {
+        let xpath = format!("{PANEL}//label[.//span[normalize-space(.)='{label}']]");
+        self.find_x(&xpath).await.click().await.unwrap_or_else(|e| panic!("click option {label:?}: {e}"));
+    }
+
+    /// `textContent` of the first element matching `css`, "" when there is none.
+    pub async fn text_of(&self, css: &str) -> String {
+        match self.client.find(Locator::Css(css)).await {
+            Ok(el) => el.prop("textContent").await.ok().flatten().unwrap_or_default(),
+            Err(_) => String::new(),
+        }
+    }
+
+    pub async fn exists(&self, css: &str) -> bool {
+        self.client.find_all(Locator::Css(css)).await.map(|v| !v.is_empty()).unwrap_or(false)
+    }
+
+    /// Whether `css` matches an element that is displayed (the panel can be mounted but hidden).
+    pub async fn displayed(&self, css: &str) -> bool {
+        match self.client.find(Locator::Css(css)).await {
+            Ok(el) => el.is_displayed().await.unwrap_or(false),
+            Err(_) => false,
+        }
+    }
+
+    /// Polls `check` every 100 ms until it holds; panics with `what` (and a screenshot) after `within`.
+    pub async fn wait_until<F, Fut>(&self, what: &str, within: Duration, mut check: F)
+    where
+        F: FnMut() -> Fut,
+        Fut: std::future::Future<Output = bool>,
+    {
+        let start = Instant::now();
+        while !check().await {
+            if start.elapsed() > within {
+                let shot = self.screenshot("timeout").await;
+                panic!("timed out after {within:?} waiting for {what} (screenshot {})", shot.display());
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Presses a key in whatever has focus (WebDriver key codes, e.g. `\u{E007}` for Enter).
+    pub async fn press(&self, keys: &str) {
+        let active = self.client.active_element().await.expect("an element has focus");
+        active.send_keys(keys).await.expect("send keys");
+    }
+
+    /// Ends the WebDriver session (which closes the app) and waits until the app let go of its data
+    /// directory, so a relaunch on the same directory starts a new app instead of reaching this one.
     pub async fn close(mut self) {
         let client = self.client.clone();
         let _ = client.close().await;
+        let start = Instant::now();
+        while self.data_dir.is_dir() {
+            match hark_core::host::HostLock::acquire(&self.data_dir) {
+                Ok(lock) => {
+                    drop(lock);
+                    break;
+                }
+                Err(_) if start.elapsed() < Duration::from_secs(15) => std::thread::sleep(Duration::from_millis(100)),
+                Err(e) => panic!("the app still holds {} after closing: {e}", self.data_dir.display()),
+            }
+        }
         let _ = self.driver.kill();
         let _ = self.driver.wait();
+        // The single-instance D-Bus name goes with the process, just after the lock.
+        std::thread::sleep(Duration::from_millis(500));
     }
 }
 

@@ -1,0 +1,351 @@
+//! The question flows people rely on, in the real window with the demo model: answer a batch,
+//! let a timed question continue and answer it late, take your time, close, quit and come back,
+//! and untrusted model text.
+
+use std::path::Path;
+use std::time::Duration;
+
+use hark_core::question::{Answer, AnswerBatch};
+use hark_core::session::{project_questions, Event, QuestionState, Store, StoredEvent, ToolOutcome};
+
+use crate::support::{e2e_enabled, App, Launch, PANEL};
+
+const ENTER: &str = "\u{E007}";
+const QUESTION_ROW: &str = "[data-testid='question-row']";
+const MESSAGE_BOX: &str = "textarea[aria-label='Message']";
+
+fn launch(data_dir: &Path, args: &[&str]) -> Launch {
+    let mut l = Launch::new(data_dir);
+    l.args = args.iter().map(|s| s.to_string()).collect();
+    l
+}
+
+/// The one session in `data_dir`, read from the real store after the app closed.
+fn only_session(data_dir: &Path) -> Vec<StoredEvent> {
+    let store = Store::open(data_dir).expect("open the store the app wrote");
+    let sessions = store.list_sessions().expect("sessions");
+    assert_eq!(sessions.len(), 1, "one session: {sessions:?}");
+    store.events(&sessions[0].id).expect("events")
+}
+
+fn question_results(events: &[StoredEvent]) -> Vec<ToolOutcome> {
+    events
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::ToolResult { outcome, .. } => Some(outcome.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+async fn panel_shown(app: &App) -> bool {
+    app.displayed("section[aria-label='Question']").await
+}
+
+async fn row_state(app: &App) -> String {
+    match app.client.find(fantoccini::Locator::Css(QUESTION_ROW)).await {
+        Ok(row) => row.attr("data-state").await.ok().flatten().unwrap_or_default(),
+        Err(_) => String::new(),
+    }
+}
+
+#[tokio::test]
+async fn a_batch_is_answered_in_the_panel_and_the_composer_returns() {
+    if !e2e_enabled("a_batch_is_answered_in_the_panel_and_the_composer_returns") {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let data_dir = tmp.path().join("hark-data");
+    let app = App::launch(
+        "batch",
+        launch(&data_dir, &["--provider", "demo", "--script", "batch", "--prompt", "set up the project"]),
+    )
+    .await;
+
+    app.find("section[aria-label='Question']").await;
+    assert!(!app.exists(MESSAGE_BOX).await, "the panel takes the composer's place");
+    let first = app.text_of("section[aria-label='Question'] legend").await;
+    assert!(first.contains("Which database"), "{first}");
+    assert!(app.exists("section[aria-label='Question'] input[type='radio']").await, "real radio inputs");
+    app.screenshot("1-first-question").await;
+
+    // Single-select advances on choice.
+    app.click_option("SQLite").await;
+    app.wait_until("the extras question", Duration::from_secs(5), || async {
+        app.text_of("section[aria-label='Question'] legend").await.contains("Which extras")
+    })
+    .await;
+    // Multi-select toggles: three clicks leave two chosen.
+    app.click_option("Docs").await;
+    app.click_option("Tests").await;
+    app.click_option("CI workflow").await;
+    app.click_option("Tests").await;
+    assert_eq!(
+        app.client
+            .find_all(fantoccini::Locator::Css("section[aria-label='Question'] input[type='checkbox']:checked"))
+            .await
+            .expect("query")
+            .len(),
+        2
+    );
+    app.screenshot("2-multi-select").await;
+
+    // Back to the first item: "Other" replaces the chosen option with free text.
+    app.find_x(&format!("{PANEL}//nav//button[starts-with(@aria-label, 'Question 1')]"))
+        .await
+        .click()
+        .await
+        .expect("go to 1");
+    app.click_button(PANEL, "Other").await;
+    let other = app.find("section[aria-label='Question'] input[aria-label='Other answer']").await;
+    other.send_keys("DuckDB").await.expect("type other");
+    // The third item (free-form name) is skipped.
+    app.find_x(&format!("{PANEL}//nav//button[starts-with(@aria-label, 'Question 3')]"))
+        .await
+        .click()
+        .await
+        .expect("go to 3");
+    app.click_button(PANEL, "Skip").await;
+    app.screenshot("3-ready").await;
+    // Enter submits once every item is answered or skipped.
+    app.press(ENTER).await;
+
+    app.wait_until("the composer to come back", Duration::from_secs(15), || async {
+        app.exists(MESSAGE_BOX).await && !app.exists("section[aria-label='Question']").await
+    })
+    .await;
+    app.wait_until("the row to show the answers", Duration::from_secs(15), || async {
+        row_state(&app).await == "settled"
+    })
+    .await;
+    let record = app.text_of("[data-testid='answers-record']").await;
+    for expected in ["DuckDB", "Docs", "CI workflow"] {
+        assert!(record.contains(expected), "record shows {expected}: {record}");
+    }
+    app.wait_until("the agent's reply", Duration::from_secs(15), || async {
+        app.text_of("section[aria-label='Transcript']").await.contains("Thanks! Your answers")
+    })
+    .await;
+    app.screenshot("4-answered").await;
+    app.close().await;
+
+    let events = only_session(&data_dir);
+    let records = project_questions(&events);
+    assert_eq!(records.len(), 1);
+    let expected = AnswerBatch {
+        answers: vec![
+            Answer { id: "db".into(), selected: vec![], custom: Some("DuckDB".into()) },
+            Answer { id: "extras".into(), selected: vec!["Docs".into(), "CI workflow".into()], custom: None },
+            Answer { id: "name".into(), selected: vec![], custom: None },
+        ],
+    };
+    assert_eq!(records[0].answers.as_ref(), Some(&expected), "the recorded tool result matches the panel");
+    assert!(matches!(question_results(&events).as_slice(), [ToolOutcome::Ok { .. }]));
+}
+
+#[tokio::test]
+async fn a_hidden_timed_question_continues_and_is_answered_late_from_its_row() {
+    if !e2e_enabled("a_hidden_timed_question_continues_and_is_answered_late_from_its_row") {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let data_dir = tmp.path().join("hark-data");
+    let workspace = tmp.path().join("ws");
+    std::fs::create_dir_all(&workspace).expect("workspace");
+    std::fs::write(workspace.join("README.md"), "notes app").expect("readme");
+    let ws = workspace.display().to_string();
+    let args = ["--script", "timed", "--timed", "--timeout", "3", "--workspace", &ws, "--prompt", "plan the notes app"];
+    let app = App::launch("timed", launch(&data_dir, &args)).await;
+
+    app.find("section[aria-label='Question'] [role='timer']").await;
+    app.screenshot("1-countdown").await;
+    app.click_button(PANEL, "Hide").await;
+    assert!(!panel_shown(&app).await, "hidden");
+
+    // Nobody answers: the question continues and the agent goes on with the workspace.
+    app.wait_until("the question to continue", Duration::from_secs(20), || async {
+        row_state(&app).await == "continued"
+    })
+    .await;
+    app.wait_until("the agent to carry on", Duration::from_secs(20), || async {
+        app.text_of("section[aria-label='Transcript']").await.contains("I wrote hark-notes.md")
+    })
+    .await;
+    app.screenshot("2-continued").await;
+
+    // Answer from the row: the late-answer path.
+    app.click_button(&format!("//*[@data-testid='question-row']"), "Answer").await;
+    app.wait_until("the panel", Duration::from_secs(5), || panel_shown(&app)).await;
+    assert!(!app.exists("section[aria-label='Question'] [role='timer']").await, "no countdown when continued");
+    app.click_option("Postgres").await;
+    app.click_button(PANEL, "Submit").await;
+    app.wait_until("the late answer to be admitted", Duration::from_secs(20), || async {
+        app.text_of(QUESTION_ROW).await.contains("Answered late")
+    })
+    .await;
+    app.wait_until("the continuation", Duration::from_secs(20), || async {
+        app.text_of("section[aria-label='Transcript']").await.contains("Your answer to my earlier question arrived")
+    })
+    .await;
+    let record = app.text_of("[data-testid='answers-record']").await;
+    assert!(record.contains("Postgres"), "read-only record of the late answer: {record}");
+    assert!(app.exists(MESSAGE_BOX).await, "the composer is back");
+    app.screenshot("3-answered-late").await;
+    app.close().await;
+
+    let records = project_questions(&only_session(&data_dir));
+    assert!(records[0].answered_late, "{records:?}");
+    assert_eq!(records[0].state, QuestionState::Settled);
+}
+
+#[tokio::test]
+async fn take_your_time_keeps_a_timed_question_open_past_its_timeout() {
+    if !e2e_enabled("take_your_time_keeps_a_timed_question_open_past_its_timeout") {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let data_dir = tmp.path().join("hark-data");
+    let args = ["--script", "timed", "--timed", "--timeout", "2", "--prompt", "plan the notes app"];
+    let app = App::launch("take-your-time", launch(&data_dir, &args)).await;
+
+    app.find("section[aria-label='Question'] [role='timer']").await;
+    app.click_button(PANEL, "Take your time").await;
+    // Four times the timeout: still in the foreground, nothing continued.
+    tokio::time::sleep(Duration::from_secs(8)).await;
+    assert!(panel_shown(&app).await, "the panel is still up");
+    assert_eq!(row_state(&app).await, "open", "the question is still open in the foreground");
+    assert!(!app.text_of("section[aria-label='Transcript']").await.contains("No answer yet"));
+    app.screenshot("1-still-open").await;
+
+    app.click_option("SQLite").await;
+    app.click_button(PANEL, "Submit").await;
+    app.wait_until("the in-time reply", Duration::from_secs(15), || async {
+        app.text_of("section[aria-label='Transcript']").await.contains("You answered in time")
+    })
+    .await;
+    app.screenshot("2-answered").await;
+    app.close().await;
+
+    let records = project_questions(&only_session(&data_dir));
+    assert!(!records[0].answered_late && records[0].answers.is_some(), "{records:?}");
+}
+
+#[tokio::test]
+async fn closing_the_panel_records_ask_cancelled() {
+    if !e2e_enabled("closing_the_panel_records_ask_cancelled") {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let data_dir = tmp.path().join("hark-data");
+    let app = App::launch("close", launch(&data_dir, &["--script", "blocking", "--prompt", "publish it"])).await;
+
+    app.find("section[aria-label='Question']").await;
+    app.click_button(PANEL, "Close").await;
+    app.wait_until("the agent's reply to the cancel", Duration::from_secs(15), || async {
+        app.text_of("section[aria-label='Transcript']").await.contains("You closed the question")
+    })
+    .await;
+    assert!(app.exists(MESSAGE_BOX).await, "the composer is back");
+    app.screenshot("cancelled").await;
+    app.close().await;
+
+    let results = question_results(&only_session(&data_dir));
+    match results.as_slice() {
+        [ToolOutcome::Error { error }] => assert_eq!(error["code"], "ASK_CANCELLED", "{error}"),
+        other => panic!("expected one ASK_CANCELLED result, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_continued_question_survives_quitting_and_is_answered_after_relaunch() {
+    if !e2e_enabled("a_continued_question_survives_quitting_and_is_answered_after_relaunch") {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let data_dir = tmp.path().join("hark-data");
+    let args = ["--script", "timed", "--timed", "--timeout", "1", "--prompt", "plan the notes app"];
+    let app = App::launch("relaunch", launch(&data_dir, &args)).await;
+    app.find("section[aria-label='Question']").await;
+    app.click_button(PANEL, "Hide").await;
+    app.wait_until("the question to continue", Duration::from_secs(20), || async {
+        row_state(&app).await == "continued"
+    })
+    .await;
+    app.screenshot("1-before-quit").await;
+    app.close().await;
+
+    // A new process on the same data directory, no launch options: the person opens the session.
+    let app = App::launch("relaunch-2", Launch::new(&data_dir)).await;
+    let row = app.find("nav[aria-label='Sessions'] button[data-session-id]").await;
+    assert!(app.exists("nav [aria-label='1 question waiting']").await, "the badge counts the continued question");
+    row.click().await.expect("open the session");
+    app.wait_until("the continued row", Duration::from_secs(10), || async { row_state(&app).await == "continued" })
+        .await;
+    app.screenshot("2-reopened").await;
+    app.click_button("//*[@data-testid='question-row']", "Answer").await;
+    app.click_option("SQLite").await;
+    app.click_button(PANEL, "Submit").await;
+    app.wait_until("the continuation after the late answer", Duration::from_secs(20), || async {
+        app.text_of("section[aria-label='Transcript']").await.contains("Your answer to my earlier question arrived")
+    })
+    .await;
+    assert!(app.text_of(QUESTION_ROW).await.contains("Answered late"));
+    app.screenshot("3-answered").await;
+    app.close().await;
+
+    let records = project_questions(&only_session(&data_dir));
+    assert!(records[0].answered_late, "{records:?}");
+}
+
+#[tokio::test]
+async fn untrusted_model_text_stays_inert_and_the_layout_holds() {
+    if !e2e_enabled("untrusted_model_text_stays_inert_and_the_layout_holds") {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let data_dir = tmp.path().join("hark-data");
+    let app = App::launch("untrusted", launch(&data_dir, &["--script", "untrusted", "--prompt", "render this"])).await;
+
+    app.find("section[aria-label='Question']").await;
+    let transcript = app.text_of("section[aria-label='Transcript']").await;
+    assert!(transcript.contains("<script>alert('text')</script>"), "markup shown as text: {transcript}");
+    let panel = app.text_of("section[aria-label='Question']").await;
+    assert!(panel.contains("<img src=x onerror=alert(1)>"), "question markup shown as text: {panel}");
+    for css in ["main img", "main script", "main iframe", "main style", "main a[href^='javascript']"] {
+        assert!(!app.exists(css).await, "model text became an element: {css}");
+    }
+    let layout = app
+        .client
+        .execute(
+            "const m = document.querySelector('main'); \
+             return { overflow: document.documentElement.scrollWidth - document.documentElement.clientWidth, \
+                      main: m.scrollWidth - m.clientWidth, title: document.title, \
+                      pageScroll: document.scrollingElement.scrollTop, mainScroll: m.scrollTop, \
+                      newChatTop: document.querySelector('[data-testid=new-chat]').getBoundingClientRect().top, \
+                      panelBottom: document.querySelector('section[aria-label=Question]').getBoundingClientRect().bottom, \
+                      height: window.innerHeight };",
+            vec![],
+        )
+        .await
+        .expect("measure");
+    assert_eq!(layout["overflow"], 0, "no horizontal overflow of the page: {layout}");
+    assert!(layout["main"].as_i64().unwrap_or(1) <= 0, "the main column holds: {layout}");
+    assert_eq!(layout["title"], "Hark");
+    assert_eq!(layout["pageScroll"], 0, "the window itself never scrolls: {layout}");
+    assert_eq!(layout["mainScroll"], 0, "the main column does not scroll away: {layout}");
+    assert!(layout["newChatTop"].as_f64().is_some_and(|t| t >= 0.0), "the sidebar stays in place: {layout}");
+    assert!(
+        layout["panelBottom"].as_f64().zip(layout["height"].as_f64()).is_some_and(|(b, h)| b <= h),
+        "the panel fits the window: {layout}"
+    );
+    app.screenshot("1-untrusted").await;
+
+    // The javascript: link is not clickable as a link.
+    let link_buttons = app
+        .client
+        .find_all(fantoccini::Locator::XPath("//main//button[contains(., 'javascript')]"))
+        .await
+        .expect("query");
+    assert!(link_buttons.is_empty(), "javascript: links stay text");
+    app.close().await;
+}
