@@ -174,7 +174,7 @@ async fn a_hidden_timed_question_continues_and_is_answered_late_from_its_row() {
     app.screenshot("2-continued").await;
 
     // Answer from the row: the late-answer path.
-    app.click_button(&format!("//*[@data-testid='question-row']"), "Answer").await;
+    app.click_button("//*[@data-testid='question-row']", "Answer").await;
     app.wait_until("the panel", Duration::from_secs(5), || panel_shown(&app)).await;
     assert!(!app.exists("section[aria-label='Question'] [role='timer']").await, "no countdown when continued");
     app.click_option("Postgres").await;
