@@ -218,12 +218,15 @@ impl Seeder {
                     .map(|f| format!("src/{module}/{f}\n"))
                     .collect::<String>(),
             ),
-            1 => (
-                "write_file",
-                json!({"path": format!("src/{module}/service.rs"),
-                       "content": self.code(module, self.rng.range(4, 12))}),
-                format!("wrote src/{module}/service.rs"),
-            ),
+            1 => {
+                let lines = self.rng.range(4, 12);
+                let content = self.code(module, lines);
+                (
+                    "write_file",
+                    json!({"path": format!("src/{module}/service.rs"), "content": content}),
+                    format!("wrote src/{module}/service.rs"),
+                )
+            }
             _ => {
                 let lines = self.rng.range(6, 40);
                 (

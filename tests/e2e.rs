@@ -4,6 +4,8 @@ mod support;
 
 #[path = "e2e/flows.rs"]
 mod flows;
+#[path = "e2e/notifications.rs"]
+mod notifications;
 
 use support::{e2e_enabled, App, Launch};
 

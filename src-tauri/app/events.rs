@@ -7,6 +7,7 @@ use serde::Serialize;
 use tauri::{AppHandle, Emitter};
 
 use crate::hub::Hub;
+use crate::notifier::Notifier;
 
 pub const SESSIONS_CHANGED: &str = "hark://sessions-changed";
 pub const FOCUS: &str = "hark://focus";
@@ -27,20 +28,27 @@ pub fn focus(app: &AppHandle, session_id: &str, call_id: Option<&str>) {
     let _ = app.emit(FOCUS, Focus { session_id: session_id.to_string(), call_id: call_id.map(str::to_string) });
 }
 
-/// Follows every question of every session, open in the window or not: badges change, and a
-/// resolved question's take-overs are let go.
-pub fn watch_questions(app: AppHandle, hub: Arc<Hub>) {
+/// Follows every question of every session, open in the window or not: badges and the tray change,
+/// a resolved question's take-overs are let go, and the notifier decides whether to tell anyone.
+pub fn watch_questions(app: AppHandle, hub: Arc<Hub>, notifier: Arc<Notifier>) {
     let mut events = hub.service().subscribe();
     let mut requests = hub.take_requests();
     tauri::async_runtime::spawn(async move {
         loop {
             tokio::select! {
                 event = events.recv() => match event {
-                    Ok(QuestionEvent::Resolved { session_id, call_id, .. }) => {
-                        hub.forget(&session_id, &call_id);
+                    Ok(event) => {
+                        if let QuestionEvent::Resolved { session_id, call_id, .. } = &event {
+                            hub.forget(session_id, call_id);
+                        }
                         sessions_changed(&app);
+                        crate::tray::refresh(&app, &hub);
+                        notifier.on_event(&event).await;
                     }
-                    Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => sessions_changed(&app),
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                        sessions_changed(&app);
+                        crate::tray::refresh(&app, &hub);
+                    }
                     Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
                 },
                 // Requests also arrive as `requested` events; the forwarded copy only has to be taken

@@ -358,6 +358,24 @@ impl Hub {
     /// so a timed question stays answerable after the next start.
     pub async fn shutdown(&self) {
         self.release_all();
+        // A timed question waiting now continues (recorded pending) instead of being lost with the
+        // turn: after the next start it is answerable like any continued question.
+        let timed: Vec<(String, String)> = self
+            .service
+            .foreground(None)
+            .into_iter()
+            .filter(|r| r.wait.is_some())
+            .map(|r| (r.session_id, r.call_id))
+            .collect();
+        for (session, call) in &timed {
+            let _ = self.service.expire(session, call);
+        }
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(3);
+        for (session, call) in &timed {
+            while tokio::time::Instant::now() < deadline && !self.has_result(session, call) {
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+        }
         let agents: Vec<Live> = lock(&self.live).drain().map(|(_, l)| l).collect();
         for live in agents {
             if let Some(view) = live.view {
@@ -366,6 +384,14 @@ impl Hub {
             live.agent.close().await;
         }
         self.service.shutdown();
+    }
+}
+
+impl Hub {
+    fn has_result(&self, session: &str, call_id: &str) -> bool {
+        self.store.events(session).is_ok_and(|events| {
+            events.iter().any(|e| matches!(&e.event, Event::ToolResult { call_id: c, .. } if c == call_id))
+        })
     }
 }
 

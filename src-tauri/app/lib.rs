@@ -6,9 +6,11 @@ mod error;
 mod events;
 pub mod hub;
 pub mod launch;
+mod notifier;
 mod secrets;
 pub mod settings;
 mod state;
+mod tray;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -53,13 +55,17 @@ pub fn run() {
         .setup(move |app| {
             let state = AppState::prepare(chosen, launch.clone());
             if let Ok(hub) = &state.hub {
-                events::watch_questions(app.handle().clone(), Arc::clone(hub));
+                let notifier = notifier::Notifier::new(app.handle().clone(), Arc::clone(hub));
+                events::watch_questions(app.handle().clone(), Arc::clone(hub), Arc::clone(&notifier));
+                tray::install(app.handle(), hub);
+                app.manage(notifier);
                 let launched = tauri::async_runtime::block_on(async { carry_out(hub, &launch) });
                 state.set_launched(launched);
             }
             app.manage(state);
             Ok(())
         })
+        .on_window_event(on_window_event)
         .invoke_handler(tauri::generate_handler![
             commands::app_info,
             commands::list_sessions,
@@ -98,6 +104,33 @@ pub fn run() {
             }
         }
     });
+}
+
+/// Focus feeds the notifier (no notifications while the person looks at the window). Closing the
+/// window while questions wait keeps Hark in the tray (a setting), so notifications stay answerable.
+fn on_window_event(window: &tauri::Window, event: &tauri::WindowEvent) {
+    let app = window.app_handle();
+    let notifier = app.try_state::<Arc<notifier::Notifier>>();
+    match event {
+        tauri::WindowEvent::Focused(focused) => {
+            if let Some(n) = notifier {
+                n.set_focused(*focused);
+            }
+        }
+        tauri::WindowEvent::CloseRequested { api, .. } => {
+            let Ok(hub) = app.state::<AppState>().hub() else { return };
+            if hub.settings().keep_running_in_tray && tray::waiting(&hub) > 0 {
+                api.prevent_close();
+                let _ = window.hide();
+                // Hidden: the questions it showed go back to their deadlines.
+                hub.release_all();
+                if let Some(n) = notifier {
+                    n.set_focused(false);
+                }
+            }
+        }
+        _ => {}
+    }
 }
 
 /// One running app per data directory: a second launch on the same directory hands its options to

@@ -6,6 +6,8 @@
 
 #![allow(dead_code)] // Each e2e test binary uses a different part of the harness.
 
+pub mod notifications;
+
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

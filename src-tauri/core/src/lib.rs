@@ -7,6 +7,7 @@ pub mod data_dir;
 pub mod error;
 pub mod host;
 pub mod model;
+pub mod notify;
 pub mod question;
 pub mod service;
 pub mod session;

@@ -1,0 +1,230 @@
+//! OS notifications for questions nobody is looking at. The policy (when, what, which buttons) is
+//! `hark_core::notify`; this module shows its decisions with notify-rust, keeps one notification per
+//! session (closing the old one before showing its replacement), and turns actions into answers
+//! through the same path as the panel. Waiting for actions is async: no thread blocks per notice.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use hark_core::notify::{self, ActionChoice, Notice, NotificationKind, NotifyContext};
+use hark_core::question::Question;
+use hark_core::service::{Outcome, QuestionEvent};
+use tauri::{AppHandle, Manager};
+
+use crate::hub::Hub;
+
+/// What one session's notification is about, and how to take it down.
+struct Shown {
+    call_id: String,
+    generation: u64,
+    #[cfg(all(unix, not(target_os = "macos")))]
+    handle: Arc<notify_rust::NotificationHandle>,
+}
+
+pub struct Notifier {
+    app: AppHandle,
+    hub: Arc<Hub>,
+    focused: AtomicBool,
+    generation: AtomicU64,
+    shown: Mutex<HashMap<String, Shown>>,
+    icon: Option<String>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+impl Notifier {
+    pub fn new(app: AppHandle, hub: Arc<Hub>) -> Arc<Notifier> {
+        let icon = write_icon(hub.data_dir());
+        Arc::new(Notifier {
+            app,
+            hub,
+            focused: AtomicBool::new(true),
+            generation: AtomicU64::new(0),
+            shown: Mutex::new(HashMap::new()),
+            icon,
+        })
+    }
+
+    pub fn set_focused(&self, focused: bool) {
+        self.focused.store(focused, Ordering::SeqCst);
+    }
+
+    /// Reacts to one question event of any session.
+    pub async fn on_event(self: &Arc<Self>, event: &QuestionEvent) {
+        match event {
+            QuestionEvent::Requested { request } => {
+                self.consider(NotificationKind::Asked, &request.session_id, &request.call_id, &request.questions).await;
+            }
+            QuestionEvent::Resolved { session_id, call_id, outcome: Outcome::TimedOut } => {
+                let continued = self.hub.service().continued(session_id);
+                if let Some(q) = continued.iter().find(|c| &c.call_id == call_id) {
+                    self.consider(NotificationKind::Continued, session_id, call_id, &q.questions).await;
+                } else {
+                    self.close(session_id, Some(call_id)).await;
+                }
+            }
+            QuestionEvent::Resolved { session_id, call_id, .. }
+            | QuestionEvent::ReplyQueued { session_id, call_id, .. } => {
+                self.close(session_id, Some(call_id)).await;
+            }
+            QuestionEvent::ReplyReleased { .. } => {}
+        }
+    }
+
+    async fn consider(self: &Arc<Self>, kind: NotificationKind, session: &str, call_id: &str, questions: &[Question]) {
+        let settings = self.hub.settings();
+        let quiet = NotifyContext {
+            enabled: settings.notifications,
+            do_not_disturb: settings.do_not_disturb,
+            window_focused: self.focused.load(Ordering::SeqCst),
+            server_has_actions: true,
+        };
+        if !notify::should_notify(&quiet) {
+            return;
+        }
+        let server_has_actions = server_has_actions().await;
+        let title = self
+            .hub
+            .store()
+            .list_sessions()
+            .ok()
+            .and_then(|all| all.into_iter().find(|s| s.id == session).map(|s| s.title))
+            .unwrap_or_default();
+        let ctx = NotifyContext { server_has_actions, ..quiet };
+        if let Some(notice) = notify::notice(&ctx, kind, session, &title, call_id, questions) {
+            self.show(notice, questions.to_vec()).await;
+        }
+    }
+
+    /// Brings the window up and asks it to show the question.
+    fn focus(&self, session: &str, call_id: &str) {
+        if let Some(window) = self.app.get_webview_window("main") {
+            let _ = window.unminimize();
+            let _ = window.show();
+            let _ = window.set_focus();
+        }
+        crate::events::focus(&self.app, session, Some(call_id));
+    }
+
+    /// An action on the notification for `call_id`: an option answers it (first wins, like the panel;
+    /// a question already answered elsewhere is refused harmlessly), anything else focuses.
+    async fn act(&self, session: &str, call_id: &str, questions: &[Question], action: &str) {
+        match notify::interpret(action, questions) {
+            ActionChoice::Answer(batch) => match self.hub.submit(session, call_id, batch) {
+                Ok(_) => crate::events::sessions_changed(&self.app),
+                // Answered in the panel first (NOT_PENDING) or a reply already queued: nothing to undo.
+                Err(e) => {
+                    eprintln!("hark-desktop: notification answer not taken: {}", crate::error::WireError::of(&e).code)
+                }
+            },
+            ActionChoice::Focus => self.focus(session, call_id),
+            ActionChoice::Ignore => {}
+        }
+    }
+}
+
+/// The app icon as a file the notification server can read (servers take a path or a theme name).
+fn write_icon(dir: &std::path::Path) -> Option<String> {
+    let path = dir.join("hark-icon.png");
+    if !path.exists() {
+        std::fs::write(&path, include_bytes!("../../icons/128x128.png")).ok()?;
+    }
+    Some(path.display().to_string())
+}
+
+#[cfg(all(unix, not(target_os = "macos")))]
+async fn server_has_actions() -> bool {
+    tauri::async_runtime::spawn_blocking(|| {
+        notify_rust::get_capabilities().map(|caps| caps.iter().any(|c| c == "actions"))
+    })
+    .await
+    .ok()
+    .and_then(Result::ok)
+    .unwrap_or(false)
+}
+
+#[cfg(not(all(unix, not(target_os = "macos"))))]
+async fn server_has_actions() -> bool {
+    // Windows toasts show buttons; macOS banners through notify-rust do not.
+    cfg!(target_os = "windows")
+}
+
+#[cfg(all(unix, not(target_os = "macos")))]
+impl Notifier {
+    async fn show(self: &Arc<Self>, notice: Notice, questions: Vec<Question>) {
+        self.close(&notice.session_id, None).await;
+        let mut n = notify_rust::Notification::new();
+        n.appname("Hark").summary(&notice.title).body(&notice.body).timeout(notify_rust::Timeout::Never);
+        n.hint(notify_rust::Hint::Resident(true));
+        if let Some(icon) = &self.icon {
+            n.icon(icon);
+        }
+        for action in &notice.actions {
+            n.action(&action.id, &action.label);
+        }
+        let handle = match n.show_async().await {
+            Ok(h) => Arc::new(h),
+            Err(e) => {
+                eprintln!("hark-desktop: notification not shown: {e}");
+                return;
+            }
+        };
+        let generation = self.generation.fetch_add(1, Ordering::SeqCst) + 1;
+        lock(&self.shown).insert(
+            notice.session_id.clone(),
+            Shown { call_id: notice.call_id.clone(), generation, handle: Arc::clone(&handle) },
+        );
+        let me = Arc::clone(self);
+        tauri::async_runtime::spawn(async move {
+            let mut chosen: Option<String> = None;
+            handle
+                .wait_for_action_async(|response| {
+                    if let notify_rust::NotificationResponse::Action(a) = response {
+                        chosen = Some(a.clone());
+                    } else if let notify_rust::NotificationResponse::Default = response {
+                        chosen = Some(notify::ACTION_DEFAULT.to_string());
+                    }
+                })
+                .await;
+            let current = lock(&me.shown).get(&notice.session_id).map(|s| s.generation) == Some(generation);
+            if current {
+                lock(&me.shown).remove(&notice.session_id);
+            }
+            if let Some(action) = chosen {
+                me.act(&notice.session_id, &notice.call_id, &questions, &action).await;
+            }
+        });
+    }
+
+    /// Takes down the session's notification (only if it is about `call_id`, when given).
+    pub async fn close(&self, session: &str, call_id: Option<&str>) {
+        let taken = {
+            let mut shown = lock(&self.shown);
+            match shown.get(session) {
+                Some(s) if call_id.is_none_or(|c| c == s.call_id) => shown.remove(session),
+                _ => None,
+            }
+        };
+        if let Some(s) = taken {
+            s.handle.close_async().await;
+        }
+    }
+}
+
+#[cfg(not(all(unix, not(target_os = "macos"))))]
+impl Notifier {
+    async fn show(self: &Arc<Self>, notice: Notice, _questions: Vec<Question>) {
+        // Without XDG handles there is nothing to replace or close later: show and let the OS keep it.
+        let mut n = notify_rust::Notification::new();
+        n.appname("Hark").summary(&notice.title).body(&notice.body);
+        let _ = n.show();
+        let _ = self.generation.fetch_add(1, Ordering::SeqCst);
+    }
+
+    pub async fn close(&self, session: &str, _call_id: Option<&str>) {
+        lock(&self.shown).remove(session);
+    }
+}

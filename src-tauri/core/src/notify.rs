@@ -1,0 +1,328 @@
+//! When and what to tell a person who is not looking: the OS-notification and tray policy. Pure, so
+//! it is unit-tested here; the desktop shell only renders its decisions (notify-rust, tray menu).
+
+use serde::Serialize;
+
+use crate::question::{Answer, AnswerBatch, Question};
+use crate::session::SessionSummary;
+
+/// A notification's body is cut here (in characters): servers show two or three lines at most.
+pub const BODY_MAX_CHARS: usize = 180;
+/// Questions with more options than this get "Answer…" only: servers show few buttons well.
+pub const MAX_OPTION_ACTIONS: usize = 3;
+
+pub const ACTION_ANSWER: &str = "answer";
+/// What the server reports when the body itself is clicked.
+pub const ACTION_DEFAULT: &str = "default";
+const OPTION_PREFIX: &str = "option:";
+
+/// What the person chose about notifications, and what the desktop knows right now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NotifyContext {
+    pub enabled: bool,
+    pub do_not_disturb: bool,
+    /// The window has focus (the person sees the panel and the rows change).
+    pub window_focused: bool,
+    /// The notification server advertises the `actions` capability.
+    pub server_has_actions: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NotificationKind {
+    /// A question waits in the foreground.
+    Asked,
+    /// A timed question's foreground wait ended; it stays answerable.
+    Continued,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct NotifyAction {
+    /// The id the server reports back on `ActionInvoked`.
+    pub id: String,
+    pub label: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Notice {
+    pub session_id: String,
+    pub call_id: String,
+    pub kind: NotificationKind,
+    pub title: String,
+    pub body: String,
+    /// In display order, the default (body click) first; empty when the server cannot show actions.
+    pub actions: Vec<NotifyAction>,
+}
+
+/// Whether to show anything now.
+pub fn should_notify(ctx: &NotifyContext) -> bool {
+    ctx.enabled && !ctx.do_not_disturb && !ctx.window_focused
+}
+
+/// The notification for a question of `session_title`, or `None` when the context says to stay quiet.
+pub fn notice(
+    ctx: &NotifyContext,
+    kind: NotificationKind,
+    session_id: &str,
+    session_title: &str,
+    call_id: &str,
+    questions: &[Question],
+) -> Option<Notice> {
+    if !should_notify(ctx) || questions.is_empty() {
+        return None;
+    }
+    let first = &questions[0];
+    let title = match (questions.len(), first.header.as_deref().map(str::trim)) {
+        (1, Some(h)) if !h.is_empty() => h.to_string(),
+        _ if !session_title.trim().is_empty() => session_title.trim().to_string(),
+        _ => "Hark".to_string(),
+    };
+    let asked = match questions.len() {
+        1 => first.question.clone(),
+        n => format!("{n} questions: {}", first.question),
+    };
+    let body = match kind {
+        NotificationKind::Asked => asked,
+        NotificationKind::Continued => {
+            format!("The agent went on without your answer — answer any time. {asked}")
+        }
+    };
+    let mut actions = Vec::new();
+    if ctx.server_has_actions {
+        // The default action is what clicking the body reports; servers do not draw it as a button.
+        actions.push(NotifyAction { id: ACTION_DEFAULT.into(), label: "Open".into() });
+        actions.extend(option_actions(questions).unwrap_or_default());
+        actions.push(NotifyAction { id: ACTION_ANSWER.into(), label: "Answer…".into() });
+    }
+    Some(Notice {
+        session_id: session_id.to_string(),
+        call_id: call_id.to_string(),
+        kind,
+        title: truncate(&one_line(&title), 80),
+        body: truncate(&one_line(&body), BODY_MAX_CHARS),
+        actions,
+    })
+}
+
+/// One button per option: only for a single single-select question with few options.
+fn option_actions(questions: &[Question]) -> Option<Vec<NotifyAction>> {
+    let [q] = questions else { return None };
+    if q.multi_select || q.options.is_empty() || q.options.len() > MAX_OPTION_ACTIONS {
+        return None;
+    }
+    Some(
+        q.options
+            .iter()
+            .enumerate()
+            .map(|(i, o)| NotifyAction { id: format!("{OPTION_PREFIX}{i}"), label: truncate(&one_line(&o.label), 40) })
+            .collect(),
+    )
+}
+
+/// What an action the server reported means.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ActionChoice {
+    /// Answer with this batch, through the same path as the panel.
+    Answer(AnswerBatch),
+    /// Bring the window up on the question.
+    Focus,
+    /// Closed or unknown: nothing to do.
+    Ignore,
+}
+
+/// Maps an action id back to an answer for `questions` (the ones the notice was built from).
+pub fn interpret(action: &str, questions: &[Question]) -> ActionChoice {
+    if action == ACTION_ANSWER || action == ACTION_DEFAULT {
+        return ActionChoice::Focus;
+    }
+    let Some(index) = action.strip_prefix(OPTION_PREFIX).and_then(|i| i.parse::<usize>().ok()) else {
+        return ActionChoice::Ignore;
+    };
+    match option_actions(questions).and(questions.first()) {
+        Some(q) => match q.options.get(index) {
+            Some(option) => ActionChoice::Answer(AnswerBatch {
+                answers: vec![Answer { id: q.id.clone(), selected: vec![option.label.clone()], custom: None }],
+            }),
+            None => ActionChoice::Ignore,
+        },
+        None => ActionChoice::Ignore,
+    }
+}
+
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Cuts at a character boundary, preferring the last word break, and marks the cut.
+fn truncate(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let cut: String = text.chars().take(max.saturating_sub(1)).collect();
+    let at_word = match cut.rfind(' ') {
+        Some(i) if i > cut.len() / 2 => &cut[..i],
+        _ => cut.as_str(),
+    };
+    format!("{}…", at_word.trim_end())
+}
+
+/// The tray: how many questions wait, and in which sessions (most recent first).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TraySummary {
+    pub waiting: u32,
+    pub sessions: Vec<TrayEntry>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TrayEntry {
+    pub session_id: String,
+    pub label: String,
+    pub waiting: u32,
+}
+
+/// Menu entries are capped so the menu stays usable; the count still covers every session.
+pub const TRAY_MAX_ENTRIES: usize = 10;
+
+pub fn tray_summary(sessions: &[SessionSummary]) -> TraySummary {
+    let waiting_in = |s: &SessionSummary| s.open_questions + s.continued_questions;
+    let waiting = sessions.iter().map(waiting_in).sum();
+    let entries = sessions
+        .iter()
+        .filter(|s| waiting_in(s) > 0)
+        .take(TRAY_MAX_ENTRIES)
+        .map(|s| {
+            let n = waiting_in(s);
+            let title = truncate(&one_line(&s.title), 40);
+            let label = format!("{title} — {n} question{} waiting", if n == 1 { "" } else { "s" });
+            TrayEntry { session_id: s.id.clone(), label, waiting: n }
+        })
+        .collect();
+    TraySummary { waiting, sessions: entries }
+}
+
+/// The tray's tooltip / label text.
+pub fn tray_title(summary: &TraySummary) -> String {
+    match summary.waiting {
+        0 => "Hark".into(),
+        1 => "Hark — 1 question waiting".into(),
+        n => format!("Hark — {n} questions waiting"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::question::QuestionOption;
+
+    fn ctx() -> NotifyContext {
+        NotifyContext { enabled: true, do_not_disturb: false, window_focused: false, server_has_actions: true }
+    }
+
+    fn single(options: &[&str]) -> Question {
+        Question {
+            id: "db".into(),
+            question: "Which database should the notes app use?".into(),
+            header: Some("Database".into()),
+            options: options.iter().map(|l| QuestionOption { label: l.to_string(), description: None }).collect(),
+            multi_select: false,
+        }
+    }
+
+    fn asked(ctx: &NotifyContext, questions: &[Question]) -> Option<Notice> {
+        notice(ctx, NotificationKind::Asked, "s1", "Plan the notes app", "call_1", questions)
+    }
+
+    #[test]
+    fn quiet_when_focused_disabled_or_do_not_disturb() {
+        let q = [single(&["SQLite", "Postgres"])];
+        assert!(asked(&ctx(), &q).is_some());
+        assert!(asked(&NotifyContext { window_focused: true, ..ctx() }, &q).is_none());
+        assert!(asked(&NotifyContext { enabled: false, ..ctx() }, &q).is_none());
+        assert!(asked(&NotifyContext { do_not_disturb: true, ..ctx() }, &q).is_none());
+    }
+
+    #[test]
+    fn a_small_single_select_gets_one_action_per_option_then_answer() {
+        let n = asked(&ctx(), &[single(&["SQLite", "Postgres", "None"])]).unwrap();
+        assert_eq!(n.title, "Database");
+        assert_eq!(n.body, "Which database should the notes app use?");
+        let labels: Vec<&str> = n.actions.iter().map(|a| a.label.as_str()).collect();
+        assert_eq!(labels, ["Open", "SQLite", "Postgres", "None", "Answer…"]);
+        assert_eq!(n.actions[0].id, ACTION_DEFAULT);
+        assert_eq!(
+            interpret(&n.actions[2].id, &[single(&["SQLite", "Postgres", "None"])]),
+            ActionChoice::Answer(AnswerBatch {
+                answers: vec![Answer { id: "db".into(), selected: vec!["Postgres".into()], custom: None }]
+            })
+        );
+    }
+
+    #[test]
+    fn everything_else_gets_answer_only() {
+        let four = [single(&["a", "b", "c", "d"])];
+        let multi = [Question { multi_select: true, ..single(&["a", "b"]) }];
+        let free = [single(&[])];
+        let two = [single(&["a", "b"]), single(&["c", "d"])];
+        for questions in [&four[..], &multi[..], &free[..], &two[..]] {
+            let n = asked(&ctx(), questions).unwrap();
+            let ids: Vec<&str> = n.actions.iter().map(|a| a.id.as_str()).collect();
+            assert_eq!(ids, [ACTION_DEFAULT, ACTION_ANSWER]);
+            assert_eq!(interpret("option:0", questions), ActionChoice::Ignore, "no option actions to map back");
+        }
+        let n = asked(&ctx(), &two).unwrap();
+        assert_eq!(n.title, "Plan the notes app", "several questions: the session title");
+        assert!(n.body.starts_with("2 questions: "), "{}", n.body);
+    }
+
+    #[test]
+    fn without_the_actions_capability_the_notification_is_body_only() {
+        let n = asked(&NotifyContext { server_has_actions: false, ..ctx() }, &[single(&["a", "b"])]).unwrap();
+        assert!(n.actions.is_empty());
+        assert!(!n.body.is_empty());
+    }
+
+    #[test]
+    fn continued_says_so_and_long_text_is_cut_on_a_word() {
+        let long = Question { question: format!("{} end", "word ".repeat(100)), ..single(&["a"]) };
+        let n = notice(&ctx(), NotificationKind::Continued, "s", "t", "c", &[long]).unwrap();
+        assert!(n.body.starts_with("The agent went on without your answer — answer any time."));
+        assert!(n.body.chars().count() <= BODY_MAX_CHARS);
+        assert!(n.body.ends_with("word…"), "{}", n.body);
+        let newlines = Question { question: "line one\nline\ttwo".into(), header: None, ..single(&["a"]) };
+        let n = asked(&ctx(), &[newlines]).unwrap();
+        assert_eq!(n.body, "line one line two");
+        assert_eq!(n.title, "Plan the notes app");
+    }
+
+    #[test]
+    fn actions_map_back() {
+        let q = [single(&["SQLite", "Postgres"])];
+        assert_eq!(interpret(ACTION_DEFAULT, &q), ActionChoice::Focus);
+        assert_eq!(interpret(ACTION_ANSWER, &q), ActionChoice::Focus);
+        assert_eq!(interpret("option:7", &q), ActionChoice::Ignore);
+        assert_eq!(interpret("__closed", &q), ActionChoice::Ignore);
+    }
+
+    fn summary(id: &str, title: &str, open: u32, continued: u32) -> SessionSummary {
+        SessionSummary {
+            id: id.into(),
+            title: title.into(),
+            created_at: chrono::Utc::now(),
+            updated_at: chrono::Utc::now(),
+            open_questions: open,
+            continued_questions: continued,
+            event_count: 1,
+        }
+    }
+
+    #[test]
+    fn the_tray_counts_and_lists_waiting_sessions() {
+        let s = [summary("a", "Notes", 1, 1), summary("b", "Idle", 0, 0), summary("c", "Deploy", 1, 0)];
+        let t = tray_summary(&s);
+        assert_eq!(t.waiting, 3);
+        let labels: Vec<&str> = t.sessions.iter().map(|e| e.label.as_str()).collect();
+        assert_eq!(labels, ["Notes — 2 questions waiting", "Deploy — 1 question waiting"]);
+        assert_eq!(tray_title(&t), "Hark — 3 questions waiting");
+        assert_eq!(tray_title(&tray_summary(&[])), "Hark");
+    }
+}

@@ -1,0 +1,157 @@
+//! A notification server of our own on the session bus (`org.freedesktop.Notifications`): it
+//! records `Notify` and `CloseNotification` calls, answers `GetCapabilities`, and emits
+//! `ActionInvoked` / `NotificationClosed` when a test says so — so "answer from a notification" is
+//! exercised over real D-Bus against the real app.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use zbus::object_server::SignalEmitter;
+use zbus::zvariant::OwnedValue;
+
+const PATH: &str = "/org/freedesktop/Notifications";
+const NAME: &str = "org.freedesktop.Notifications";
+
+#[derive(Debug, Clone)]
+pub struct Notified {
+    pub id: u32,
+    pub app_name: String,
+    pub replaces_id: u32,
+    pub icon: String,
+    pub summary: String,
+    pub body: String,
+    /// `(action key, label)` pairs, in order.
+    pub actions: Vec<(String, String)>,
+}
+
+#[derive(Default)]
+struct Log {
+    next_id: u32,
+    notified: Vec<Notified>,
+    closed_by_app: Vec<u32>,
+}
+
+struct Server {
+    log: Arc<Mutex<Log>>,
+    actions: bool,
+}
+
+#[zbus::interface(name = "org.freedesktop.Notifications")]
+impl Server {
+    fn get_capabilities(&self) -> Vec<String> {
+        let mut caps = vec!["body".to_string(), "persistence".to_string()];
+        if self.actions {
+            caps.push("actions".to_string());
+        }
+        caps
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn notify(
+        &self,
+        app_name: String,
+        replaces_id: u32,
+        app_icon: String,
+        summary: String,
+        body: String,
+        actions: Vec<String>,
+        _hints: HashMap<String, OwnedValue>,
+        _expire_timeout: i32,
+    ) -> u32 {
+        let mut log = self.log.lock().expect("log");
+        log.next_id += 1;
+        let id = if replaces_id != 0 { replaces_id } else { log.next_id };
+        let pairs = actions.chunks(2).map(|p| (p[0].clone(), p.get(1).cloned().unwrap_or_default())).collect();
+        log.notified.push(Notified { id, app_name, replaces_id, icon: app_icon, summary, body, actions: pairs });
+        id
+    }
+
+    async fn close_notification(&self, id: u32, #[zbus(signal_emitter)] emitter: SignalEmitter<'_>) {
+        self.log.lock().expect("log").closed_by_app.push(id);
+        // Reason 3: closed by a call to CloseNotification.
+        let _ = Self::notification_closed(&emitter, id, 3).await;
+    }
+
+    fn get_server_information(&self) -> (String, String, String, String) {
+        ("hark-test-server".into(), "hark".into(), "1".into(), "1.2".into())
+    }
+
+    #[zbus(signal)]
+    async fn action_invoked(emitter: &SignalEmitter<'_>, id: u32, action_key: &str) -> zbus::Result<()>;
+
+    #[zbus(signal)]
+    async fn notification_closed(emitter: &SignalEmitter<'_>, id: u32, reason: u32) -> zbus::Result<()>;
+}
+
+/// The running server; dropping it leaves the bus name free for the next test.
+pub struct NotificationServer {
+    conn: zbus::Connection,
+    log: Arc<Mutex<Log>>,
+}
+
+impl NotificationServer {
+    /// Starts serving on the session bus. `actions` says whether to advertise the `actions` capability.
+    pub async fn start(actions: bool) -> NotificationServer {
+        let log = Arc::new(Mutex::new(Log::default()));
+        let server = Server { log: Arc::clone(&log), actions };
+        let conn = zbus::connection::Builder::session()
+            .expect("a session bus (run under dbus-run-session)")
+            .name(NAME)
+            .expect("bus name")
+            .serve_at(PATH, server)
+            .expect("serve")
+            .build()
+            .await
+            .expect("own org.freedesktop.Notifications on the session bus");
+        NotificationServer { conn, log }
+    }
+
+    pub fn notified(&self) -> Vec<Notified> {
+        self.log.lock().expect("log").notified.clone()
+    }
+
+    pub fn closed_by_app(&self) -> Vec<u32> {
+        self.log.lock().expect("log").closed_by_app.clone()
+    }
+
+    /// Waits (up to `within`) for a notification matching `pred`.
+    pub async fn wait_for(&self, what: &str, within: Duration, pred: impl Fn(&Notified) -> bool) -> Notified {
+        let start = Instant::now();
+        loop {
+            if let Some(n) = self.notified().into_iter().rev().find(|n| pred(n)) {
+                return n;
+            }
+            assert!(start.elapsed() < within, "no notification {what} within {within:?}; got {:#?}", self.notified());
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    pub async fn wait_closed(&self, id: u32, within: Duration) {
+        let start = Instant::now();
+        while !self.closed_by_app().contains(&id) {
+            assert!(start.elapsed() < within, "notification {id} was not closed within {within:?}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// The person clicked `action` on notification `id`.
+    pub async fn invoke(&self, id: u32, action: &str) {
+        let iface = self.conn.object_server().interface::<_, Server>(PATH).await.expect("our interface");
+        Server::action_invoked(iface.signal_emitter(), id, action).await.expect("emit ActionInvoked");
+    }
+}
+
+/// Takes X input focus away from every window, as when the person switches to another app. (No window
+/// manager runs under Xvfb, so the app keeps focus otherwise.)
+pub fn unfocus_all_windows() {
+    let script = "import ctypes\n\
+x = ctypes.cdll.LoadLibrary('libX11.so.6')\n\
+x.XOpenDisplay.restype = ctypes.c_void_p\n\
+d = ctypes.c_void_p(x.XOpenDisplay(None))\n\
+assert d.value, 'cannot open the X display'\n\
+x.XSetInputFocus(d, ctypes.c_ulong(0), 1, ctypes.c_ulong(0))\n\
+x.XSync(d, 0)\n";
+    let status = std::process::Command::new("python3").arg("-c").arg(script).status().expect("run python3");
+    assert!(status.success(), "could not move X focus away from the app");
+}
