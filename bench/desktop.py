@@ -244,6 +244,12 @@ class Launch:
             raise BenchError(f"reading an element's text failed (HTTP {status}): {value}")
         return value or ""
 
+    def execute(self, script):
+        status, value = self._call("POST", f"/session/{self.session}/execute/sync", {"script": script, "args": []})
+        if status != 200:
+            raise BenchError(f"executing a script failed (HTTP {status}): {value}")
+        return value
+
     def app_pid(self):
         """The launched binary: the process under the driver whose argv[0] is the binary."""
         table = process_table()
@@ -322,7 +328,7 @@ def start_time(binary, shell_css, workdir, timeout):
 
 def idle_pss(binary, ready_css, data_dir, args, idle, timeout, check_text=False):
     """Launches, waits for `ready_css` (and, with check_text, for it to have text), idles, sums PSS.
-    Returns (ms to ready, {name: KiB})."""
+    Returns (ms to ready, {name: KiB}, elements in the document)."""
     with Launch(binary, data_dir, args, timeout=timeout) as launch:
         t0 = launch.start()
         t1, element = launch.find(ready_css, timeout)
@@ -333,8 +339,9 @@ def idle_pss(binary, ready_css, data_dir, args, idle, timeout, check_text=False)
                     raise BenchError(f"`{ready_css}` stayed empty for {timeout:.0f} s")
                 time.sleep(0.05)
             t1 = time.monotonic()
+        elements = launch.execute("return document.getElementsByTagName('*').length")
         time.sleep(idle)
-        return (t1 - t0) * 1e3, launch.pss()
+        return (t1 - t0) * 1e3, launch.pss(), elements
 
 
 def mib(kib):
@@ -415,9 +422,10 @@ def main():
         # 2. Memory: the baseline idle, the app idle on an empty data dir (for reference), and the app
         #    with the big session open.
         log(f"memory: baseline idle {opts.idle:.0f} s")
-        _, base_pss = idle_pss(baseline, BASELINE_SHELL, Path(workdir) / "baseline-data", [], opts.idle, opts.timeout)
+        _, base_pss, _ = idle_pss(baseline, BASELINE_SHELL, Path(workdir) / "baseline-data", [], opts.idle,
+                                  opts.timeout)
         log(f"memory: app idle on an empty data dir {opts.idle:.0f} s")
-        _, empty_pss = idle_pss(app, APP_SHELL, Path(workdir) / "empty-data", [], opts.idle, opts.timeout)
+        _, empty_pss, empty_dom = idle_pss(app, APP_SHELL, Path(workdir) / "empty-data", [], opts.idle, opts.timeout)
 
         data_dir = Path(workdir) / "big-data"
         log(f"seeding a {opts.events}-event session")
@@ -429,7 +437,7 @@ def main():
         db_mb = sum(p.stat().st_size for p in data_dir.iterdir() if p.is_file()) / MIB
         log(f"  {seeded.stderr.strip()} ({db_mb:.1f} MB on disk)")
         log(f"memory: app with the session open (--session {session}), then {opts.idle:.0f} s idle")
-        open_ms, big_pss = idle_pss(app, TRANSCRIPT_TURN, data_dir, ["--session", session], opts.idle,
+        open_ms, big_pss, big_dom = idle_pss(app, TRANSCRIPT_TURN, data_dir, ["--session", session], opts.idle,
                                     opts.session_timeout, check_text=True)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
@@ -453,6 +461,7 @@ def main():
     report("app_open_100k_session_ms", open_ms, "ms", "(launch with --session to a rendered transcript)")
     report("app_pss_mb", app_total, "MB", f"({opts.events} events open, {opts.idle:.0f} s idle)")
     breakdown("app_pss_mb", big_pss)
+    print(f"app_dom_elements_100k {big_dom} elements  (empty shell: {empty_dom})", flush=True)
     report("app_empty_pss_mb", mib(sum(empty_pss.values())), "MB", "(no session, for reference)")
     breakdown("app_empty_pss_mb", empty_pss)
     report("baseline_pss_mb", base_total, "MB")

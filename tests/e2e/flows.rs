@@ -289,7 +289,10 @@ async fn a_continued_question_survives_quitting_and_is_answered_after_relaunch()
         app.text_of("section[aria-label='Transcript']").await.contains("Your answer to my earlier question arrived")
     })
     .await;
-    assert!(app.text_of(QUESTION_ROW).await.contains("Answered late"));
+    app.wait_until("the row to say answered late", Duration::from_secs(10), || async {
+        app.text_of(QUESTION_ROW).await.contains("Answered late")
+    })
+    .await;
     app.screenshot("3-answered").await;
     app.close().await;
 

@@ -88,6 +88,8 @@ impl App {
         for (k, v) in &launch.env {
             cmd.env(k, v);
         }
+        // Its own process group, so a failed test can take down the driver, WebKitWebDriver and the app.
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
         let driver = cmd.spawn().expect("start tauri-driver (cargo install tauri-driver --locked)");
         wait_for_port(port, Duration::from_secs(20));
 
@@ -211,7 +213,10 @@ impl App {
 
 impl Drop for App {
     fn drop(&mut self) {
+        // After a panic nothing closed the app: end the whole group so no window outlives its test.
+        let _ = Command::new("kill").args(["-KILL", &format!("-{}", self.driver.id())]).status();
         let _ = self.driver.kill();
+        let _ = self.driver.wait();
     }
 }
 
