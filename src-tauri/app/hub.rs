@@ -354,8 +354,9 @@ impl Hub {
         (model, label)
     }
 
-    /// Quitting: every running turn ends aborted and recorded (a live question gets `ASK_ABORTED`),
-    /// so a timed question stays answerable after the next start.
+    /// Quitting: a live timed question continues (its result is recorded pending, so it is answerable
+    /// after the next start), a live blocking one ends `ASK_ABORTED`, and every running turn ends
+    /// recorded as aborted.
     pub async fn shutdown(&self) {
         self.release_all();
         // A timed question waiting now continues (recorded pending) instead of being lost with the

@@ -63,6 +63,7 @@ pub fn run() {
                 state.set_launched(launched);
             }
             app.manage(state);
+            quit_on_signals(app.handle().clone());
             Ok(())
         })
         .on_window_event(on_window_event)
@@ -131,6 +132,25 @@ fn on_window_event(window: &tauri::Window, event: &tauri::WindowEvent) {
         }
         _ => {}
     }
+}
+
+/// SIGTERM (logout, shutdown, `kill`) and SIGINT quit like the tray's Quit: running turns end
+/// recorded instead of being cut off mid-write.
+fn quit_on_signals(app: AppHandle) {
+    #[cfg(unix)]
+    tauri::async_runtime::spawn(async move {
+        use tokio::signal::unix::{signal, SignalKind};
+        let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) else {
+            return;
+        };
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = int.recv() => {}
+        }
+        app.exit(0);
+    });
+    #[cfg(not(unix))]
+    let _ = app;
 }
 
 /// One running app per data directory: a second launch on the same directory hands its options to

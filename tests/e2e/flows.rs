@@ -352,3 +352,38 @@ async fn untrusted_model_text_stays_inert_and_the_layout_holds() {
     assert!(link_buttons.is_empty(), "javascript: links stay text");
     app.close().await;
 }
+
+#[tokio::test]
+async fn quitting_with_a_live_question_records_it_and_it_is_answerable_after_restart() {
+    if !e2e_enabled("quitting_with_a_live_question_records_it_and_it_is_answerable_after_restart") {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let data_dir = tmp.path().join("hark-data");
+    let args = ["--script", "timed", "--timed", "--timeout", "600", "--prompt", "plan the notes app"];
+    let app = App::launch("quit-live", launch(&data_dir, &args)).await;
+    app.find("section[aria-label='Question'] [role='timer']").await;
+    app.terminate().await;
+
+    // Recorded cleanly: the question's result says it is still open, and the turn's end is in the
+    // log (no crash repair needed on the next start).
+    let events = only_session(&data_dir);
+    let results = question_results(&events);
+    assert!(matches!(results.first(), Some(ToolOutcome::Pending { .. })), "{results:?}");
+    assert!(matches!(events.last().map(|e| &e.event), Some(Event::TurnEnded { .. })), "{events:?}");
+    assert_eq!(project_questions(&events)[0].state, QuestionState::Continued);
+
+    let app = App::launch("quit-live-2", Launch::new(&data_dir)).await;
+    app.find("nav[aria-label='Sessions'] button[data-session-id]").await.click().await.expect("open the session");
+    app.wait_until("the continued row", Duration::from_secs(10), || async { row_state(&app).await == "continued" })
+        .await;
+    app.click_button("//*[@data-testid='question-row']", "Answer").await;
+    app.click_option("Postgres").await;
+    app.click_button(PANEL, "Submit").await;
+    app.wait_until("the row to say answered late", Duration::from_secs(20), || async {
+        app.text_of(QUESTION_ROW).await.contains("Answered late")
+    })
+    .await;
+    app.screenshot("answered-after-restart").await;
+    app.close().await;
+}

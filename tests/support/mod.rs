@@ -188,6 +188,49 @@ impl App {
         active.send_keys(keys).await.expect("send keys");
     }
 
+    /// The app's process id: the `hark-desktop` process below this test's tauri-driver.
+    pub fn app_pid(&self) -> u32 {
+        let parent_of = |pid: u32| -> Option<(u32, String)> {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let (comm, rest) = stat.split_once(") ")?;
+            let ppid = rest.split_whitespace().nth(1)?.parse().ok()?;
+            Some((ppid, comm.rsplit('(').next()?.to_string()))
+        };
+        let below_driver = |mut pid: u32| {
+            while pid > 1 {
+                if pid == self.driver.id() {
+                    return true;
+                }
+                pid = parent_of(pid).map_or(0, |(p, _)| p);
+            }
+            false
+        };
+        std::fs::read_dir("/proc")
+            .expect("/proc")
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+            .find(|pid| parent_of(*pid).is_some_and(|(_, comm)| comm == "hark-desktop") && below_driver(*pid))
+            .expect("the hark-desktop process of this test")
+    }
+
+    /// Sends SIGTERM to the app (what logout or `kill` does) and waits until it let go of its data dir.
+    pub async fn terminate(mut self) {
+        let pid = self.app_pid();
+        let status = Command::new("kill").args(["-TERM", &pid.to_string()]).status().expect("kill");
+        assert!(status.success());
+        let start = Instant::now();
+        while std::path::Path::new(&format!("/proc/{pid}")).exists() {
+            let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| s.contains(") Z "));
+            if zombie {
+                break;
+            }
+            assert!(start.elapsed() < Duration::from_secs(15), "the app did not quit on SIGTERM");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+        std::thread::sleep(Duration::from_millis(500));
+    }
+
     /// Ends the WebDriver session (which closes the app) and waits until the app let go of its data
     /// directory, so a relaunch on the same directory starts a new app instead of reaching this one.
     pub async fn close(mut self) {
