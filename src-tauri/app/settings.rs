@@ -60,9 +60,9 @@ impl Default for Settings {
 pub enum SettingsError {
     #[error("{field}: {problem}")]
     Invalid { field: &'static str, problem: String },
-    #[error("could not save the settings to {path}: {reason}")]
+    #[error("Could not save the settings to {path}: {reason}")]
     Write { path: String, reason: String },
-    #[error("the settings file {path} could not be read ({reason}); it was kept as {kept} and defaults are used")]
+    #[error("The settings file {path} could not be read ({reason}); it was kept as {kept} and defaults are used")]
     Corrupt { path: String, reason: String, kept: String },
 }
 

@@ -387,3 +387,86 @@ async fn quitting_with_a_live_question_records_it_and_it_is_answerable_after_res
     app.screenshot("answered-after-restart").await;
     app.close().await;
 }
+
+#[tokio::test]
+async fn a_second_launch_hands_its_prompt_to_the_running_app() {
+    if !e2e_enabled("a_second_launch_hands_its_prompt_to_the_running_app") {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let data_dir = tmp.path().join("hark-data");
+    let app = App::launch("single-instance", launch(&data_dir, &["--script", "hello"])).await;
+    app.find(MESSAGE_BOX).await;
+
+    let started = std::time::Instant::now();
+    let second = std::process::Command::new(env!("CARGO_BIN_EXE_hark-desktop"))
+        .args(["--prompt", "hello from a second launch"])
+        .env("HARK_DATA_DIR", &data_dir)
+        .output()
+        .expect("run a second hark-desktop");
+    assert!(second.status.success(), "the second launch exits cleanly: {second:?}");
+    assert!(started.elapsed() < Duration::from_secs(20), "it hands over instead of running");
+
+    app.wait_until("the forwarded session", Duration::from_secs(15), || async {
+        app.text_of("nav[aria-label='Sessions']").await.contains("hello from a second launch")
+    })
+    .await;
+    app.wait_until("the running app to show it", Duration::from_secs(15), || async {
+        app.text_of("section[aria-label='Transcript']").await.contains("hello from a second launch")
+    })
+    .await;
+    app.screenshot("forwarded").await;
+    app.close().await;
+}
+
+#[tokio::test]
+async fn settings_survive_a_corrupt_file_and_save_without_secrets() {
+    if !e2e_enabled("settings_survive_a_corrupt_file_and_save_without_secrets") {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let data_dir = tmp.path().join("hark-data");
+    std::fs::create_dir_all(&data_dir).expect("data dir");
+    std::fs::write(data_dir.join("settings.json"), "{ \"provider\": ").expect("corrupt settings");
+    let app = App::launch("settings", Launch::new(&data_dir)).await;
+
+    // First launch with nothing usable configured: the demo model, said plainly.
+    app.find("[data-testid='demo-banner']").await;
+    app.find("[data-testid='settings-open']").await.click().await.expect("open settings");
+    let dialog = "//*[@role='dialog']";
+    let warning = app.find_x(&format!("{dialog}//*[contains(., 'SETTINGS_CORRUPT')]")).await;
+    let shown = warning.prop("textContent").await.expect("text").unwrap_or_default();
+    assert!(shown.contains("settings.json.corrupt-"), "names where the bad file was kept: {shown}");
+    let kept: Vec<_> = std::fs::read_dir(&data_dir)
+        .expect("dir")
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.starts_with("settings.json.corrupt-"))
+        .collect();
+    assert_eq!(kept.len(), 1, "the corrupt file is kept aside, not lost");
+    app.screenshot("1-corrupt-warning").await;
+
+    // Switch to Ollama (no key) and the legacy question mode, and save.
+    let provider = app.find_x(&format!("{dialog}//label[.//span[normalize-space(.)='Provider']]//select")).await;
+    provider.select_by_value("ollama").await.expect("choose ollama");
+    app.find_x(&format!("{dialog}//input[@name='question-mode' and @value='legacy']"))
+        .await
+        .click()
+        .await
+        .expect("legacy");
+    app.click_button(dialog, "Save").await;
+    app.wait_until("the dialog to close", Duration::from_secs(10), || async { !app.exists("[role='dialog']").await })
+        .await;
+    app.wait_until("the demo banner to go", Duration::from_secs(10), || async {
+        !app.exists("[data-testid='demo-banner']").await
+    })
+    .await;
+    app.screenshot("2-saved").await;
+    app.close().await;
+
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(data_dir.join("settings.json")).expect("settings written"))
+            .expect("valid JSON");
+    assert_eq!(saved["provider"], "ollama");
+    assert_eq!(saved["question_mode"], "legacy");
+    assert!(saved.get("api_key").is_none(), "no key in the settings file: {saved}");
+}
