@@ -470,3 +470,68 @@ async fn settings_survive_a_corrupt_file_and_save_without_secrets() {
     assert_eq!(saved["question_mode"], "legacy");
     assert!(saved.get("api_key").is_none(), "no key in the settings file: {saved}");
 }
+
+/// A Secret Service for this test: gnome-keyring with a fresh login keyring, its files in `dir`.
+fn start_keyring(dir: &Path) -> std::process::Child {
+    use std::io::Write;
+    let mut child = std::process::Command::new("gnome-keyring-daemon")
+        .args(["--foreground", "--unlock", "--components=secrets"])
+        .env("XDG_DATA_HOME", dir)
+        .env("XDG_RUNTIME_DIR", dir)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("start gnome-keyring-daemon (make test installs gnome-keyring)");
+    // The password that creates and unlocks a fresh login keyring (an empty one creates none).
+    drop(child.stdin.take().map(|mut s| s.write_all(b"hark-e2e")));
+    std::thread::sleep(Duration::from_secs(2));
+    child
+}
+
+#[tokio::test]
+async fn an_api_key_goes_to_the_os_keyring_and_nowhere_else() {
+    if !e2e_enabled("an_api_key_goes_to_the_os_keyring_and_nowhere_else") {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let mut keyring = start_keyring(&tmp.path().join("keyring"));
+    let data_dir = tmp.path().join("hark-data");
+    const KEY: &str = "sk-hark-e2e-SECRET-4242";
+    let app = App::launch("keyring", Launch::new(&data_dir)).await;
+
+    let dialog = "//*[@role='dialog']";
+    app.find("[data-testid='settings-open']").await.click().await.expect("open settings");
+    let provider = app.find_x(&format!("{dialog}//label[.//span[normalize-space(.)='Provider']]//select")).await;
+    provider.select_by_value("deepseek").await.expect("choose deepseek");
+    let key_field = app.find_x(&format!("{dialog}//input[@type='password']")).await;
+    if !key_field.is_enabled().await.expect("enabled") {
+        let note = app.text_of("[role='dialog'] .note").await;
+        panic!("the keyring should be available: {note}");
+    }
+    key_field.send_keys(KEY).await.expect("type the key");
+    app.click_button(dialog, "Save").await;
+    app.wait_until("the dialog to close", Duration::from_secs(10), || async { !app.exists("[role='dialog']").await })
+        .await;
+
+    // Reopened, the field is write-only: it says a key is stored and never shows it.
+    app.find("[data-testid='settings-open']").await.click().await.expect("reopen settings");
+    let field = app.find_x(&format!("{dialog}//input[@type='password']")).await;
+    let placeholder = field.attr("placeholder").await.expect("placeholder").unwrap_or_default();
+    assert!(placeholder.contains("stored in the system keyring"), "{placeholder}");
+    assert_eq!(field.prop("value").await.expect("value").unwrap_or_default(), "");
+    let page = app.client.source().await.expect("page source");
+    assert!(!page.contains(KEY), "the key never comes back to the window");
+    app.screenshot("stored").await;
+    app.close().await;
+    let _ = keyring.kill();
+    let _ = keyring.wait();
+
+    for entry in std::fs::read_dir(&data_dir).expect("data dir") {
+        let path = entry.expect("entry").path();
+        if path.is_file() {
+            let bytes = std::fs::read(&path).expect("read");
+            let found = bytes.windows(KEY.len()).any(|w| w == KEY.as_bytes());
+            assert!(!found, "the key leaked into {}", path.display());
+        }
+    }
+}
