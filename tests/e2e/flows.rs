@@ -535,3 +535,37 @@ async fn an_api_key_goes_to_the_os_keyring_and_nowhere_else() {
         }
     }
 }
+
+#[tokio::test]
+async fn a_model_error_shows_a_banner_and_retry_streams_the_reply() {
+    use crate::support::model_server::{ModelServer, Scripted};
+    if !e2e_enabled("a_model_error_shows_a_banner_and_retry_streams_the_reply") {
+        return;
+    }
+    let server = ModelServer::start(vec![
+        Scripted::Error(401, "invalid api key"),
+        Scripted::Text(vec!["Hello ", "from the **local** ", "model."]),
+    ])
+    .await;
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let data_dir = tmp.path().join("hark-data");
+    let args = ["--provider", "openai", "--base-url", &server.base_url, "--model", "test-model", "--prompt", "hi"];
+    let app = App::launch("model-error", launch(&data_dir, &args)).await;
+
+    let banner = app.find("[data-testid='model-error']").await;
+    let text = banner.prop("textContent").await.expect("text").unwrap_or_default();
+    assert!(text.contains("MODEL_AUTH"), "a readable error with its code: {text}");
+    assert!(!app.exists("[data-testid='demo-banner']").await, "a real model, no demo banner");
+    app.screenshot("1-error").await;
+
+    app.click_button("//*[@data-testid='model-error']", "Retry").await;
+    app.wait_until("the streamed reply", Duration::from_secs(20), || async {
+        app.text_of("section[aria-label='Transcript']").await.contains("Hello from the local model.")
+    })
+    .await;
+    // Markdown renders as elements built from text, never as HTML from the model.
+    assert!(app.exists("section[aria-label='Transcript'] strong").await);
+    assert_eq!(server.requests(), 2, "one failed request, one retry");
+    app.screenshot("2-retried").await;
+    app.close().await;
+}
