@@ -148,8 +148,8 @@ async fn server_has_actions() -> bool {
 
 #[cfg(not(all(unix, not(target_os = "macos"))))]
 async fn server_has_actions() -> bool {
-    // Windows toasts show buttons; macOS banners through notify-rust do not.
-    cfg!(target_os = "windows")
+    // Action buttons are wired for XDG servers only; Windows toasts and macOS banners show text.
+    false
 }
 
 #[cfg(all(unix, not(target_os = "macos")))]
