@@ -142,11 +142,12 @@ class Launch:
         self.binary = str(binary)
         self.timeout = timeout
         self.port = free_port()
+        self.native_port = free_port()
         self.session = None
         self.started = None
         self.stderr = tempfile.TemporaryFile()
         env = dict(os.environ, HARK_DATA_DIR=str(data_dir))
-        cmd = [tauri_driver_path(), "--port", str(self.port), "--native-port", str(free_port())]
+        cmd = [tauri_driver_path(), "--port", str(self.port), "--native-port", str(self.native_port)]
         try:
             self.driver = subprocess.Popen(
                 cmd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.stderr,
@@ -156,22 +157,25 @@ class Launch:
             raise BenchError(f"cannot start {cmd[0]}: {e}") from e
         self.args = list(args)
         try:
-            self._wait_for_port(20.0)
+            # tauri-driver listens at once but forwards to WebKitWebDriver, which it starts alongside:
+            # a session request sent before that one listens is dropped without an answer.
+            self._wait_for_port(self.port, 20.0)
+            self._wait_for_port(self.native_port, 20.0)
         except BaseException:
             self.close()
             raise
 
-    def _wait_for_port(self, within):
+    def _wait_for_port(self, port, within):
         deadline = time.monotonic() + within
         while time.monotonic() < deadline:
             if self.driver.poll() is not None:
                 raise BenchError(f"tauri-driver exited with {self.driver.returncode}: {self.driver_log()}")
             try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
                 return
             except OSError:
                 time.sleep(0.05)
-        raise BenchError(f"tauri-driver did not listen on port {self.port} within {within:.0f} s")
+        raise BenchError(f"tauri-driver (or its WebKitWebDriver) did not listen on port {port} within {within:.0f} s")
 
     def driver_log(self, limit=2000):
         try:
@@ -206,8 +210,16 @@ class Launch:
         opts = {"application": self.binary, "args": self.args}
         caps = {"tauri:options": opts}
         body = {"capabilities": {"alwaysMatch": caps}, "desiredCapabilities": caps}
-        self.started = time.monotonic()
-        status, value = self._call("POST", "/session", body)
+        for attempt in range(3):
+            self.started = time.monotonic()
+            try:
+                status, value = self._call("POST", "/session", body)
+                break
+            except BenchError as e:
+                if attempt == 2 or "closed connection without response" not in str(e):
+                    raise
+                log(f"new-session request dropped ({e}); retrying")
+                time.sleep(0.5)
         if status != 200 or not isinstance(value, dict) or "sessionId" not in value:
             raise BenchError(
                 f"could not open a WebDriver session on {self.binary} (HTTP {status}): {value}; "
@@ -339,9 +351,14 @@ def idle_pss(binary, ready_css, data_dir, args, idle, timeout, check_text=False)
                     raise BenchError(f"`{ready_css}` stayed empty for {timeout:.0f} s")
                 time.sleep(0.05)
             t1 = time.monotonic()
-        elements = launch.execute("return document.getElementsByTagName('*').length")
         time.sleep(idle)
-        return (t1 - t0) * 1e3, launch.pss(), elements
+        pss = launch.pss()
+        try:  # for the report only, after the measurement; a busy window may drop it
+            elements = launch.execute("return document.getElementsByTagName('*').length")
+        except BenchError as e:
+            log(f"could not count the document's elements: {e}")
+            elements = "?"
+        return (t1 - t0) * 1e3, pss, elements
 
 
 def mib(kib):
