@@ -50,10 +50,14 @@ pub fn list_sessions(state: State<'_, AppState>) -> Result<Vec<SessionSummary>, 
     Ok(state.hub()?.store().list_sessions()?)
 }
 
-/// A session's transcript as the core projects it from the event log.
+/// A session's transcript as the core projects it from the event log; with `turns`, its newest turns.
 #[tauri::command]
-pub fn session_transcript(state: State<'_, AppState>, session_id: String) -> Result<Transcript, CommandError> {
-    state.hub()?.transcript(&session_id)
+pub async fn session_transcript(
+    state: State<'_, AppState>,
+    session_id: String,
+    turns: Option<usize>,
+) -> Result<Transcript, CommandError> {
+    state.hub()?.transcript(&session_id, turns)
 }
 
 #[derive(Debug, Serialize)]
@@ -164,9 +168,10 @@ pub async fn start_session(
 pub async fn open_session(
     state: State<'_, AppState>,
     session_id: String,
+    turns: Option<usize>,
     channel: Channel<AgentEvent>,
 ) -> Result<SessionView, CommandError> {
-    state.hub()?.open_session(&session_id, Box::new(move |event| channel.send(event).is_ok()))
+    state.hub()?.open_session(&session_id, turns, Box::new(move |event| channel.send(event).is_ok()))
 }
 
 #[tauri::command]

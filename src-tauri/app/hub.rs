@@ -220,7 +220,7 @@ impl Hub {
 
     /// Starts streaming the session to the window (replacing an earlier stream of it) and returns
     /// what the window shows now.
-    pub fn open_session(&self, session: &str, sink: Sink) -> Result<SessionView, CommandError> {
+    pub fn open_session(&self, session: &str, turns: Option<usize>, sink: Sink) -> Result<SessionView, CommandError> {
         let mut rx = self.ensure_live(session)?;
         let task = tokio::spawn(async move {
             loop {
@@ -249,7 +249,7 @@ impl Hub {
         };
         Ok(SessionView {
             session_id: session.to_string(),
-            transcript: self.transcript(session)?,
+            transcript: self.transcript(session, turns)?,
             questions: self.pending(session),
             busy,
             model_label: label,
@@ -263,8 +263,13 @@ impl Hub {
         }
     }
 
-    pub fn transcript(&self, session: &str) -> Result<Transcript, CommandError> {
-        Ok(project_transcript(&self.store.events(session)?))
+    /// The session's transcript; with `turns`, only its newest `turns` turns (see `earlier_turns`).
+    pub fn transcript(&self, session: &str, turns: Option<usize>) -> Result<Transcript, CommandError> {
+        let mut transcript = project_transcript(&self.store.events(session)?);
+        if let Some(n) = turns {
+            transcript.keep_last_turns(n.max(1));
+        }
+        Ok(transcript)
     }
 
     fn with_agent<T>(&self, session: &str, f: impl FnOnce(&Agent) -> T) -> Result<T, CommandError> {

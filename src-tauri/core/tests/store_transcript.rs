@@ -61,6 +61,15 @@ fn groups_items_by_turn(load: Load) {
         }
         other => panic!("expected the assistant message, got {other:?}"),
     }
+    assert_eq!(t.earlier_turns, 0);
+    let mut tail = t.clone();
+    tail.keep_last_turns(1);
+    assert_eq!((tail.earlier_turns, tail.turns.len()), (1, 1));
+    assert_eq!(tail.turns[0].turn_id.as_deref(), Some("t2"), "the newest turn is kept");
+    assert_eq!(tail.questions, t.questions, "questions stay whole");
+    let mut all = t.clone();
+    all.keep_last_turns(10);
+    assert_eq!(all, t, "nothing to leave out");
 }
 
 fn pairs_tool_calls_with_their_results(load: Load) {

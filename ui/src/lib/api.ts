@@ -54,6 +54,7 @@ export const startSession = (text: string, workspace: string | null): Promise<Re
 export async function openSession(
   sessionId: string,
   onEvent: (event: AgentEvent) => void,
+  turns: number | null = null,
 ): Promise<Result<SessionView>> {
   let channel: Channel<AgentEvent>;
   try {
@@ -61,14 +62,15 @@ export async function openSession(
   } catch (reason) {
     return { ok: false, error: toHarkError(reason) };
   }
-  return call<SessionView>('open_session', { sessionId, channel });
+  return call<SessionView>('open_session', { sessionId, turns, channel });
 }
 
 export const closeSessionView = (sessionId: string): Promise<Result<void>> =>
   call<void>('close_session_view', { sessionId });
 
-export const sessionTranscript = (sessionId: string): Promise<Result<Transcript>> =>
-  call<Transcript>('session_transcript', { sessionId });
+/** The session's transcript; with `turns`, only the newest turns (`earlier_turns` counts the rest). */
+export const sessionTranscript = (sessionId: string, turns: number | null = null): Promise<Result<Transcript>> =>
+  call<Transcript>('session_transcript', { sessionId, turns });
 
 export const sendMessage = (sessionId: string, text: string): Promise<Result<void>> =>
   call<void>('send_message', { sessionId, text });

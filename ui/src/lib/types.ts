@@ -66,6 +66,8 @@ export interface Transcript {
   workspace: string | null;
   model: { provider: string; base_url: string | null; model: string | null; script: string | null } | null;
   turns: Turn[];
+  /** Older turns the shell left out (a long session is shown from its end). */
+  earlier_turns?: number;
   questions: QuestionRecord[];
 }
 

@@ -76,6 +76,9 @@ function localStore(): DraftStore | null {
   }
 }
 
+/** Turns shown when a session opens, and added by each "Show earlier turns". */
+export const TURN_PAGE = 40;
+
 export class Chat {
   sessions: SessionSummary[] = $state.raw([]);
   /** The session shown; null = a new chat not started yet. */
@@ -97,6 +100,8 @@ export class Chat {
   /** Opening a session or starting one. */
   loading = $state(false);
   visible = $state(true);
+  /** How many of the newest turns of the active session are shown. */
+  turnLimit = $state(TURN_PAGE);
 
   private readonly api: ChatApi;
   private readonly storage: DraftStore | null;
@@ -196,7 +201,8 @@ export class Chat {
     this.leave();
     this.activeId = id;
     this.loading = true;
-    const r = await this.api.openSession(id, (e) => this.onStream(id, e));
+    this.turnLimit = TURN_PAGE;
+    const r = await this.api.openSession(id, (e) => this.onStream(id, e), this.turnLimit);
     if (this.activeId !== id) {
       // The person moved on while the session opened: stop streaming it to this window.
       if (r.ok) void this.api.closeSessionView(id);
@@ -298,7 +304,7 @@ export class Chat {
 
   private async read(id: string): Promise<Read> {
     const recordedAtRead = this.live.recorded;
-    const [transcript, pending] = await Promise.all([this.api.sessionTranscript(id), this.api.pendingQuestions(id)]);
+    const [transcript, pending] = await Promise.all([this.api.sessionTranscript(id, this.turnLimit), this.api.pendingQuestions(id)]);
     return { transcript, pending, recordedAtRead };
   }
 
@@ -309,6 +315,12 @@ export class Chat {
     }
     if (data.pending.ok) this.pending = data.pending.value;
     if (data.transcript.ok && data.pending.ok) this.reconcileQuestions();
+  }
+
+  /** Shows another page of older turns of the active session. */
+  showEarlier(): Promise<boolean> {
+    this.turnLimit += TURN_PAGE;
+    return this.refreshNow();
   }
 
   /** Re-reads now (after the person acted), dropping the result if they left the session meanwhile. */

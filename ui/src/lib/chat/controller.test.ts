@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { Chat, type ChatApi, type DraftStore } from './controller.svelte';
+import { Chat, TURN_PAGE, type ChatApi, type DraftStore } from './controller.svelte';
 import { ManualTimers, cont, deferred, fg, flush, pending, record, transcript } from './fakes';
 import { draftKey } from '../question/draft';
 import type { AgentEvent, PendingQuestions, Transcript } from '../types';
@@ -67,7 +67,7 @@ describe('Chat: sessions and stream', () => {
   it('opens a session, streams text, and re-reads once after a burst of events', async () => {
     const { chat, api, emit, settle } = setup();
     await chat.select('s1');
-    expect(api.openSession).toHaveBeenCalledWith('s1', expect.any(Function));
+    expect(api.openSession).toHaveBeenCalledWith('s1', expect.any(Function), TURN_PAGE);
     emit('s1', { type: 'turn_started', session_id: 's1', turn_id: 't1' });
     emit('s1', { type: 'text_delta', session_id: 's1', text: 'Hi' });
     expect(chat.live).toMatchObject({ busy: true, streaming: 'Hi' });
@@ -75,6 +75,16 @@ describe('Chat: sessions and stream', () => {
     await settle();
     expect(api.sessionTranscript).toHaveBeenCalledTimes(1);
     expect(api.pendingQuestions).toHaveBeenCalledTimes(1);
+  });
+
+  it('shows a long session from its end and pages back on request', async () => {
+    const { chat, api } = setup();
+    await chat.select('s1');
+    await chat.showEarlier();
+    expect(api.sessionTranscript).toHaveBeenLastCalledWith('s1', 2 * TURN_PAGE);
+    await chat.select('s2');
+    expect(chat.turnLimit).toBe(TURN_PAGE);
+    expect(api.openSession).toHaveBeenLastCalledWith('s2', expect.any(Function), TURN_PAGE);
   });
 
   it('switching sessions closes the old view and drops its late reads and events', async () => {

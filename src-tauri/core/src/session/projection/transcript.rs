@@ -15,8 +15,23 @@ pub struct Transcript {
     pub workspace: Option<String>,
     pub model: Option<ModelRef>,
     pub turns: Vec<Turn>,
-    /// The question projection of the same events, for badges and the question panel.
+    /// Older turns left out by [`Transcript::keep_last_turns`]; 0 when `turns` is the whole session.
+    pub earlier_turns: usize,
+    /// The question projection of the same events, for badges and the question panel. Always the
+    /// whole session's, also when older turns are left out.
     pub questions: Vec<QuestionRecord>,
+}
+
+impl Transcript {
+    /// Keeps the newest `n` turns: a long session is shown from its end, and a window asks for
+    /// more as the person scrolls back, instead of rendering a hundred thousand events at once.
+    pub fn keep_last_turns(&mut self, n: usize) {
+        let drop = self.turns.len().saturating_sub(n);
+        if drop > 0 {
+            self.turns.drain(..drop);
+            self.earlier_turns += drop;
+        }
+    }
 }
 
 /// Items between a `turn/started` and its `turn/ended`. Items recorded outside any turn are grouped
@@ -256,6 +271,7 @@ impl Builder {
             workspace: self.workspace,
             model: self.model,
             turns: self.turns,
+            earlier_turns: 0,
             questions: self.questions.into_records(),
         }
     }
