@@ -14,7 +14,7 @@ use tauri_plugin_dialog::DialogExt;
 use tauri_plugin_opener::OpenerExt;
 
 use crate::error::{CommandError, WireError};
-use crate::hub::{AttachResult, PendingQuestions, SessionView, SubmitResult};
+use crate::hub::{AttachResult, PendingQuestions, SessionView, SubmitPath, SubmitResult};
 use crate::settings::{Provider, Settings};
 use crate::state::AppState;
 
@@ -46,7 +46,7 @@ pub fn app_info(state: State<'_, AppState>) -> Result<AppInfo, CommandError> {
 
 /// The sessions sidebar: every stored session, most recently active first, with its question counts.
 #[tauri::command]
-pub fn list_sessions(state: State<'_, AppState>) -> Result<Vec<SessionSummary>, CommandError> {
+pub async fn list_sessions(state: State<'_, AppState>) -> Result<Vec<SessionSummary>, CommandError> {
     Ok(state.hub()?.store().list_sessions()?)
 }
 
@@ -196,7 +196,10 @@ pub async fn retry(state: State<'_, AppState>, session_id: String) -> Result<(),
 }
 
 #[tauri::command]
-pub fn pending_questions(state: State<'_, AppState>, session_id: String) -> Result<PendingQuestions, CommandError> {
+pub async fn pending_questions(
+    state: State<'_, AppState>,
+    session_id: String,
+) -> Result<PendingQuestions, CommandError> {
     Ok(state.hub()?.pending(&session_id))
 }
 
@@ -226,8 +229,9 @@ pub async fn submit_answers(
     session_id: String,
     call_id: String,
     answers: AnswerBatch,
+    path: Option<SubmitPath>,
 ) -> Result<SubmitResult, CommandError> {
-    state.hub()?.submit(&session_id, &call_id, answers)
+    state.hub()?.submit(&session_id, &call_id, answers, path)
 }
 
 #[tauri::command]

@@ -42,12 +42,12 @@ pub fn watch_questions(app: AppHandle, hub: Arc<Hub>, notifier: Arc<Notifier>) {
                             hub.forget(session_id, call_id);
                         }
                         sessions_changed(&app);
-                        crate::tray::refresh(&app, &hub);
+                        refresh_tray(&app, &hub);
                         notifier.on_event(&event).await;
                     }
                     Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
                         sessions_changed(&app);
-                        crate::tray::refresh(&app, &hub);
+                        refresh_tray(&app, &hub);
                     }
                     Err(tokio::sync::broadcast::error::RecvError::Closed) => break,
                 },
@@ -57,4 +57,11 @@ pub fn watch_questions(app: AppHandle, hub: Arc<Hub>, notifier: Arc<Notifier>) {
             }
         }
     });
+}
+
+/// The tray is rebuilt on the main thread without waiting for it: a worker blocked on the main thread
+/// would deadlock a quit, which runs the shutdown on the main thread.
+fn refresh_tray(app: &AppHandle, hub: &Arc<Hub>) {
+    let (handle, hub) = (app.clone(), Arc::clone(hub));
+    let _ = app.run_on_main_thread(move || crate::tray::refresh(&handle, &hub));
 }

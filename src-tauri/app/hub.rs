@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 
 use hark_core::agent::{Agent, AgentConfig, AgentDeps, AgentEvent, NewSession};
 use hark_core::host::HostLock;
-use hark_core::model::{provider_for, DEMO_LABEL};
+use hark_core::model::DEMO_LABEL;
 use hark_core::question::{AnswerBatch, UserInteractionError};
 use hark_core::service::{
     ContinuedQuestion, ForwardingProvider, InteractionRequest, ProviderRegistration, Responded, SessionLog, Takeover,
@@ -41,7 +41,7 @@ pub struct SessionView {
     pub model_label: String,
 }
 
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SubmitPath {
     Foreground,
@@ -159,11 +159,7 @@ impl Hub {
     }
 
     fn build(&self, model: &ModelRef) -> Result<AgentDeps, CommandError> {
-        let key = match model.provider.as_str() {
-            "demo" => None,
-            _ => crate::secrets::key_for(model.base_url.as_deref().unwrap_or(hark_core::model::DEEPSEEK_BASE_URL)),
-        };
-        let provider = provider_for(model, key).map_err(|e| CommandError::Wire(WireError::of(&e)))?;
+        let provider = crate::models::provider(model).map_err(|e| CommandError::Wire(WireError::of(&e)))?;
         Ok(AgentDeps { store: Arc::clone(&self.store), service: self.service.clone(), model: provider })
     }
 
@@ -332,15 +328,32 @@ impl Hub {
         drop(taken);
     }
 
-    /// An answer from the panel or a notification: the foreground if the call still waits there,
-    /// else the late path (the session's agent is made live to admit it).
-    pub fn submit(&self, session: &str, call_id: &str, answers: AnswerBatch) -> Result<SubmitResult, CommandError> {
-        if self.service.continued(session).iter().any(|c| c.call_id == call_id) {
-            self.ensure_live(session)?;
-        }
-        let path = match self.service.respond(session, call_id, answers)? {
-            Responded::Foreground => SubmitPath::Foreground,
-            Responded::Late(_) => SubmitPath::Late,
+    /// An answer from the panel or a notification. The panel says which path it is on: `Foreground`
+    /// answers the waiting call only (once its wait ended that is `NOT_PENDING`, so the panel keeps the
+    /// draft and offers to resubmit), `Late` answers a continued question. `None` (a notification,
+    /// which does not track phases) takes whichever applies. The session's agent is made live first:
+    /// a late reply needs it to be admitted, and a session not opened yet is unknown to the service.
+    pub fn submit(
+        &self,
+        session: &str,
+        call_id: &str,
+        answers: AnswerBatch,
+        path: Option<SubmitPath>,
+    ) -> Result<SubmitResult, CommandError> {
+        self.ensure_live(session)?;
+        let path = match path {
+            Some(SubmitPath::Foreground) => {
+                self.service.submit_foreground(session, call_id, answers)?;
+                SubmitPath::Foreground
+            }
+            Some(SubmitPath::Late) => {
+                self.service.answer(session, call_id, answers)?;
+                SubmitPath::Late
+            }
+            None => match self.service.respond(session, call_id, answers)? {
+                Responded::Foreground => SubmitPath::Foreground,
+                Responded::Late(_) => SubmitPath::Late,
+            },
         };
         Ok(SubmitResult { path })
     }

@@ -6,6 +6,7 @@ mod error;
 mod events;
 pub mod hub;
 pub mod launch;
+mod models;
 mod notifier;
 mod secrets;
 pub mod settings;
@@ -23,6 +24,9 @@ use crate::launch::{LaunchOptions, USAGE};
 use crate::state::{AppState, Launched};
 
 const IDENTIFIER: &str = "app.hark.desktop";
+
+/// Whether the tray icon exists (hiding the window without one would leave no way back).
+struct TrayInstalled(bool);
 
 /// Builds and runs the desktop app. Start-up failures that leave no window to report into end the
 /// process with a message; everything after start-up reports into the window.
@@ -44,12 +48,7 @@ pub fn run() {
     let chosen = hark_core::data_dir::choose(launch.data_dir.clone(), dirs::data_dir().map(|d| d.join(IDENTIFIER)));
     let instance = instance_name(chosen.as_ref().ok());
     let result = tauri::Builder::default()
-        .plugin(
-            tauri_plugin_single_instance::Builder::new()
-                .dbus_id(instance)
-                .callback(|app, argv, _cwd| forwarded(app, argv))
-                .build(),
-        )
+        .plugin(tauri_plugin_single_instance::Builder::new().dbus_id(instance).callback(forwarded).build())
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_opener::init())
         .setup(move |app| {
@@ -57,7 +56,10 @@ pub fn run() {
             if let Ok(hub) = &state.hub {
                 let notifier = notifier::Notifier::new(app.handle().clone(), Arc::clone(hub));
                 events::watch_questions(app.handle().clone(), Arc::clone(hub), Arc::clone(&notifier));
-                tray::install(app.handle(), hub);
+                if let Some(window) = app.get_webview_window("main") {
+                    notifier.set_focused(window.is_focused().unwrap_or(false));
+                }
+                app.manage(TrayInstalled(tray::install(app.handle(), hub)));
                 app.manage(notifier);
                 let launched = tauri::async_runtime::block_on(async { carry_out(hub, &launch) });
                 state.set_launched(launched);
@@ -101,7 +103,13 @@ pub fn run() {
             // Running turns end recorded (a live question gets ASK_ABORTED) before the lock is let go.
             if let Ok(hub) = &app.state::<AppState>().hub {
                 let hub = Arc::clone(hub);
-                tauri::async_runtime::block_on(async move { hub.shutdown().await });
+                let notifier = app.try_state::<Arc<notifier::Notifier>>().map(|n| Arc::clone(&n));
+                tauri::async_runtime::block_on(async move {
+                    if let Some(n) = notifier {
+                        n.close_all().await;
+                    }
+                    hub.shutdown().await;
+                });
             }
         }
     });
@@ -120,7 +128,8 @@ fn on_window_event(window: &tauri::Window, event: &tauri::WindowEvent) {
         }
         tauri::WindowEvent::CloseRequested { api, .. } => {
             let Ok(hub) = app.state::<AppState>().hub() else { return };
-            if hub.settings().keep_running_in_tray && tray::waiting(&hub) > 0 {
+            let has_tray = app.try_state::<TrayInstalled>().is_some_and(|t| t.0);
+            if has_tray && hub.settings().keep_running_in_tray && tray::waiting(&hub) > 0 {
                 api.prevent_close();
                 let _ = window.hide();
                 // Hidden: the questions it showed go back to their deadlines.
@@ -158,6 +167,8 @@ fn quit_on_signals(app: AppHandle) {
 fn instance_name(dir: Option<&PathBuf>) -> String {
     // FNV-1a: stable across builds, unlike std's hasher.
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    // Absolute, so `--data-dir data` typed in two folders names two directories.
+    let dir = dir.map(|d| std::path::absolute(d).unwrap_or_else(|_| d.clone()));
     for byte in dir.map(|d| d.display().to_string()).unwrap_or_default().bytes() {
         hash ^= u64::from(byte);
         hash = hash.wrapping_mul(0x0100_0000_01b3);
@@ -185,15 +196,17 @@ fn carry_out(hub: &Hub, launch: &LaunchOptions) -> Launched {
 }
 
 /// A second launch on this data directory: carry out its session/prompt here and bring the window up.
-fn forwarded(app: &AppHandle, argv: Vec<String>) {
+fn forwarded(app: &AppHandle, argv: Vec<String>, cwd: String) {
     if let Some(window) = app.get_webview_window("main") {
         let _ = window.unminimize();
         let _ = window.show();
         let _ = window.set_focus();
     }
-    let Ok(launch) = LaunchOptions::parse(argv.into_iter().skip(1)) else {
+    let Ok(mut launch) = LaunchOptions::parse(argv.into_iter().skip(1)) else {
         return;
     };
+    // A relative workspace means the second launch's folder, not this process's.
+    launch.workspace = launch.workspace.map(|w| PathBuf::from(&cwd).join(w));
     let state = app.state::<AppState>();
     let Ok(hub) = state.hub() else {
         return;

@@ -41,11 +41,19 @@ impl Notifier {
         Arc::new(Notifier {
             app,
             hub,
-            focused: AtomicBool::new(true),
+            focused: AtomicBool::new(false),
             generation: AtomicU64::new(0),
             shown: Mutex::new(HashMap::new()),
             icon,
         })
+    }
+
+    /// Takes every notification down (quitting: their buttons would answer nothing).
+    pub async fn close_all(&self) {
+        let sessions: Vec<String> = lock(&self.shown).keys().cloned().collect();
+        for session in sessions {
+            self.close(&session, None).await;
+        }
     }
 
     pub fn set_focused(&self, focused: bool) {
@@ -113,7 +121,7 @@ impl Notifier {
     /// a question already answered elsewhere is refused harmlessly), anything else focuses.
     async fn act(&self, session: &str, call_id: &str, questions: &[Question], action: &str) {
         match notify::interpret(action, questions) {
-            ActionChoice::Answer(batch) => match self.hub.submit(session, call_id, batch) {
+            ActionChoice::Answer(batch) => match self.hub.submit(session, call_id, batch, None) {
                 Ok(_) => crate::events::sessions_changed(&self.app),
                 // Answered in the panel first (NOT_PENDING) or a reply already queued: nothing to undo.
                 Err(e) => {
@@ -157,7 +165,9 @@ impl Notifier {
     async fn show(self: &Arc<Self>, notice: Notice, questions: Vec<Question>) {
         self.close(&notice.session_id, None).await;
         let mut n = notify_rust::Notification::new();
-        n.appname("Hark").summary(&notice.title).body(&notice.body).timeout(notify_rust::Timeout::Never);
+        // The body may be read as markup by the server; the summary is always plain text.
+        let body = notify::escape_markup(&notice.body);
+        n.appname("Hark").summary(&notice.title).body(&body).timeout(notify_rust::Timeout::Never);
         n.hint(notify_rust::Hint::Resident(true));
         if let Some(icon) = &self.icon {
             n.icon(icon);

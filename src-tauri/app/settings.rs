@@ -25,8 +25,10 @@ pub enum Provider {
     Ollama,
 }
 
+/// Fields missing from the file (an older version wrote it) take their defaults, and fields this
+/// version does not know are ignored, so upgrading or downgrading never resets anyone's settings.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default)]
 pub struct Settings {
     pub provider: Provider,
     pub base_url: String,
@@ -157,6 +159,15 @@ fn set_aside(path: &Path, reason: String) -> SettingsError {
 pub fn save(dir: &Path, settings: &Settings) -> Result<(), SettingsError> {
     settings.validate()?;
     let path = dir.join(SETTINGS_FILE);
+    // An unreadable file still in place could not be moved aside: never overwrite what was there.
+    if let Ok(existing) = std::fs::read_to_string(&path) {
+        if serde_json::from_str::<Settings>(&existing).is_err() {
+            return Err(SettingsError::Write {
+                path: path.display().to_string(),
+                reason: "the file there cannot be read and was not moved aside; move or remove it first".into(),
+            });
+        }
+    }
     let write_err =
         |e: std::io::Error| SettingsError::Write { path: path.display().to_string(), reason: e.to_string() };
     let text = serde_json::to_string_pretty(settings)
@@ -222,15 +233,30 @@ mod tests {
     }
 
     #[test]
-    fn unknown_fields_and_out_of_range_values_count_as_corrupt() {
-        for text in [
-            r#"{"provider":"demo","api_key":"sk-secret"}"#,
-            &serde_json::to_string(&Settings { timeout_secs: 0, ..Settings::default() }).unwrap(),
-        ] {
-            let dir = tempfile::tempdir().unwrap();
-            std::fs::write(dir.path().join(SETTINGS_FILE), text).unwrap();
-            assert_eq!(load(dir.path()).1.unwrap().code(), "SETTINGS_CORRUPT");
-        }
+    fn out_of_range_values_count_as_corrupt() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = serde_json::to_string(&Settings { timeout_secs: 0, ..Settings::default() }).unwrap();
+        std::fs::write(dir.path().join(SETTINGS_FILE), text).unwrap();
+        assert_eq!(load(dir.path()).1.unwrap().code(), "SETTINGS_CORRUPT");
+    }
+
+    #[test]
+    fn files_of_other_versions_keep_what_they_have() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = r#"{"provider":"ollama","base_url":"http://localhost:11434/v1","model":"qwen","future_field":1}"#;
+        std::fs::write(dir.path().join(SETTINGS_FILE), text).unwrap();
+        let (s, warning) = load(dir.path());
+        assert!(warning.is_none());
+        assert_eq!((s.provider, s.model.as_str()), (Provider::Ollama, "qwen"));
+        assert_eq!(s.timeout_secs, Settings::default().timeout_secs, "missing fields take defaults");
+    }
+
+    #[test]
+    fn an_unreadable_file_in_place_is_never_overwritten() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(SETTINGS_FILE), "{ half").unwrap();
+        assert_eq!(save(dir.path(), &Settings::default()).unwrap_err().code(), "SETTINGS_WRITE");
+        assert_eq!(std::fs::read_to_string(dir.path().join(SETTINGS_FILE)).unwrap(), "{ half");
     }
 
     #[test]

@@ -15,8 +15,9 @@ const OPEN: &str = "open";
 const QUIT: &str = "quit";
 const SESSION_PREFIX: &str = "session:";
 
-/// Creates the tray icon. A desktop without a tray (no StatusNotifier host) just has none.
-pub fn install(app: &AppHandle, hub: &Arc<Hub>) {
+/// Creates the tray icon; whether it exists. A desktop without a tray (no StatusNotifier host) just has
+/// none, and closing the window then quits as usual.
+pub fn install(app: &AppHandle, hub: &Arc<Hub>) -> bool {
     let summary = summary(hub);
     let built = menu(app, &summary).and_then(|menu| {
         let mut builder = TrayIconBuilder::with_id(TRAY_ID)
@@ -30,8 +31,14 @@ pub fn install(app: &AppHandle, hub: &Arc<Hub>) {
         builder.build(app)
     });
     match built {
-        Ok(tray) => set_count(&tray, &summary),
-        Err(e) => eprintln!("hark-desktop: no tray icon: {e}"),
+        Ok(tray) => {
+            set_count(&tray, &summary);
+            true
+        }
+        Err(e) => {
+            eprintln!("hark-desktop: no tray icon: {e}");
+            false
+        }
     }
 }
 

@@ -475,7 +475,9 @@ async fn settings_survive_a_corrupt_file_and_save_without_secrets() {
 fn start_keyring(dir: &Path) -> std::process::Child {
     use std::io::Write;
     let mut child = std::process::Command::new("gnome-keyring-daemon")
-        .args(["--foreground", "--unlock", "--components=secrets"])
+        // --replace: a daemon D-Bus activated earlier in this session (by another test's keyring check)
+        // has no login keyring; this one creates and unlocks it.
+        .args(["--replace", "--foreground", "--unlock", "--components=secrets"])
         .env("XDG_DATA_HOME", dir)
         .env("XDG_RUNTIME_DIR", dir)
         .stdin(std::process::Stdio::piped())

@@ -149,6 +149,12 @@ pub fn interpret(action: &str, questions: &[Question]) -> ActionChoice {
     }
 }
 
+/// Notification servers that advertise `body-markup` read `<b>`, `<a href>` and `<img>` in the body:
+/// model text must reach them as text.
+pub fn escape_markup(text: &str) -> String {
+    text.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;")
+}
+
 fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
@@ -292,6 +298,12 @@ mod tests {
         let n = asked(&ctx(), &[newlines]).unwrap();
         assert_eq!(n.body, "line one line two");
         assert_eq!(n.title, "Plan the notes app");
+    }
+
+    #[test]
+    fn markup_in_model_text_is_escaped_for_the_server() {
+        let escaped = escape_markup("<a href=\"https://x\">click</a> & <img src=x>");
+        assert_eq!(escaped, "&lt;a href=\"https://x\"&gt;click&lt;/a&gt; &amp; &lt;img src=x&gt;");
     }
 
     #[test]

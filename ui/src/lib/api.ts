@@ -89,8 +89,16 @@ export const attachQuestion = (sessionId: string, callId: string): Promise<Resul
 export const releaseQuestion = (sessionId: string, callId: string, takeoverId: number): Promise<Result<void>> =>
   call<void>('release_question', { sessionId, callId, takeoverId });
 
-export const submitAnswers = (sessionId: string, callId: string, answers: AnswerBatch): Promise<Result<SubmitResult>> =>
-  call<SubmitResult>('submit_answers', { sessionId, callId, answers });
+/**
+ * Sends the panel's answers by the path the panel is on: `foreground` answers the waiting call (refused
+ * with NOT_PENDING once the wait ended, so the draft can be resubmitted), `late` answers a continued one.
+ */
+export const submitAnswers = (
+  sessionId: string,
+  callId: string,
+  answers: AnswerBatch,
+  path: 'foreground' | 'late' | null = null,
+): Promise<Result<SubmitResult>> => call<SubmitResult>('submit_answers', { sessionId, callId, answers, path });
 
 export const cancelQuestion = (sessionId: string, callId: string): Promise<Result<void>> =>
   call<void>('cancel_question', { sessionId, callId });

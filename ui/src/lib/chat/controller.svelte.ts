@@ -371,12 +371,16 @@ export class Chat {
     }
   }
 
-  /** Holds the take-over of the timed foreground question the panel holds, while the window is visible. */
+  /**
+   * Holds the take-over of the timed foreground question while the panel shows it: hiding the panel,
+   * hiding the window or switching sessions gives the question back to its host deadline.
+   */
   private syncTakeover(): void {
     const asked = this.openAsked;
     const wanted =
       this.activeId !== null &&
       this.visible &&
+      !this.queue.open?.collapsed &&
       asked !== undefined &&
       asked.kind === 'foreground' &&
       asked.wait !== null &&
@@ -397,6 +401,7 @@ export class Chat {
 
   hideQuestion(): void {
     this.queue = queueOps.hide(this.queue);
+    this.syncTakeover();
   }
 
   /** Close: a foreground question is cancelled (the person declines); a continued one just closes. */
@@ -428,7 +433,8 @@ export class Chat {
     const next = startSubmit(before, findAsked(this.pending, callId)?.kind === 'continued');
     if (next === before) return;
     this.setSubmit(callId, next);
-    const r = await this.api.submitAnswers(sessionId, callId, batch);
+    const path = next.kind === 'submitting' ? next.path : null;
+    const r = await this.api.submitAnswers(sessionId, callId, batch, path);
     if (this.activeId !== sessionId) return;
     if (r.ok) {
       this.setSubmit(callId, acceptedVia(this.submitState(callId), r.value.path));

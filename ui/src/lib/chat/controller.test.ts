@@ -137,9 +137,16 @@ describe('Chat: questions', () => {
     chat.setVisible(true);
     await flush();
     expect(api.attachQuestion).toHaveBeenCalledTimes(2);
-    await chat.select('s2');
+    // Hiding the panel gives the question back to its host deadline; showing it takes it again.
+    chat.hideQuestion();
     await flush();
     expect(api.releaseQuestion).toHaveBeenLastCalledWith('s1', 'a', 2);
+    chat.openQuestion('a');
+    await flush();
+    expect(api.attachQuestion).toHaveBeenCalledTimes(3);
+    await chat.select('s2');
+    await flush();
+    expect(api.releaseQuestion).toHaveBeenLastCalledWith('s1', 'a', 3);
   });
 
   it('a blocking question takes no take-over', async () => {
@@ -159,7 +166,7 @@ describe('Chat: questions', () => {
     await flush();
     chat.saveDraft('a', '{"v":1}');
     await chat.submitAnswers('a', batch);
-    expect(api.submitAnswers).toHaveBeenCalledWith('s1', 'a', batch);
+    expect(api.submitAnswers).toHaveBeenCalledWith('s1', 'a', batch, 'foreground');
     expect(chat.submitState('a')).toEqual({ kind: 'submitting', path: 'foreground' });
     expect(chat.panelShown).toBe(true); // never on local submit alone
     expect(storage.map.has(draftKey('s1', 'a'))).toBe(true);

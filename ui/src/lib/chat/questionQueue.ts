@@ -16,7 +16,7 @@ export interface Asked {
 }
 
 export interface Queue {
-  /** The panel's question; `collapsed` = hidden by the person but still held (timed take-over goes on). */
+  /** The panel's question; `collapsed` = hidden by the person (its timed take-over is released). */
   open: { callId: string; collapsed: boolean } | null;
   /** Calls the person hid or closed: they never open by themselves again. */
   dismissed: readonly string[];
