@@ -429,3 +429,105 @@ pub fn model_label(model: &ModelRef) -> String {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use hark_core::question::{Answer, ErrorCode};
+    use hark_core::session::{project_questions, QuestionState, ToolOutcome};
+
+    use super::*;
+
+    fn hub(dir: &Path, script: &str) -> Hub {
+        let launch = LaunchOptions { script: Some(script.into()), timed: true, ..LaunchOptions::default() };
+        Hub::start(dir, launch).expect("hub")
+    }
+
+    fn db(label: &str) -> AnswerBatch {
+        AnswerBatch { answers: vec![Answer { id: "db".into(), selected: vec![label.into()], custom: None }] }
+    }
+
+    async fn until(what: &str, mut check: impl FnMut() -> bool) {
+        for _ in 0..500 {
+            if check() {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        panic!("timed out waiting for {what}");
+    }
+
+    fn state(hub: &Hub, session: &str) -> Option<QuestionState> {
+        project_questions(&hub.store().events(session).ok()?).first().map(|r| r.state)
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_panel_path_decides_how_an_answer_is_taken() {
+        let dir = tempfile::tempdir().unwrap();
+        let hub = hub(dir.path(), "timed");
+        let session = hub.start_session("plan the notes app", None).unwrap();
+        until("the question", || !hub.pending(&session).foreground.is_empty()).await;
+        let call = hub.pending(&session).foreground[0].call_id.clone();
+        hub.expire(&session, &call).unwrap();
+        until("the question to continue", || state(&hub, &session) == Some(QuestionState::Continued)).await;
+
+        // The panel still thought it was in the foreground: refused, so it can offer to resubmit.
+        let lost = hub.submit(&session, &call, db("SQLite"), Some(SubmitPath::Foreground)).unwrap_err();
+        let CommandError::Interaction(e) = lost else { panic!("expected NOT_PENDING, got {lost:?}") };
+        assert_eq!(e.code, ErrorCode::NotPending);
+        // The resubmission goes the late path and is admitted by the live agent.
+        let taken = hub.submit(&session, &call, db("SQLite"), Some(SubmitPath::Late)).unwrap();
+        assert_eq!(taken.path, SubmitPath::Late);
+        until("the late answer", || state(&hub, &session) == Some(QuestionState::Settled)).await;
+        hub.shutdown().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_notification_answer_finds_a_question_of_a_session_not_opened_yet() {
+        let dir = tempfile::tempdir().unwrap();
+        let session = {
+            let first = hub(dir.path(), "timed");
+            let session = first.start_session("plan the notes app", None).unwrap();
+            until("the question", || !first.pending(&session).foreground.is_empty()).await;
+            first.shutdown().await;
+            session
+        };
+        // Quitting continued the live timed question; a new process has not opened the session yet.
+        let second = hub(dir.path(), "timed");
+        assert_eq!(state(&second, &session), Some(QuestionState::Continued));
+        let call = project_questions(&second.store().events(&session).unwrap())[0].call_id.clone();
+        let taken = second.submit(&session, &call, db("Postgres"), None).unwrap();
+        assert_eq!(taken.path, SubmitPath::Late);
+        until("the late answer", || state(&second, &session) == Some(QuestionState::Settled)).await;
+        second.shutdown().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn quitting_records_a_live_timed_question_as_pending() {
+        let dir = tempfile::tempdir().unwrap();
+        let hub = hub(dir.path(), "timed");
+        let session = hub.start_session("plan the notes app", None).unwrap();
+        until("the question", || !hub.pending(&session).foreground.is_empty()).await;
+        let attached = hub.attach(&session, &hub.pending(&session).foreground[0].call_id.clone()).unwrap();
+        assert!(attached.remaining_ms.is_some(), "a timed wait has a deadline to show");
+        hub.shutdown().await;
+        let events = hub.store().events(&session).unwrap();
+        let pending =
+            events.iter().any(|e| matches!(&e.event, Event::ToolResult { outcome: ToolOutcome::Pending { .. }, .. }));
+        assert!(pending, "the question's result is recorded pending: {events:?}");
+        assert!(matches!(events.last().map(|e| &e.event), Some(Event::TurnEnded { .. })));
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn unknown_sessions_and_empty_messages_are_refused_with_codes() {
+        let dir = tempfile::tempdir().unwrap();
+        let hub = hub(dir.path(), "hello");
+        let missing = hub.open_session("nope", None, Box::new(|_| true)).unwrap_err();
+        assert_eq!(WireError::of(&missing).code, "NOT_FOUND");
+        let empty = hub.start_session("   ", None).unwrap_err();
+        assert_eq!(WireError::of(&empty).code, "INVALID_ARGUMENT");
+        let busy = Hub::start(dir.path(), LaunchOptions::default()).err().expect("one host per data dir");
+        assert_eq!(busy.code, "DATA_DIR_BUSY");
+    }
+}
