@@ -26,6 +26,8 @@ pub struct Notifier {
     app: AppHandle,
     hub: Arc<Hub>,
     focused: AtomicBool,
+    /// Set when the app quits: nothing new is shown (and the window, busy quitting, is not asked).
+    quitting: AtomicBool,
     generation: AtomicU64,
     shown: Mutex<HashMap<String, Shown>>,
     icon: Option<String>,
@@ -42,14 +44,28 @@ impl Notifier {
             app,
             hub,
             focused: AtomicBool::new(false),
+            quitting: AtomicBool::new(false),
             generation: AtomicU64::new(0),
             shown: Mutex::new(HashMap::new()),
             icon,
         })
     }
 
+    /// Asked of the window itself when it matters; the tracked focus events are the fallback (a window
+    /// can have focus from start-up without ever reporting a focus change).
+    fn window_focused(&self) -> bool {
+        match self.app.get_webview_window("main") {
+            Some(w) => {
+                let visible = w.is_visible().unwrap_or(true);
+                visible && w.is_focused().unwrap_or_else(|_| self.focused.load(Ordering::SeqCst))
+            }
+            None => self.focused.load(Ordering::SeqCst),
+        }
+    }
+
     /// Takes every notification down (quitting: their buttons would answer nothing).
     pub async fn close_all(&self) {
+        self.quitting.store(true, Ordering::SeqCst);
         let sessions: Vec<String> = lock(&self.shown).keys().cloned().collect();
         for session in sessions {
             self.close(&session, None).await;
@@ -83,11 +99,14 @@ impl Notifier {
     }
 
     async fn consider(self: &Arc<Self>, kind: NotificationKind, session: &str, call_id: &str, questions: &[Question]) {
+        if self.quitting.load(Ordering::SeqCst) {
+            return;
+        }
         let settings = self.hub.settings();
         let quiet = NotifyContext {
             enabled: settings.notifications,
             do_not_disturb: settings.do_not_disturb,
-            window_focused: self.focused.load(Ordering::SeqCst),
+            window_focused: self.window_focused(),
             server_has_actions: true,
         };
         if !notify::should_notify(&quiet) {
