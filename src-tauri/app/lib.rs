@@ -197,11 +197,7 @@ fn carry_out(hub: &Hub, launch: &LaunchOptions) -> Launched {
 
 /// A second launch on this data directory: carry out its session/prompt here and bring the window up.
 fn forwarded(app: &AppHandle, argv: Vec<String>, cwd: String) {
-    if let Some(window) = app.get_webview_window("main") {
-        let _ = window.unminimize();
-        let _ = window.show();
-        let _ = window.set_focus();
-    }
+    tray::show_window(app);
     let Ok(mut launch) = LaunchOptions::parse(argv.into_iter().skip(1)) else {
         return;
     };

@@ -128,11 +128,7 @@ impl Notifier {
 
     /// Brings the window up and asks it to show the question.
     fn focus(&self, session: &str, call_id: &str) {
-        if let Some(window) = self.app.get_webview_window("main") {
-            let _ = window.unminimize();
-            let _ = window.show();
-            let _ = window.set_focus();
-        }
+        crate::tray::show_window(&self.app);
         crate::events::focus(&self.app, session, Some(call_id));
     }
 

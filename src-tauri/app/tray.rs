@@ -82,6 +82,7 @@ pub fn refresh(app: &AppHandle, hub: &Hub) {
     set_count(&tray, &summary);
 }
 
+/// Brings the main window up (tray, notifications and a second launch all do this).
 pub fn show_window(app: &AppHandle) {
     if let Some(window) = app.get_webview_window("main") {
         let _ = window.unminimize();

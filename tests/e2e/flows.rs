@@ -6,37 +6,13 @@ use std::path::Path;
 use std::time::Duration;
 
 use hark_core::question::{Answer, AnswerBatch};
-use hark_core::session::{project_questions, Event, QuestionState, Store, StoredEvent, ToolOutcome};
+use hark_core::session::{project_questions, Event, QuestionState, ToolOutcome};
 
-use crate::support::{e2e_enabled, App, Launch, PANEL};
+use crate::support::{e2e_enabled, only_session, tool_results, App, Launch, PANEL};
 
 const ENTER: &str = "\u{E007}";
 const QUESTION_ROW: &str = "[data-testid='question-row']";
 const MESSAGE_BOX: &str = "textarea[aria-label='Message']";
-
-fn launch(data_dir: &Path, args: &[&str]) -> Launch {
-    let mut l = Launch::new(data_dir);
-    l.args = args.iter().map(|s| s.to_string()).collect();
-    l
-}
-
-/// The one session in `data_dir`, read from the real store after the app closed.
-fn only_session(data_dir: &Path) -> Vec<StoredEvent> {
-    let store = Store::open(data_dir).expect("open the store the app wrote");
-    let sessions = store.list_sessions().expect("sessions");
-    assert_eq!(sessions.len(), 1, "one session: {sessions:?}");
-    store.events(&sessions[0].id).expect("events")
-}
-
-fn question_results(events: &[StoredEvent]) -> Vec<ToolOutcome> {
-    events
-        .iter()
-        .filter_map(|e| match &e.event {
-            Event::ToolResult { outcome, .. } => Some(outcome.clone()),
-            _ => None,
-        })
-        .collect()
-}
 
 async fn panel_shown(app: &App) -> bool {
     app.displayed("section[aria-label='Question']").await
@@ -58,7 +34,7 @@ async fn a_batch_is_answered_in_the_panel_and_the_composer_returns() {
     let data_dir = tmp.path().join("hark-data");
     let app = App::launch(
         "batch",
-        launch(&data_dir, &["--provider", "demo", "--script", "batch", "--prompt", "set up the project"]),
+        Launch::with_args(&data_dir, &["--provider", "demo", "--script", "batch", "--prompt", "set up the project"]),
     )
     .await;
 
@@ -140,7 +116,7 @@ async fn a_batch_is_answered_in_the_panel_and_the_composer_returns() {
         ],
     };
     assert_eq!(records[0].answers.as_ref(), Some(&expected), "the recorded tool result matches the panel");
-    assert!(matches!(question_results(&events).as_slice(), [ToolOutcome::Ok { .. }]));
+    assert!(matches!(tool_results(&events).as_slice(), [ToolOutcome::Ok { .. }]));
 }
 
 #[tokio::test]
@@ -155,7 +131,7 @@ async fn a_hidden_timed_question_continues_and_is_answered_late_from_its_row() {
     std::fs::write(workspace.join("README.md"), "notes app").expect("readme");
     let ws = workspace.display().to_string();
     let args = ["--script", "timed", "--timed", "--timeout", "3", "--workspace", &ws, "--prompt", "plan the notes app"];
-    let app = App::launch("timed", launch(&data_dir, &args)).await;
+    let app = App::launch("timed", Launch::with_args(&data_dir, &args)).await;
 
     app.find("section[aria-label='Question'] [role='timer']").await;
     app.screenshot("1-countdown").await;
@@ -206,7 +182,7 @@ async fn take_your_time_keeps_a_timed_question_open_past_its_timeout() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let data_dir = tmp.path().join("hark-data");
     let args = ["--script", "timed", "--timed", "--timeout", "2", "--prompt", "plan the notes app"];
-    let app = App::launch("take-your-time", launch(&data_dir, &args)).await;
+    let app = App::launch("take-your-time", Launch::with_args(&data_dir, &args)).await;
 
     app.find("section[aria-label='Question'] [role='timer']").await;
     app.click_button(PANEL, "Take your time").await;
@@ -237,7 +213,8 @@ async fn closing_the_panel_records_ask_cancelled() {
     }
     let tmp = tempfile::tempdir().expect("temp dir");
     let data_dir = tmp.path().join("hark-data");
-    let app = App::launch("close", launch(&data_dir, &["--script", "blocking", "--prompt", "publish it"])).await;
+    let app =
+        App::launch("close", Launch::with_args(&data_dir, &["--script", "blocking", "--prompt", "publish it"])).await;
 
     app.find("section[aria-label='Question']").await;
     app.click_button(PANEL, "Close").await;
@@ -249,7 +226,7 @@ async fn closing_the_panel_records_ask_cancelled() {
     app.screenshot("cancelled").await;
     app.close().await;
 
-    let results = question_results(&only_session(&data_dir));
+    let results = tool_results(&only_session(&data_dir));
     match results.as_slice() {
         [ToolOutcome::Error { error }] => assert_eq!(error["code"], "ASK_CANCELLED", "{error}"),
         other => panic!("expected one ASK_CANCELLED result, got {other:?}"),
@@ -264,7 +241,7 @@ async fn a_continued_question_survives_quitting_and_is_answered_after_relaunch()
     let tmp = tempfile::tempdir().expect("temp dir");
     let data_dir = tmp.path().join("hark-data");
     let args = ["--script", "timed", "--timed", "--timeout", "1", "--prompt", "plan the notes app"];
-    let app = App::launch("relaunch", launch(&data_dir, &args)).await;
+    let app = App::launch("relaunch", Launch::with_args(&data_dir, &args)).await;
     app.find("section[aria-label='Question']").await;
     app.click_button(PANEL, "Hide").await;
     app.wait_until("the question to continue", Duration::from_secs(20), || async {
@@ -307,7 +284,9 @@ async fn untrusted_model_text_stays_inert_and_the_layout_holds() {
     }
     let tmp = tempfile::tempdir().expect("temp dir");
     let data_dir = tmp.path().join("hark-data");
-    let app = App::launch("untrusted", launch(&data_dir, &["--script", "untrusted", "--prompt", "render this"])).await;
+    let app =
+        App::launch("untrusted", Launch::with_args(&data_dir, &["--script", "untrusted", "--prompt", "render this"]))
+            .await;
 
     app.find("section[aria-label='Question']").await;
     let transcript = app.text_of("section[aria-label='Transcript']").await;
@@ -361,14 +340,14 @@ async fn quitting_with_a_live_question_records_it_and_it_is_answerable_after_res
     let tmp = tempfile::tempdir().expect("temp dir");
     let data_dir = tmp.path().join("hark-data");
     let args = ["--script", "timed", "--timed", "--timeout", "600", "--prompt", "plan the notes app"];
-    let app = App::launch("quit-live", launch(&data_dir, &args)).await;
+    let app = App::launch("quit-live", Launch::with_args(&data_dir, &args)).await;
     app.find("section[aria-label='Question'] [role='timer']").await;
     app.terminate().await;
 
     // Recorded cleanly: the question's result says it is still open, and the turn's end is in the
     // log (no crash repair needed on the next start).
     let events = only_session(&data_dir);
-    let results = question_results(&events);
+    let results = tool_results(&events);
     assert!(matches!(results.first(), Some(ToolOutcome::Pending { .. })), "{results:?}");
     assert!(matches!(events.last().map(|e| &e.event), Some(Event::TurnEnded { .. })), "{events:?}");
     assert_eq!(project_questions(&events)[0].state, QuestionState::Continued);
@@ -395,7 +374,7 @@ async fn a_second_launch_hands_its_prompt_to_the_running_app() {
     }
     let tmp = tempfile::tempdir().expect("temp dir");
     let data_dir = tmp.path().join("hark-data");
-    let app = App::launch("single-instance", launch(&data_dir, &["--script", "hello"])).await;
+    let app = App::launch("single-instance", Launch::with_args(&data_dir, &["--script", "hello"])).await;
     app.find(MESSAGE_BOX).await;
 
     let started = std::time::Instant::now();
@@ -552,7 +531,7 @@ async fn a_model_error_shows_a_banner_and_retry_streams_the_reply() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let data_dir = tmp.path().join("hark-data");
     let args = ["--provider", "openai", "--base-url", &server.base_url, "--model", "test-model", "--prompt", "hi"];
-    let app = App::launch("model-error", launch(&data_dir, &args)).await;
+    let app = App::launch("model-error", Launch::with_args(&data_dir, &args)).await;
 
     let banner = app.find("[data-testid='model-error']").await;
     let text = banner.prop("textContent").await.expect("text").unwrap_or_default();

@@ -4,10 +4,10 @@
 use std::path::Path;
 use std::time::Duration;
 
-use hark_core::session::{project_questions, Event, Store, ToolOutcome};
+use hark_core::session::project_questions;
 
 use crate::support::notifications::{unfocus_all_windows, NotificationServer, Notified};
-use crate::support::{e2e_enabled, App, Launch, PANEL};
+use crate::support::{e2e_enabled, only_session, tool_results, App, Launch, PANEL};
 
 const ENTER: &str = "\u{E007}";
 const MESSAGE_BOX: &str = "textarea[aria-label='Message']";
@@ -24,32 +24,13 @@ async fn has_focus(app: &App) -> bool {
 /// Launches on `script`, moves focus away, then starts a chat from the composer (typing through
 /// WebDriver does not give the window focus back).
 async fn away_and_ask(name: &str, data_dir: &Path, args: &[&str], prompt: &str) -> App {
-    let mut launch = Launch::new(data_dir);
-    launch.args = args.iter().map(|s| s.to_string()).collect();
-    let app = App::launch(name, launch).await;
+    let app = App::launch(name, Launch::with_args(data_dir, args)).await;
     let input = app.find(MESSAGE_BOX).await;
     unfocus_all_windows();
     app.wait_until("the window to lose focus", WAIT, || async { !has_focus(&app).await }).await;
     input.send_keys(prompt).await.expect("type");
     input.send_keys(ENTER).await.expect("send");
     app
-}
-
-fn only_session(data_dir: &Path) -> Vec<hark_core::session::StoredEvent> {
-    let store = Store::open(data_dir).expect("store");
-    let sessions = store.list_sessions().expect("sessions");
-    assert_eq!(sessions.len(), 1);
-    store.events(&sessions[0].id).expect("events")
-}
-
-fn results(events: &[hark_core::session::StoredEvent]) -> Vec<ToolOutcome> {
-    events
-        .iter()
-        .filter_map(|e| match &e.event {
-            Event::ToolResult { outcome, .. } => Some(outcome.clone()),
-            _ => None,
-        })
-        .collect()
 }
 
 #[tokio::test]
@@ -148,7 +129,7 @@ async fn answering_in_the_panel_first_closes_the_notification_and_a_late_action_
     app.close().await;
 
     let events = only_session(&data_dir);
-    assert_eq!(results(&events).len(), 1, "one settlement");
+    assert_eq!(tool_results(&events).len(), 1, "one settlement");
     let records = project_questions(&events);
     assert_eq!(records[0].answers.as_ref().map(|a| a.answers[0].selected.clone()), Some(vec!["Publish now".into()]));
 }

@@ -73,6 +73,29 @@ impl Launch {
     pub fn new(data_dir: impl Into<PathBuf>) -> Self {
         Self { data_dir: data_dir.into(), args: Vec::new(), env: Vec::new() }
     }
+
+    pub fn with_args(data_dir: impl Into<PathBuf>, args: &[&str]) -> Self {
+        Self { args: args.iter().map(|s| s.to_string()).collect(), ..Self::new(data_dir) }
+    }
+}
+
+/// The events of the one session in `data_dir`, read from the real store after the app closed.
+pub fn only_session(data_dir: &Path) -> Vec<hark_core::session::StoredEvent> {
+    let store = hark_core::session::Store::open(data_dir).expect("open the store the app wrote");
+    let sessions = store.list_sessions().expect("sessions");
+    assert_eq!(sessions.len(), 1, "one session: {sessions:?}");
+    store.events(&sessions[0].id).expect("events")
+}
+
+/// Every tool result recorded in `events`, in order.
+pub fn tool_results(events: &[hark_core::session::StoredEvent]) -> Vec<hark_core::session::ToolOutcome> {
+    events
+        .iter()
+        .filter_map(|e| match &e.event {
+            hark_core::session::Event::ToolResult { outcome, .. } => Some(outcome.clone()),
+            _ => None,
+        })
+        .collect()
 }
 
 impl App {
