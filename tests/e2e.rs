@@ -6,6 +6,8 @@ mod support;
 mod flows;
 #[path = "e2e/notifications.rs"]
 mod notifications;
+#[path = "e2e/robustness.rs"]
+mod robustness;
 
 use support::{e2e_enabled, App, Launch};
 

@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use hark_core::agent::AgentEvent;
+use hark_core::model::KeySource;
 use hark_core::question::AnswerBatch;
 use hark_core::session::{SessionSummary, Transcript};
 use serde::Serialize;
@@ -27,13 +28,15 @@ pub struct AppInfo {
     pub initial_session: Option<String>,
     /// Why the launch options could not be carried out (e.g. `--session` names no session).
     pub launch_error: Option<WireError>,
+    /// This page load's number, passed back with `open_session` and `attach_question`.
+    pub page: u64,
 }
 
 #[tauri::command]
 pub fn app_info(state: State<'_, AppState>) -> Result<AppInfo, CommandError> {
     let dir = state.data_dir()?;
     // A data directory another process hosts is reported here too: the window has nothing to show.
-    state.hub()?;
+    let page = state.hub()?.page();
     let launched = state.launched();
     Ok(AppInfo {
         name: "Hark",
@@ -41,6 +44,7 @@ pub fn app_info(state: State<'_, AppState>) -> Result<AppInfo, CommandError> {
         data_dir: dir.display().to_string(),
         initial_session: launched.session,
         launch_error: launched.error,
+        page,
     })
 }
 
@@ -77,6 +81,8 @@ pub struct ActiveModel {
 pub struct SettingsView {
     pub settings: Settings,
     pub api_key_set: bool,
+    /// Where the key new sessions would use comes from: the keyring, a vendor's variable, or none.
+    pub key_source: KeySource,
     pub keyring: KeyringStatus,
     pub warning: Option<WireError>,
     pub overrides: Vec<String>,
@@ -89,10 +95,11 @@ async fn settings_view(state: &AppState) -> Result<SettingsView, CommandError> {
     let base_url = settings.base_url.clone();
     let needs_key = !matches!(settings.provider, Provider::Demo | Provider::Ollama);
     // The keyring talks to D-Bus / the OS synchronously.
-    let (probe, key_set) = tauri::async_runtime::spawn_blocking(move || {
+    let (probe, key_set, key_source) = tauri::async_runtime::spawn_blocking(move || {
         let probe = crate::secrets::probe();
         let key_set = probe.is_none() && needs_key && matches!(crate::secrets::get(&base_url), Ok(Some(_)));
-        (probe, key_set)
+        let source = if needs_key { crate::secrets::key_for(&base_url).1 } else { KeySource::None };
+        (probe, key_set, source)
     })
     .await
     .map_err(|e| CommandError::InvalidArgument(format!("keyring check failed: {e}")))?;
@@ -100,6 +107,7 @@ async fn settings_view(state: &AppState) -> Result<SettingsView, CommandError> {
     Ok(SettingsView {
         settings,
         api_key_set: key_set,
+        key_source,
         keyring: KeyringStatus { available: probe.is_none(), message: probe },
         warning: hub.settings_warning(),
         overrides: hub.launch().describe(),
@@ -169,9 +177,10 @@ pub async fn open_session(
     state: State<'_, AppState>,
     session_id: String,
     turns: Option<usize>,
+    page: Option<u64>,
     channel: Channel<AgentEvent>,
 ) -> Result<SessionView, CommandError> {
-    state.hub()?.open_session(&session_id, turns, Box::new(move |event| channel.send(event).is_ok()))
+    state.hub()?.open_session(&session_id, turns, page, Box::new(move |event| channel.send(event).is_ok()))
 }
 
 #[tauri::command]
@@ -208,8 +217,9 @@ pub fn attach_question(
     state: State<'_, AppState>,
     session_id: String,
     call_id: String,
+    page: Option<u64>,
 ) -> Result<AttachResult, CommandError> {
-    state.hub()?.attach(&session_id, &call_id)
+    state.hub()?.attach(&session_id, &call_id, page)
 }
 
 #[tauri::command]

@@ -49,6 +49,9 @@ pub enum CommandError {
     NotFound(String),
     #[error("{0}")]
     InvalidArgument(String),
+    /// A call from a page that has since been reloaded: what it asks for belongs to the new page.
+    #[error("this page was reloaded: call {0} came from the page before")]
+    PageReloaded(u64),
 }
 
 impl Serialize for CommandError {
@@ -64,6 +67,7 @@ impl Serialize for CommandError {
             CommandError::Secret(e) => e.serialize(s),
             CommandError::NotFound(m) => serialize_error(s, "CommandError", "NOT_FOUND", m),
             CommandError::InvalidArgument(m) => serialize_error(s, "CommandError", "INVALID_ARGUMENT", m),
+            CommandError::PageReloaded(_) => serialize_error(s, "CommandError", "PAGE_RELOADED", &self.to_string()),
         }
     }
 }

@@ -6,16 +6,20 @@ use hark_core::service::QuestionEvent;
 use serde::Serialize;
 use tauri::{AppHandle, Emitter};
 
+use crate::error::WireError;
 use crate::hub::Hub;
 use crate::notifier::Notifier;
 
 pub const SESSIONS_CHANGED: &str = "hark://sessions-changed";
 pub const FOCUS: &str = "hark://focus";
+pub const LAUNCH_ERROR: &str = "hark://launch-error";
 
 #[derive(Debug, Clone, Serialize)]
 pub struct Focus {
     pub session_id: String,
     pub call_id: Option<String>,
+    /// Why the window is asked to show this (an answer from a notification that was not taken).
+    pub notice: Option<WireError>,
 }
 
 /// A session's sidebar entry changed (new session, badge counts).
@@ -25,7 +29,18 @@ pub fn sessions_changed(app: &AppHandle) {
 
 /// Asks the window to show a session, and the question `call_id` in it.
 pub fn focus(app: &AppHandle, session_id: &str, call_id: Option<&str>) {
-    let _ = app.emit(FOCUS, Focus { session_id: session_id.to_string(), call_id: call_id.map(str::to_string) });
+    focus_with(app, session_id, call_id, None);
+}
+
+/// [`focus`], saying why.
+pub fn focus_with(app: &AppHandle, session_id: &str, call_id: Option<&str>, notice: Option<WireError>) {
+    let focus = Focus { session_id: session_id.to_string(), call_id: call_id.map(str::to_string), notice };
+    let _ = app.emit(FOCUS, focus);
+}
+
+/// A second launch's options could not be carried out here (e.g. `--session` named no session).
+pub fn launch_error(app: &AppHandle, error: &WireError) {
+    let _ = app.emit(LAUNCH_ERROR, error);
 }
 
 /// Follows every question of every session, open in the window or not: badges and the tray change,

@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use hark_core::agent::{Agent, AgentConfig, AgentDeps, AgentEvent, NewSession};
@@ -77,6 +78,9 @@ pub struct Hub {
     settings_warning: Mutex<Option<WireError>>,
     live: Mutex<HashMap<String, Live>>,
     takeovers: Mutex<HashMap<TakeoverKey, Takeover>>,
+    /// Which load of the window's page is current. A reload leaves nothing behind to release what the
+    /// old page held, so the shell counts loads and lets go of everything the earlier ones held.
+    page: AtomicU64,
     requests: Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<InteractionRequest>>>,
     // Dropped last: the provider before the lock, so questions end before another host may start.
     _provider: ProviderRegistration,
@@ -106,6 +110,7 @@ impl Hub {
             settings_warning: Mutex::new(warning.as_ref().map(WireError::of)),
             live: Mutex::new(HashMap::new()),
             takeovers: Mutex::new(HashMap::new()),
+            page: AtomicU64::new(0),
             requests: Mutex::new(Some(requests)),
             _provider: registration,
             _lock: lock_file,
@@ -221,7 +226,15 @@ impl Hub {
 
     /// Starts streaming the session to the window (replacing an earlier stream of it) and returns
     /// what the window shows now.
-    pub fn open_session(&self, session: &str, turns: Option<usize>, sink: Sink) -> Result<SessionView, CommandError> {
+    /// `page` is the page load asking (see [`Hub::attach`]).
+    pub fn open_session(
+        &self,
+        session: &str,
+        turns: Option<usize>,
+        page: Option<u64>,
+        sink: Sink,
+    ) -> Result<SessionView, CommandError> {
+        self.check_page(page)?;
         let mut rx = self.ensure_live(session)?;
         let task = tokio::spawn(async move {
             loop {
@@ -243,6 +256,11 @@ impl Hub {
                 task.abort();
                 return Err(CommandError::NotFound(format!("session {session:?} is not open")));
             };
+            // Under the lock `new_page` takes to stop streams: a reload meanwhile refuses this one.
+            if let Err(stale) = self.check_page(page) {
+                task.abort();
+                return Err(stale);
+            }
             if let Some(old) = entry.view.replace(task) {
                 old.abort();
             }
@@ -308,11 +326,46 @@ impl Hub {
         }
     }
 
+    /// The page load now shown; the window passes it back with calls that leave something held.
+    pub fn page(&self) -> u64 {
+        self.page.load(Ordering::SeqCst)
+    }
+
+    /// The window's page (re)loaded: every take-over and stream of an earlier load is let go, so a
+    /// question paused by the old page runs on its deadline again. Returns the new page's number.
+    pub fn new_page(&self) -> u64 {
+        let page = self.page.fetch_add(1, Ordering::SeqCst) + 1;
+        self.release_all();
+        let views: Vec<JoinHandle<()>> = lock(&self.live).values_mut().filter_map(|l| l.view.take()).collect();
+        for view in views {
+            view.abort();
+        }
+        page
+    }
+
+    /// Refuses a call from a page load that is no longer shown; `None` (an older window build, tests
+    /// that do not care) means the current page.
+    pub fn check_page(&self, page: Option<u64>) -> Result<(), CommandError> {
+        match page {
+            Some(p) if p != self.page() => Err(CommandError::PageReloaded(p)),
+            _ => Ok(()),
+        }
+    }
+
     /// The window shows a foreground question: the host deadline pauses while this is held.
-    pub fn attach(&self, session: &str, call_id: &str) -> Result<AttachResult, CommandError> {
+    /// `page` is the page load asking; a reload meanwhile hands the take-over straight back.
+    pub fn attach(&self, session: &str, call_id: &str, page: Option<u64>) -> Result<AttachResult, CommandError> {
+        self.check_page(page)?;
         let attached = self.service.attach(session, call_id)?;
         let id = attached.takeover.id();
-        lock(&self.takeovers).insert((session.to_string(), call_id.to_string(), id), attached.takeover);
+        let mut takeovers = lock(&self.takeovers);
+        // Checked again under the lock `new_page` drains: a take-over is either refused here or drained.
+        if let Err(stale) = self.check_page(page) {
+            drop(takeovers);
+            drop(attached.takeover);
+            return Err(stale);
+        }
+        takeovers.insert((session.to_string(), call_id.to_string(), id), attached.takeover);
         Ok(AttachResult { takeover_id: id, remaining_ms: attached.remaining_ms })
     }
 
@@ -533,7 +586,7 @@ mod tests {
         let hub = hub(dir.path(), "timed");
         let session = hub.start_session("plan the notes app", None).unwrap();
         until("the question", || !hub.pending(&session).foreground.is_empty()).await;
-        let attached = hub.attach(&session, &hub.pending(&session).foreground[0].call_id.clone()).unwrap();
+        let attached = hub.attach(&session, &hub.pending(&session).foreground[0].call_id.clone(), None).unwrap();
         assert!(attached.remaining_ms.is_some(), "a timed wait has a deadline to show");
         hub.shutdown().await;
         let events = hub.store().events(&session).unwrap();
@@ -544,10 +597,43 @@ mod tests {
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_reloaded_page_lets_go_of_its_takeovers_and_streams() {
+        use std::sync::atomic::AtomicUsize;
+        let dir = tempfile::tempdir().unwrap();
+        let hub = hub(dir.path(), "timed");
+        let session = hub.start_session("plan the notes app", None).unwrap();
+        until("the question", || !hub.pending(&session).foreground.is_empty()).await;
+        let call = hub.pending(&session).foreground[0].call_id.clone();
+        let old_page = hub.page();
+        let streamed = Arc::new(AtomicUsize::new(0));
+        let counter = Arc::clone(&streamed);
+        let sink: Sink = Box::new(move |_| {
+            counter.fetch_add(1, Ordering::SeqCst);
+            true
+        });
+        hub.open_session(&session, None, Some(old_page), sink).unwrap();
+        // The old page holds the question: its host deadline (5 s in the script) is paused.
+        hub.attach(&session, &call, Some(old_page)).unwrap();
+
+        let page = hub.new_page();
+        assert_ne!(page, old_page);
+        let late = hub.attach(&session, &call, Some(old_page)).unwrap_err();
+        assert_eq!(WireError::of(&late).code, "PAGE_RELOADED");
+        let late = hub.open_session(&session, None, Some(old_page), Box::new(|_| true)).unwrap_err();
+        assert_eq!(WireError::of(&late).code, "PAGE_RELOADED");
+
+        // Nobody holds it now, so it continues when its time runs out, and the dead page hears nothing.
+        let heard = streamed.load(Ordering::SeqCst);
+        until("the question to continue", || state(&hub, &session) == Some(QuestionState::Continued)).await;
+        assert_eq!(streamed.load(Ordering::SeqCst), heard, "the old page's stream was stopped");
+        hub.shutdown().await;
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn unknown_sessions_and_empty_messages_are_refused_with_codes() {
         let dir = tempfile::tempdir().unwrap();
         let hub = hub(dir.path(), "hello");
-        let missing = hub.open_session("nope", None, Box::new(|_| true)).unwrap_err();
+        let missing = hub.open_session("nope", None, None, Box::new(|_| true)).unwrap_err();
         assert_eq!(WireError::of(&missing).code, "NOT_FOUND");
         let empty = hub.start_session("   ", None).unwrap_err();
         assert_eq!(WireError::of(&empty).code, "INVALID_ARGUMENT");

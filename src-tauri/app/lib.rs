@@ -25,6 +25,9 @@ use crate::state::{AppState, Launched};
 
 const IDENTIFIER: &str = "app.hark.desktop";
 
+/// How long quitting waits for the notification server to take Hark's notifications down.
+const NOTIFICATION_CLOSE_LIMIT: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Whether the tray icon exists (hiding the window without one would leave no way back).
 struct TrayInstalled(bool);
 
@@ -68,6 +71,15 @@ pub fn run() {
             quit_on_signals(app.handle().clone());
             Ok(())
         })
+        .on_page_load(|webview, payload| {
+            // A reload (the context menu's, or a crashed web process restarting) leaves the old page's
+            // take-overs and streams behind: the shell lets go of them here.
+            if payload.event() == tauri::webview::PageLoadEvent::Started {
+                if let Some(Ok(hub)) = webview.try_state::<AppState>().map(|s| s.hub()) {
+                    hub.new_page();
+                }
+            }
+        })
         .on_window_event(on_window_event)
         .invoke_handler(tauri::generate_handler![
             commands::app_info,
@@ -100,15 +112,19 @@ pub fn run() {
     };
     app.run(|app, event| {
         if let RunEvent::Exit = event {
-            // Running turns end recorded (a live question gets ASK_ABORTED) before the lock is let go.
+            // Running turns end recorded (a live question gets ASK_ABORTED) before the lock is let go,
+            // and before anything that waits on another process (the notification server).
             if let Ok(hub) = &app.state::<AppState>().hub {
                 let hub = Arc::clone(hub);
                 let notifier = app.try_state::<Arc<notifier::Notifier>>().map(|n| Arc::clone(&n));
                 tauri::async_runtime::block_on(async move {
-                    if let Some(n) = notifier {
-                        n.close_all().await;
+                    if let Some(n) = &notifier {
+                        n.stop_showing();
                     }
                     hub.shutdown().await;
+                    if let Some(n) = notifier {
+                        n.close_all(NOTIFICATION_CLOSE_LIMIT).await;
+                    }
                 });
             }
         }
@@ -198,8 +214,13 @@ fn carry_out(hub: &Hub, launch: &LaunchOptions) -> Launched {
 /// A second launch on this data directory: carry out its session/prompt here and bring the window up.
 fn forwarded(app: &AppHandle, argv: Vec<String>, cwd: String) {
     tray::show_window(app);
-    let Ok(mut launch) = LaunchOptions::parse(argv.into_iter().skip(1)) else {
-        return;
+    let mut launch = match LaunchOptions::parse(argv.into_iter().skip(1)) {
+        Ok(launch) => launch,
+        Err(problem) => {
+            let error = WireError { name: "LaunchError".into(), code: "INVALID_ARGUMENT".into(), message: problem };
+            events::launch_error(app, &error);
+            return;
+        }
     };
     // A relative workspace means the second launch's folder, not this process's.
     launch.workspace = launch.workspace.map(|w| PathBuf::from(&cwd).join(w));
@@ -213,6 +234,9 @@ fn forwarded(app: &AppHandle, argv: Vec<String>, cwd: String) {
         if let Some(session) = &launched.session {
             events::sessions_changed(&app);
             events::focus(&app, session, None);
+        }
+        if let Some(error) = &launched.error {
+            events::launch_error(&app, error);
         }
     });
 }

@@ -38,7 +38,7 @@ pub fn provider(model: &ModelRef) -> Result<Arc<dyn ModelProvider>, ModelError> 
         return provider_for(model, None);
     }
     let base_url = model.base_url.clone().unwrap_or_else(|| DEEPSEEK_BASE_URL.to_string());
-    let key = crate::secrets::key_for(&base_url);
+    let (key, _) = crate::secrets::key_for(&base_url);
     let built = provider_for(model, key.clone())?;
     Ok(Arc::new(KeyedProvider {
         model: model.clone(),
@@ -52,7 +52,7 @@ impl KeyedProvider {
     async fn current(&self) -> Result<Arc<dyn ModelProvider>, ModelError> {
         let base_url = self.base_url.clone();
         // The keyring answers over D-Bus / the OS: not on an async worker.
-        let key = tokio::task::spawn_blocking(move || crate::secrets::key_for(&base_url)).await.unwrap_or(None);
+        let key = tokio::task::spawn_blocking(move || crate::secrets::key_for(&base_url).0).await.unwrap_or(None);
         let print = fingerprint(&key);
         let mut current = self.current.lock().unwrap_or_else(|p| p.into_inner());
         if current.0 != print {

@@ -63,12 +63,23 @@ impl Notifier {
         }
     }
 
-    /// Takes every notification down (quitting: their buttons would answer nothing).
-    pub async fn close_all(&self) {
+    /// Quitting: nothing new is shown from now on.
+    pub fn stop_showing(&self) {
         self.quitting.store(true, Ordering::SeqCst);
+    }
+
+    /// Takes every notification down (quitting: their buttons would answer nothing). A notification
+    /// server that does not answer cannot hold the quit up: after `within` the rest are left to it.
+    pub async fn close_all(&self, within: std::time::Duration) {
+        self.stop_showing();
         let sessions: Vec<String> = lock(&self.shown).keys().cloned().collect();
-        for session in sessions {
-            self.close(&session, None).await;
+        let closing = async {
+            for session in sessions {
+                self.close(&session, None).await;
+            }
+        };
+        if tokio::time::timeout(within, closing).await.is_err() {
+            eprintln!("hark-desktop: the notification server did not answer; quitting without closing notifications");
         }
     }
 
@@ -138,9 +149,16 @@ impl Notifier {
         match notify::interpret(action, questions) {
             ActionChoice::Answer(batch) => match self.hub.submit(session, call_id, batch, None) {
                 Ok(_) => crate::events::sessions_changed(&self.app),
-                // Answered in the panel first (NOT_PENDING) or a reply already queued: nothing to undo.
+                // Answered elsewhere first, a reply already queued, the session unusable...: the click
+                // must not vanish, so the window comes up on the question and says why.
                 Err(e) => {
-                    eprintln!("hark-desktop: notification answer not taken: {}", crate::error::WireError::of(&e).code)
+                    let e = crate::error::WireError::of(&e);
+                    let notice = crate::error::WireError {
+                        message: format!("Your answer from the notification was not taken: {}", e.message),
+                        ..e
+                    };
+                    crate::tray::show_window(&self.app);
+                    crate::events::focus_with(&self.app, session, Some(call_id), Some(notice));
                 }
             },
             ActionChoice::Focus => self.focus(session, call_id),

@@ -2,7 +2,7 @@
 //! Windows). One entry per model server, keyed by its base URL, so a session recorded against a
 //! server finds that server's key. Keys never reach SQLite, settings, logs or error messages.
 
-use hark_core::model::ApiKey;
+use hark_core::model::{env_key_for, ApiKey, KeySource};
 use serde::Serialize;
 
 const SERVICE: &str = "app.hark.desktop";
@@ -65,10 +65,14 @@ pub fn probe() -> Option<String> {
     }
 }
 
-/// The key for a server: the keyring's, else the environment's (`DEEPSEEK_API_KEY`, `OPENAI_API_KEY`,
-/// the same variables `hark chat` reads).
-pub fn key_for(base_url: &str) -> Option<ApiKey> {
-    get(base_url).ok().flatten().or_else(|| {
-        ["DEEPSEEK_API_KEY", "OPENAI_API_KEY"].iter().find_map(|v| ApiKey::from_optional(std::env::var(v).ok()))
-    })
+/// The key for a server and where it comes from: the keyring's entry for that server, else the
+/// environment variable of the vendor whose host it is (the same rule `hark chat` follows).
+pub fn key_for(base_url: &str) -> (Option<ApiKey>, KeySource) {
+    if let Ok(Some(key)) = get(base_url) {
+        return (Some(key), KeySource::Keyring);
+    }
+    match env_key_for(base_url) {
+        Some((key, variable)) => (Some(key), KeySource::Env { variable: variable.to_string() }),
+        None => (None, KeySource::None),
+    }
 }

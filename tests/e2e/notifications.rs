@@ -4,9 +4,10 @@
 use std::path::Path;
 use std::time::Duration;
 
-use hark_core::session::project_questions;
+use hark_core::question::ErrorCode;
+use hark_core::session::{project_questions, Event, ToolOutcome};
 
-use crate::support::notifications::{unfocus_all_windows, NotificationServer, Notified};
+use crate::support::notifications::{unfocus_all_windows, NotificationServer, Notified, OnClose};
 use crate::support::{e2e_enabled, only_session, tool_results, App, Launch, PANEL};
 
 const ENTER: &str = "\u{E007}";
@@ -177,4 +178,67 @@ async fn a_server_without_actions_gets_a_body_only_notification() {
     })
     .await;
     app.close().await;
+}
+
+#[tokio::test]
+async fn a_refused_notification_answer_opens_the_question_and_says_why() {
+    if !e2e_enabled("a_refused_notification_answer_opens_the_question_and_says_why") {
+        return;
+    }
+    // A server that never confirms closing: the app keeps hearing the notification's buttons.
+    let server = NotificationServer::start_with(true, OnClose::Silent).await;
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let data_dir = tmp.path().join("hark-data");
+    let app = away_and_ask("notify-refused", &data_dir, &["--script", "blocking"], "publish it").await;
+
+    let n = server.wait_for("for the deploy question", WAIT, |n| n.summary == "Deploy").await;
+    app.click_option("Publish now").await;
+    app.click_button(PANEL, "Submit").await;
+    server.wait_closed(n.id, WAIT).await;
+    app.wait_until("the agent's reply", WAIT, || async {
+        app.text_of("section[aria-label='Transcript']").await.contains("You chose")
+    })
+    .await;
+
+    // The person clicks the other option on the notification still on their screen.
+    server.invoke(n.id, "option:1").await;
+    app.wait_until("the window to say the answer was not taken", WAIT, || async {
+        app.text_of("[role='alert']").await.contains("not taken")
+    })
+    .await;
+    let alert = app.text_of("[role='alert']").await;
+    assert!(alert.contains("NOT_PENDING"), "{alert}");
+    app.screenshot("refused-shown").await;
+    app.close().await;
+
+    let events = only_session(&data_dir);
+    assert_eq!(tool_results(&events).len(), 1, "still one settlement");
+    let records = project_questions(&events);
+    assert_eq!(records[0].answers.as_ref().map(|a| a.answers[0].selected.clone()), Some(vec!["Publish now".into()]));
+}
+
+#[tokio::test]
+async fn quitting_does_not_wait_for_a_notification_server_that_never_answers() {
+    if !e2e_enabled("quitting_does_not_wait_for_a_notification_server_that_never_answers") {
+        return;
+    }
+    let server = NotificationServer::start_with(true, OnClose::Hang).await;
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let data_dir = tmp.path().join("hark-data");
+    let app = away_and_ask("notify-hung", &data_dir, &["--script", "blocking"], "publish it").await;
+    server.wait_for("for the deploy question", WAIT, |n| n.summary == "Deploy").await;
+
+    let quitting = std::time::Instant::now();
+    app.terminate().await;
+    assert!(quitting.elapsed() < Duration::from_secs(10), "quit took {:?}", quitting.elapsed());
+
+    // The session was recorded before anything waited on the server: the live blocking question
+    // ended ASK_ABORTED and the turn ended.
+    let events = only_session(&data_dir);
+    let aborted = tool_results(&events).iter().any(|o| match o {
+        ToolOutcome::Error { error } => error["code"] == ErrorCode::AskAborted.as_str(),
+        _ => false,
+    });
+    assert!(aborted, "{events:?}");
+    assert!(matches!(events.last().map(|e| &e.event), Some(Event::TurnEnded { .. })), "{events:?}");
 }

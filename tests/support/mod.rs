@@ -8,6 +8,7 @@
 
 pub mod model_server;
 pub mod notifications;
+pub mod process;
 
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -239,8 +240,7 @@ impl App {
     /// Sends SIGTERM to the app (what logout or `kill` does) and waits until it let go of its data dir.
     pub async fn terminate(mut self) {
         let pid = self.app_pid();
-        let status = Command::new("kill").args(["-TERM", &pid.to_string()]).status().expect("kill");
-        assert!(status.success());
+        process::signal_process(pid, libc::SIGTERM).expect("SIGTERM the app");
         let start = Instant::now();
         while std::path::Path::new(&format!("/proc/{pid}")).exists() {
             let zombie = std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| s.contains(") Z "));
@@ -281,7 +281,8 @@ impl App {
 impl Drop for App {
     fn drop(&mut self) {
         // After a panic nothing closed the app: end the whole group so no window outlives its test.
-        let _ = Command::new("kill").args(["-KILL", &format!("-{}", self.driver.id())]).status();
+        // The driver was spawned with `process_group(0)`, so its pid is the group's id.
+        let _ = process::signal_group(self.driver.id(), libc::SIGKILL);
         let _ = self.driver.kill();
         let _ = self.driver.wait();
     }

@@ -32,9 +32,21 @@ struct Log {
     closed_by_app: Vec<u32>,
 }
 
+/// What the server does when the app closes a notification.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnClose {
+    /// Closes it and says so (`NotificationClosed`), as servers should.
+    Signal,
+    /// Records the call but never says it closed, so the app keeps listening for its actions.
+    Silent,
+    /// Never answers the call at all (a hung server).
+    Hang,
+}
+
 struct Server {
     log: Arc<Mutex<Log>>,
     actions: bool,
+    on_close: OnClose,
 }
 
 #[zbus::interface(name = "org.freedesktop.Notifications")]
@@ -69,8 +81,14 @@ impl Server {
 
     async fn close_notification(&self, id: u32, #[zbus(signal_emitter)] emitter: SignalEmitter<'_>) {
         self.log.lock().expect("log").closed_by_app.push(id);
-        // Reason 3: closed by a call to CloseNotification.
-        let _ = Self::notification_closed(&emitter, id, 3).await;
+        match self.on_close {
+            // Reason 3: closed by a call to CloseNotification.
+            OnClose::Signal => {
+                let _ = Self::notification_closed(&emitter, id, 3).await;
+            }
+            OnClose::Silent => {}
+            OnClose::Hang => std::future::pending::<()>().await,
+        }
     }
 
     fn get_server_information(&self) -> (String, String, String, String) {
@@ -93,8 +111,13 @@ pub struct NotificationServer {
 impl NotificationServer {
     /// Starts serving on the session bus. `actions` says whether to advertise the `actions` capability.
     pub async fn start(actions: bool) -> NotificationServer {
+        Self::start_with(actions, OnClose::Signal).await
+    }
+
+    /// [`NotificationServer::start`], with what it does when the app closes a notification.
+    pub async fn start_with(actions: bool, on_close: OnClose) -> NotificationServer {
         let log = Arc::new(Mutex::new(Log::default()));
-        let server = Server { log: Arc::clone(&log), actions };
+        let server = Server { log: Arc::clone(&log), actions, on_close };
         let conn = zbus::connection::Builder::session()
             .expect("a session bus (run under dbus-run-session)")
             .name(NAME)

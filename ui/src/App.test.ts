@@ -38,6 +38,7 @@ const settingsView = (isDemo: boolean) => ({
     timeout_secs: 120, notifications: true, do_not_disturb: false, keep_running_in_tray: true,
   },
   api_key_set: false,
+  key_source: { kind: 'none' },
   keyring: { available: true, message: null },
   warning: null,
   overrides: [],
@@ -53,7 +54,7 @@ beforeEach(() => {
   pendingNow = { foreground: [], continued: [] };
   localStorage.clear();
   h.handlers = {
-    app_info: () => ({ name: 'Hark', version: '0.1.0', data_dir: '/tmp/hark', initial_session: null }),
+    app_info: () => ({ name: 'Hark', version: '0.1.0', data_dir: '/tmp/hark', initial_session: null, page: 7 }),
     list_sessions: () => [
       { id: 's1', title: 'Pick a database', updated_at: new Date().toISOString(), open_questions: 1, continued_questions: 0 },
     ],
@@ -111,6 +112,23 @@ describe('App', () => {
     await waitFor(() => expect(h.calls.some(([c, a]) => c === 'cancel_question' && a?.callId === 'c1')).toBe(true));
     expect(panel.isConnected).toBe(false);
     expect(screen.getByTestId('composer-input')).toBeTruthy();
+  });
+
+  it('tells the shell which page load opens views and takes over questions', async () => {
+    const wait = { call_id: 'c1', timed: true, timeout_ms: 60_000 };
+    pendingNow = { foreground: [{ session_id: 's1', call_id: 'c1', questions: [question], wait }], continued: [] };
+    h.handlers.attach_question = () => ({ takeover_id: 1, remaining_ms: 60_000 });
+    h.handlers.release_question = () => null;
+    const { container } = render(App);
+    const row = await waitFor(() => {
+      const el = container.querySelector('button[data-session-id="s1"]');
+      if (!el) throw new Error('no row yet');
+      return el;
+    });
+    await fireEvent.click(row);
+    await waitFor(() => expect(h.calls.some(([c]) => c === 'attach_question')).toBe(true));
+    expect(h.calls.find(([c]) => c === 'open_session')?.[1]).toMatchObject({ sessionId: 's1', page: 7 });
+    expect(h.calls.find(([c]) => c === 'attach_question')?.[1]).toEqual({ sessionId: 's1', callId: 'c1', page: 7 });
   });
 
   it('streams text from the channel into the live bubble', async () => {

@@ -8,7 +8,9 @@ use std::sync::Arc;
 
 use hark_core::agent::{Agent, AgentConfig, AgentDeps, AgentEvent, NewSession};
 use hark_core::host::HostLock;
-use hark_core::model::{ApiKey, ModelProvider, DEEPSEEK_BASE_URL, DEEPSEEK_MODEL, DEFAULT_DEMO_SCRIPT, DEMO_LABEL};
+use hark_core::model::{
+    env_key_for, ApiKey, ModelProvider, DEEPSEEK_BASE_URL, DEEPSEEK_MODEL, DEFAULT_DEMO_SCRIPT, DEMO_LABEL, ENV_KEYS,
+};
 use hark_core::question::ToolMode;
 use hark_core::service::{ProviderRegistration, SessionLog, UserQuestionService};
 use hark_core::session::{Event, ModelRef, Store, ToolOutcome};
@@ -85,8 +87,10 @@ pub(crate) struct ModelFlags {
     pub script: Option<String>,
 }
 
-fn api_key() -> Option<ApiKey> {
-    ["DEEPSEEK_API_KEY", "OPENAI_API_KEY"].iter().find_map(|v| ApiKey::from_optional(std::env::var(v).ok()))
+/// Whether a vendor's key is in the environment: then a session without a provider flag uses a real
+/// model rather than the demo.
+fn vendor_key_set() -> bool {
+    ENV_KEYS.iter().any(|(variable, _)| ApiKey::from_optional(std::env::var(variable).ok()).is_some())
 }
 
 impl ModelFlags {
@@ -94,7 +98,7 @@ impl ModelFlags {
     pub(crate) fn resolve(&self, recorded: Option<ModelRef>) -> ModelRef {
         let provider = self.provider.clone().or_else(|| recorded.as_ref().map(|r| r.provider.clone()));
         let same = recorded.filter(|r| provider.as_deref().is_none_or(|p| p == r.provider));
-        let provider = provider.unwrap_or_else(|| if api_key().is_some() { "openai" } else { "demo" }.to_string());
+        let provider = provider.unwrap_or_else(|| if vendor_key_set() { "openai" } else { "demo" }.to_string());
         let pick = |flag: &Option<String>, rec: Option<String>| flag.clone().or(rec);
         if provider == "demo" {
             let script = pick(&self.script, same.as_ref().and_then(|r| r.script.clone()))
@@ -111,7 +115,9 @@ impl ModelFlags {
 }
 
 pub(crate) fn build_model(model: &ModelRef) -> Result<Arc<dyn ModelProvider>, ExitCode> {
-    let built = hark_core::model::provider_for(model, api_key()).map_err(|e| fail(&e, 1))?;
+    // A vendor's key goes only to that vendor's host (over https); other servers get none.
+    let key = model.base_url.as_deref().and_then(env_key_for).map(|(key, _)| key);
+    let built = hark_core::model::provider_for(model, key).map_err(|e| fail(&e, 1))?;
     if model.provider == "demo" {
         eprintln!("hark: {DEMO_LABEL} (script {})", model.script.as_deref().unwrap_or(DEFAULT_DEMO_SCRIPT));
     }

@@ -36,7 +36,7 @@ fn render(records: &[QuestionRecord]) -> String {
             QuestionState::Settled if r.answered_late => "settled (answered late)",
             QuestionState::Settled => "settled",
         };
-        let mode = if r.timed { "timed" } else { "legacy" };
+        let mode = if r.timed { "keeps working after a timeout" } else { "waits for the answer" };
         out.push_str(&format!("{}  {state}  {mode}\n", safe_text(&r.call_id, 80)));
         for q in &r.questions {
             out.push_str(&format!("  {}: {}{}\n", safe_text(&q.id, 40), safe_text(&q.question, 200), options(q)));

@@ -143,7 +143,7 @@ fn questions_prints_the_projection() {
     assert_eq!(json[0]["questions"][0]["id"], "db");
 
     let text = stdout_ok(&hark(tmp.path(), &["questions", &busy]));
-    assert!(text.contains("c-continued  continued  timed"), "{text}");
+    assert!(text.contains("c-continued  continued  keeps working after a timeout"), "{text}");
     assert!(text.contains("answer: SQLite"), "{text}");
     assert_eq!(stdout_ok(&hark(tmp.path(), &["questions", &quiet])), "no questions\n");
 }

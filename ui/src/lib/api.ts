@@ -31,7 +31,17 @@ export async function call<T>(command: string, args?: Record<string, unknown>): 
   }
 }
 
-export const appInfo = (): Promise<Result<AppInfo>> => call<AppInfo>('app_info');
+/**
+ * This page load's number (from app_info). The shell lets go of what an earlier load held, and refuses
+ * its late calls with PAGE_RELOADED; null until app_info answered (the shell then takes the current one).
+ */
+let page: number | null = null;
+
+export async function appInfo(): Promise<Result<AppInfo>> {
+  const r = await call<AppInfo>('app_info');
+  if (r.ok) page = r.value.page;
+  return r;
+}
 
 export const getSettings = (): Promise<Result<SettingsView>> => call<SettingsView>('get_settings');
 
@@ -62,7 +72,7 @@ export async function openSession(
   } catch (reason) {
     return { ok: false, error: toHarkError(reason) };
   }
-  return call<SessionView>('open_session', { sessionId, turns, channel });
+  return call<SessionView>('open_session', { sessionId, turns, page, channel });
 }
 
 export const closeSessionView = (sessionId: string): Promise<Result<void>> =>
@@ -84,7 +94,7 @@ export const pendingQuestions = (sessionId: string): Promise<Result<PendingQuest
   call<PendingQuestions>('pending_questions', { sessionId });
 
 export const attachQuestion = (sessionId: string, callId: string): Promise<Result<Takeover>> =>
-  call<Takeover>('attach_question', { sessionId, callId });
+  call<Takeover>('attach_question', { sessionId, callId, page });
 
 export const releaseQuestion = (sessionId: string, callId: string, takeoverId: number): Promise<Result<void>> =>
   call<void>('release_question', { sessionId, callId, takeoverId });
@@ -121,6 +131,10 @@ async function subscribe<T>(event: string, handler: (payload: T) => void): Promi
 /** A notification, the tray or a second launch asked to show a session (and maybe a question). */
 export const onFocusRequest = (handler: (payload: FocusPayload) => void): Promise<() => void> =>
   subscribe<FocusPayload>('hark://focus', handler);
+
+/** A second launch's options could not be carried out in this running app. */
+export const onLaunchError = (handler: (error: HarkError) => void): Promise<() => void> =>
+  subscribe<HarkError>('hark://launch-error', handler);
 
 /** A session's list entry changed (new session, badge counts). */
 export const onSessionsChanged = (handler: () => void): Promise<() => void> =>

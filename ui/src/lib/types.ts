@@ -92,10 +92,14 @@ export interface Settings {
   keep_running_in_tray: boolean;
 }
 
+export type KeySource = { kind: 'keyring' } | { kind: 'env'; variable: string } | { kind: 'none' };
+
 export interface SettingsView {
   settings: Settings;
   /** Never the key itself. */
   api_key_set: boolean;
+  /** Where the key new sessions use comes from (never the key). */
+  key_source: KeySource;
   keyring: { available: boolean; message: string | null };
   /** e.g. SETTINGS_CORRUPT (the bad file was kept aside). */
   warning: HarkError | null;
@@ -113,6 +117,8 @@ export interface AppInfo {
   initial_session?: string | null;
   /** Why the launch options could not be carried out (e.g. --session names no session). */
   launch_error?: HarkError | null;
+  /** This page load's number: the shell lets go of what earlier loads of the page held. */
+  page: number;
 }
 
 export interface WaitInfo {
@@ -189,4 +195,6 @@ export type AgentEvent =
 export interface FocusPayload {
   session_id: string;
   call_id: string | null;
+  /** Why the shell asks (e.g. an answer from a notification that was not taken). */
+  notice?: HarkError | null;
 }

@@ -10,6 +10,7 @@
 
 mod demo;
 mod error;
+mod keys;
 mod openai;
 mod types;
 
@@ -22,6 +23,7 @@ pub use demo::{
     DEFAULT_DEMO_SCRIPT, DEMO_LABEL,
 };
 pub use error::ModelError;
+pub use keys::{check_key_transport, env_key_for, is_loopback, KeySource, ENV_KEYS};
 pub use openai::{ApiKey, OpenAiConfig, OpenAiProvider, DEEPSEEK_BASE_URL, DEEPSEEK_MODEL};
 pub use types::{ChatMessage, ModelDescription, ModelEvent, ModelRequest, ToolCallRequest};
 

@@ -76,6 +76,9 @@ function localStore(): DraftStore | null {
   }
 }
 
+/** The streaming bubble shows new text at most this often. */
+export const TEXT_FRAME_MS = 50;
+
 /** Turns shown when a session opens, and added by each "Show earlier turns". */
 export const TURN_PAGE = 40;
 
@@ -107,9 +110,15 @@ export class Chat {
   private readonly storage: DraftStore | null;
   private readonly refresher: Refresher<Read>;
   private readonly takeover: TakeoverKeeper;
+  private readonly timers: Timers;
+  /** Text deltas not shown yet: a model streaming fast re-renders the bubble once per frame, not per token. */
+  private unshownText = '';
+  private unshownFor: string | null = null;
+  private textTimer: unknown = null;
 
   constructor(opts: ChatOptions = {}) {
     this.api = opts.api ?? realApi;
+    this.timers = opts.timers ?? realTimers;
     this.storage = opts.storage === undefined ? localStore() : opts.storage;
     this.refresher = new Refresher<Read>({
       load: (id) => this.read(id),
@@ -180,6 +189,7 @@ export class Chat {
 
   private leave(): void {
     const old = this.activeId;
+    this.dropUnshownText();
     this.refresher.cancel();
     this.takeover.want(null);
     if (old) void this.api.closeSessionView(old);
@@ -281,6 +291,7 @@ export class Chat {
   async focus(p: FocusPayload): Promise<void> {
     await this.select(p.session_id);
     if (p.call_id && this.activeId === p.session_id) this.openQuestion(p.call_id);
+    if (p.notice) this.error = p.notice;
   }
 
   setVisible(visible: boolean): void {
@@ -292,6 +303,14 @@ export class Chat {
 
   private onStream(sessionId: string, e: AgentEvent): void {
     if (sessionId !== this.activeId) return;
+    if (e.type === 'text_delta' && e.session_id === sessionId) {
+      this.unshownText += e.text;
+      this.unshownFor = sessionId;
+      this.textTimer ??= this.timers.setTimeout(() => this.showUnshownText(), TEXT_FRAME_MS);
+      return;
+    }
+    // Anything else may depend on how much text there is (an assistant message was recorded).
+    this.showUnshownText();
     const effect = onEvent(this.live, e, sessionId);
     this.live = effect.live;
     if (e.type === 'question' && e.event.type === 'reply_released') {
@@ -300,6 +319,20 @@ export class Chat {
     }
     if (effect.refresh) this.refresher.schedule(sessionId);
     if (effect.refreshSessions) void this.refreshSessions();
+  }
+
+  private showUnshownText(): void {
+    const [text, session] = [this.unshownText, this.unshownFor];
+    this.dropUnshownText();
+    if (text === '' || session === null || session !== this.activeId) return;
+    this.live = onEvent(this.live, { type: 'text_delta', session_id: session, text }, session).live;
+  }
+
+  private dropUnshownText(): void {
+    if (this.textTimer !== null) this.timers.clearTimeout(this.textTimer);
+    this.textTimer = null;
+    this.unshownText = '';
+    this.unshownFor = null;
   }
 
   private async read(id: string): Promise<Read> {

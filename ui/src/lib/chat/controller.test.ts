@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { Chat, TURN_PAGE, type ChatApi, type DraftStore } from './controller.svelte';
+import { Chat, TEXT_FRAME_MS, TURN_PAGE, type ChatApi, type DraftStore } from './controller.svelte';
 import { ManualTimers, cont, deferred, fg, flush, pending, record, transcript } from './fakes';
 import { draftKey } from '../question/draft';
 import type { AgentEvent, PendingQuestions, Transcript } from '../types';
@@ -58,7 +58,7 @@ function setup(initial: { pending?: PendingQuestions; transcript?: Transcript } 
     await flush();
     await flush();
   };
-  return { chat, api, state, emit, settle, storage };
+  return { chat, api, state, emit, settle, storage, timers };
 }
 
 const batch = { answers: [{ id: 'db', selected: ['SQLite'] }] };
@@ -70,11 +70,31 @@ describe('Chat: sessions and stream', () => {
     expect(api.openSession).toHaveBeenCalledWith('s1', expect.any(Function), TURN_PAGE);
     emit('s1', { type: 'turn_started', session_id: 's1', turn_id: 't1' });
     emit('s1', { type: 'text_delta', session_id: 's1', text: 'Hi' });
-    expect(chat.live).toMatchObject({ busy: true, streaming: 'Hi' });
     for (let i = 0; i < 5; i++) emit('s1', { type: 'event_appended', event: { session_id: 's1', seq: i, at: '', type: 'tool/call' } });
+    expect(chat.live).toMatchObject({ busy: true, streaming: 'Hi' });
     await settle();
     expect(api.sessionTranscript).toHaveBeenCalledTimes(1);
     expect(api.pendingQuestions).toHaveBeenCalledTimes(1);
+  });
+
+  it('a fast stream re-renders the bubble once per frame, and nothing is lost or reordered', async () => {
+    const { chat, emit, timers } = setup();
+    await chat.select('s1');
+    emit('s1', { type: 'turn_started', session_id: 's1', turn_id: 't1' });
+    for (let i = 0; i < 1000; i++) emit('s1', { type: 'text_delta', session_id: 's1', text: `${i} ` });
+    expect(chat.live.streaming).toBe('');
+    timers.advance(TEXT_FRAME_MS);
+    const all = Array.from({ length: 1000 }, (_, i) => `${i} `).join('');
+    expect(chat.live.streaming).toBe(all);
+    // An assistant message recorded right after text counts that text as recorded, at once.
+    emit('s1', { type: 'text_delta', session_id: 's1', text: 'tail' });
+    emit('s1', { type: 'event_appended', event: { session_id: 's1', seq: 9, at: '', type: 'assistant/message' } });
+    expect(chat.live).toMatchObject({ streaming: all + 'tail', recorded: all.length + 4 });
+    // Leaving drops what was not shown; nothing arrives late in another session.
+    emit('s1', { type: 'text_delta', session_id: 's1', text: 'late' });
+    await chat.select('s2');
+    timers.advance(TEXT_FRAME_MS);
+    expect(chat.live.streaming).toBe('');
   });
 
   it('shows a long session from its end and pages back on request', async () => {
@@ -244,5 +264,13 @@ describe('Chat: questions', () => {
     await chat.focus({ session_id: 's9', call_id: 'c' });
     expect(chat.activeId).toBe('s9');
     expect(chat.queue.open).toEqual({ callId: 'c', collapsed: false });
+  });
+
+  it('a focus request with a notice opens the question and shows why', async () => {
+    const { chat } = setup({ pending: pending({ continued: [cont('c')] }) });
+    const notice = { name: 'UserInteractionError', code: 'REPLY_QUEUED', message: 'Your answer from the notification was not taken: a reply is queued' };
+    await chat.focus({ session_id: 's9', call_id: 'c', notice });
+    expect(chat.queue.open).toEqual({ callId: 'c', collapsed: false });
+    expect(chat.error).toEqual(notice);
   });
 });

@@ -16,6 +16,7 @@ const settings: Settings = {
 const view = (over: Partial<SettingsView> = {}): SettingsView => ({
   settings,
   api_key_set: false,
+  key_source: { kind: 'none' },
   keyring: { available: true, message: null },
   warning: null,
   overrides: [],

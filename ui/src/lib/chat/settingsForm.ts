@@ -77,6 +77,18 @@ export type KeyField =
   | { kind: 'removing' }
   | { kind: 'empty' };
 
+/** Where the key in use comes from, in words ("from DEEPSEEK_API_KEY"). */
+export function keySourceText(view: SettingsView): string {
+  switch (view.key_source.kind) {
+    case 'keyring':
+      return 'the system keyring';
+    case 'env':
+      return `from ${view.key_source.variable}`;
+    case 'none':
+      return 'none';
+  }
+}
+
 /** What the API key field shows. */
 export function keyField(view: SettingsView, form: Form): KeyField {
   if (!PRESETS[form.settings.provider].usesKey) return { kind: 'unused' };

@@ -8,7 +8,7 @@ const settings: Settings = {
   notifications: true, do_not_disturb: false, keep_running_in_tray: true,
 };
 const view = (over: Partial<SettingsView> = {}): SettingsView => ({
-  settings, api_key_set: false, keyring: { available: true, message: null }, warning: null, overrides: [],
+  settings, api_key_set: false, key_source: { kind: 'none' }, keyring: { available: true, message: null }, warning: null, overrides: [],
   active_model: { provider: 'demo', label: 'Demo', is_demo: true }, ...over,
 });
 
@@ -21,7 +21,7 @@ describe('SettingsDialog', () => {
     await fireEvent.change(screen.getByRole('combobox', { name: 'Provider' }), { target: { value: 'deepseek' } });
     expect((screen.getByRole('textbox', { name: 'Base URL' }) as HTMLInputElement).value).toBe('https://api.deepseek.com');
     await fireEvent.input(screen.getByLabelText('API key'), { target: { value: 'sk-123' } });
-    await fireEvent.click(screen.getByRole('radio', { name: /Timed/ }));
+    await fireEvent.click(screen.getByRole('radio', { name: /Keep working after a timeout/ }));
     await fireEvent.click(screen.getByRole('checkbox', { name: 'Do not disturb' }));
     await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
     expect(onSave).toHaveBeenCalledWith(
@@ -62,6 +62,28 @@ describe('SettingsDialog', () => {
     expect(screen.getByText('This run uses launch options: --provider demo')).toBeTruthy();
     await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
     expect((await screen.findByRole('alert')).textContent).toContain('Could not store the key');
+  });
+
+  it('names the question modes for what they do, without jargon', () => {
+    render(SettingsDialog, { view: view(), onSave: vi.fn(async () => null), onClose: () => {} });
+    const wait = screen.getByRole('radio', { name: /^Wait for my answer/ }) as HTMLInputElement;
+    const keepGoing = screen.getByRole('radio', { name: /^Keep working after a timeout/ }) as HTMLInputElement;
+    expect([wait.value, keepGoing.value]).toEqual(['legacy', 'timed']);
+    expect(wait.checked).toBe(true);
+    expect(document.body.textContent).not.toMatch(/legacy|timed —/i);
+  });
+
+  it('says where the key in use comes from, never the key', () => {
+    const deepseek = { ...settings, provider: 'deepseek' as const, base_url: 'https://api.deepseek.com', model: 'deepseek-chat' };
+    const shown = (source: SettingsView['key_source']) => {
+      const { unmount } = render(SettingsDialog, { view: view({ settings: deepseek, key_source: source }), onSave: vi.fn(async () => null), onClose: () => {} });
+      const text = screen.getByTestId('key-source').textContent;
+      unmount();
+      return text;
+    };
+    expect(shown({ kind: 'env', variable: 'DEEPSEEK_API_KEY' })).toBe('Key in use: from DEEPSEEK_API_KEY');
+    expect(shown({ kind: 'keyring' })).toBe('Key in use: the system keyring');
+    expect(shown({ kind: 'none' })).toBe('Key in use: none');
   });
 
   it('refuses a bad timeout before calling the shell', async () => {

@@ -31,7 +31,7 @@ pub struct OpenAiProvider {
 
 impl OpenAiProvider {
     /// Checks the base URL and builds the HTTP client. Fails with MODEL_CONFIG for a URL that is not
-    /// http(s) or cannot be parsed.
+    /// http(s) or cannot be parsed, and for a key that would travel in plain http to another machine.
     pub fn new(config: OpenAiConfig) -> Result<Self, ModelError> {
         let endpoint = config.endpoint();
         let url = Url::parse(&endpoint).map_err(|e| ModelError::Config {
@@ -42,6 +42,7 @@ impl OpenAiProvider {
                 message: format!("The base URL {:?} must start with http:// or https://", config.base_url),
             });
         }
+        super::keys::check_key_transport(&url, config.api_key.is_some())?;
         let client = reqwest::Client::builder()
             .connect_timeout(config.connect_timeout)
             .user_agent(concat!("hark/", env!("CARGO_PKG_VERSION")))

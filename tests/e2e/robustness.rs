@@ -1,0 +1,74 @@
+//! The window when things go sideways: the page is reloaded under a paused question, a second launch
+//! names a session that does not exist.
+
+use std::time::Duration;
+
+use crate::support::{e2e_enabled, App, Launch, PANEL};
+
+const QUESTION_ROW: &str = "[data-testid='question-row']";
+
+async fn row_state(app: &App) -> String {
+    match app.client.find(fantoccini::Locator::Css(QUESTION_ROW)).await {
+        Ok(row) => row.attr("data-state").await.ok().flatten().unwrap_or_default(),
+        Err(_) => String::new(),
+    }
+}
+
+#[tokio::test]
+async fn a_reloaded_page_does_not_keep_a_question_paused_for_ever() {
+    if !e2e_enabled("a_reloaded_page_does_not_keep_a_question_paused_for_ever") {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let data_dir = tmp.path().join("hark-data");
+    let args = ["--script", "timed", "--timed", "--timeout", "3", "--prompt", "plan the notes app"];
+    let app = App::launch("reload", Launch::with_args(&data_dir, &args)).await;
+
+    // The page takes the question over and the person takes their time: its deadline is paused.
+    app.find("section[aria-label='Question'] [role='timer']").await;
+    app.click_button(PANEL, "Take your time").await;
+    app.screenshot("1-taking-time").await;
+
+    // The page reloads (the webview's own Reload, a restarted web process): its take-over is gone
+    // with it. The new page shows the question; hiding it leaves nobody holding it.
+    app.client.refresh().await.expect("reload the page");
+    app.find("section[aria-label='Question']").await;
+    app.click_button(PANEL, "Hide").await;
+    app.screenshot("2-reloaded-and-hidden").await;
+
+    // Nobody looks at it, so it continues on its deadline instead of waiting for a dead page.
+    app.wait_until("the question to continue after the reload", Duration::from_secs(20), || async {
+        row_state(&app).await == "continued"
+    })
+    .await;
+    app.screenshot("3-continued").await;
+    app.close().await;
+}
+
+#[tokio::test]
+async fn a_second_launch_that_names_no_session_says_so_in_the_window() {
+    if !e2e_enabled("a_second_launch_that_names_no_session_says_so_in_the_window") {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let data_dir = tmp.path().join("hark-data");
+    let app = App::launch("second-launch-error", Launch::with_args(&data_dir, &["--script", "hello"])).await;
+    app.find("textarea[aria-label='Message']").await;
+    assert!(!app.exists("[data-testid='launch-error']").await);
+
+    let second = std::process::Command::new(env!("CARGO_BIN_EXE_hark-desktop"))
+        .args(["--session", "nope", "--prompt", "hello"])
+        .env("HARK_DATA_DIR", &data_dir)
+        .output()
+        .expect("run a second hark-desktop");
+    assert!(second.status.success(), "the second launch hands over and exits: {second:?}");
+
+    app.wait_until("the running app to say why", Duration::from_secs(15), || async {
+        app.text_of("[data-testid='launch-error']").await.contains("nope")
+    })
+    .await;
+    let banner = app.text_of("[data-testid='launch-error']").await;
+    assert!(banner.contains("NOT_FOUND"), "{banner}");
+    app.screenshot("shown").await;
+    app.close().await;
+}
