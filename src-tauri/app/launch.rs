@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use hark_core::model::demo_scripts;
-use hark_core::question::limits::MAX_TIMEOUT_SECS;
+use hark_core::question::limits::parse_timeout_secs;
 use hark_core::question::ToolMode;
 use hark_core::session::ModelRef;
 use hark_core::tools::QuestionSettings;
@@ -63,12 +63,7 @@ impl LaunchOptions {
                 "--base-url" => o.base_url = Some(value(inline)?),
                 "--model" => o.model = Some(value(inline)?),
                 "--timed" => o.timed = true,
-                "--timeout" => {
-                    let v = value(inline)?;
-                    let secs = v.parse::<u64>().ok().filter(|t| (1..=MAX_TIMEOUT_SECS).contains(t));
-                    o.timeout =
-                        Some(secs.ok_or_else(|| format!("--timeout {v:?}: seconds from 1 to {MAX_TIMEOUT_SECS}"))?);
-                }
+                "--timeout" => o.timeout = Some(parse_timeout_secs(&value(inline)?)?),
                 "--workspace" => o.workspace = Some(PathBuf::from(value(inline)?)),
                 "--session" => o.session = Some(value(inline)?),
                 "--prompt" => o.prompt = Some(value(inline)?),

@@ -11,6 +11,7 @@ use hark_core::host::HostLock;
 use hark_core::model::{
     env_key_for, ApiKey, ModelProvider, DEEPSEEK_BASE_URL, DEEPSEEK_MODEL, DEFAULT_DEMO_SCRIPT, DEMO_LABEL, ENV_KEYS,
 };
+use hark_core::question::limits::parse_timeout_secs;
 use hark_core::question::ToolMode;
 use hark_core::service::{ProviderRegistration, SessionLog, UserQuestionService};
 use hark_core::session::{Event, ModelRef, Store, ToolOutcome};
@@ -247,10 +248,7 @@ fn parse(args: &[String]) -> Result<ChatArgs, String> {
             "--script" => parsed.flags.script = Some(value("--script")?),
             "--workspace" => parsed.workspace = Some(PathBuf::from(value("--workspace")?)),
             "--timed" => parsed.timed = true,
-            "--timeout" => {
-                let v = value("--timeout")?;
-                parsed.timeout = v.parse().ok().filter(|t| *t > 0).ok_or(format!("--timeout {v:?}: seconds > 0"))?;
-            }
+            "--timeout" => parsed.timeout = parse_timeout_secs(&value("--timeout")?)?,
             flag if flag.starts_with("--") => return Err(format!("chat: unknown option {flag:?}")),
             word => words.push(word.to_string()),
         }

@@ -127,8 +127,11 @@ impl InteractionProvider for StdioProvider {
         Box::pin(async move {
             let mut lines = self.lines.lock().await;
             self.shown.wait(&request.call_id).await;
-            let deadline =
-                request.wait.as_ref().map(|w| Instant::now() + std::time::Duration::from_millis(w.timeout_ms));
+            // A deadline past what the clock can hold is never reached, so there is nothing to count down.
+            let deadline = request
+                .wait
+                .as_ref()
+                .and_then(|w| Instant::now().checked_add(std::time::Duration::from_millis(w.timeout_ms)));
             let mut guard = Withdrawn { armed: true, call_id: request.call_id.clone() };
             let mut answers = Vec::new();
             let total = request.questions.len();

@@ -164,3 +164,35 @@ fn stdin_closing_during_a_question_aborts_it_and_exits_cleanly() {
     assert_eq!(events.last().unwrap()["reason"], "aborted");
     assert_eq!(events.iter().filter(|e| e["type"] == "assistant/message").count(), 1, "no step after the abort");
 }
+
+/// Runs `hark` with stdin open but silent and kills it after `limit`, so a run that would wait
+/// forever fails the test instead of hanging it.
+fn hark_within(data_dir: &Path, args: &[&str], limit: Duration) -> Output {
+    let mut child = spawn(data_dir, args);
+    let stdin = child.stdin.take();
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > limit {
+            child.kill().unwrap();
+            let out = child.wait_with_output().unwrap();
+            panic!("hark {args:?} still ran after {limit:?}\n{}\n{}", text(&out.stdout), text(&out.stderr));
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    drop(stdin);
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn a_timeout_beyond_the_limit_is_a_usage_error() {
+    let data = tempfile::tempdir().unwrap();
+    for huge in ["10000000000000000000", "604801", "0"] {
+        // The blocking script omits `timeout`, so the option's value would become the deadline.
+        let args = ["chat", "--provider", "demo", "--script", "blocking", "--timed", "--timeout", huge, "x"];
+        let out = hark_within(data.path(), &args, Duration::from_secs(20));
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{huge}: {stderr}");
+        assert!(stderr.contains(&format!("--timeout \"{huge}\": seconds from 1 to 604800")), "{stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+}

@@ -24,3 +24,19 @@ pub const MAX_TIMEOUT_SECS: u64 = 7 * 24 * 60 * 60;
 /// Free-text answers. Generous for a pasted paragraph; it keeps one answer from flooding the model's
 /// context and the event log.
 pub const MAX_CUSTOM_CHARS: usize = 10_000;
+
+/// The `--timeout S` option of `hark chat` and of the desktop's launch options: whole seconds within
+/// the timed-mode bounds. The error is the line shown to the person.
+pub fn parse_timeout_secs(text: &str) -> Result<u64, String> {
+    text.parse::<u64>()
+        .ok()
+        .filter(|secs| (1..=MAX_TIMEOUT_SECS).contains(secs))
+        .ok_or_else(|| format!("--timeout {text:?}: seconds from 1 to {MAX_TIMEOUT_SECS}"))
+}
+
+/// A default timeout brought into the timed-mode bounds. Defaults come from settings, options and
+/// recorded sessions; one out of range must still give the model a limit it was told about and a
+/// deadline the clock can hold.
+pub fn clamp_timeout_secs(secs: u64) -> u64 {
+    secs.clamp(1, MAX_TIMEOUT_SECS)
+}

@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 
 use super::error::{ErrorCode, UserInteractionError};
-use super::limits::{MAX_QUESTIONS, MAX_TIMEOUT_SECS, MIN_QUESTIONS};
+use super::limits::{clamp_timeout_secs, MAX_QUESTIONS, MAX_TIMEOUT_SECS, MIN_QUESTIONS};
 use super::problems::{field_name, kind, Problems};
 use super::types::{AskRequest, Question, QuestionOption, ToolMode, WaitLimit};
 use super::validate::{check_count, check_questions, REQUEST_FIX_HINT};
@@ -14,7 +14,8 @@ const QUESTION_FIELDS: &[&str] = &["id", "question", "header", "options", "multi
 const OPTION_FIELDS: &[&str] = &["label", "description"];
 
 /// Parses and validates raw tool arguments under the schema in force. Errors are INVALID_REQUEST with a
-/// message the model can act on (which field, which limit). `default_timeout_secs` applies when timed and omitted.
+/// message the model can act on (which field, which limit). `default_timeout_secs` applies when timed and omitted,
+/// brought into the timeout bounds.
 ///
 /// Leniencies, each because models are known to produce it and the intent is unambiguous:
 /// - arguments given as a JSON *string* holding the object (double-encoded) are decoded, and so is a
@@ -147,7 +148,7 @@ fn parse_timeout(v: Option<&Value>, default_secs: u64, p: &mut Problems) -> Wait
     let hint =
         format!("give a whole number of seconds from 1 to {MAX_TIMEOUT_SECS}, or -1 to wait until the user answers");
     let n = match v {
-        None | Some(Value::Null) => return WaitLimit::Seconds(default_secs),
+        None | Some(Value::Null) => return WaitLimit::Seconds(clamp_timeout_secs(default_secs)),
         Some(Value::Number(n)) => {
             if let Some(i) = n.as_i64() {
                 Some(i128::from(i))

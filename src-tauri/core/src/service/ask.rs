@@ -5,7 +5,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::events::QuestionEvent;
@@ -88,7 +87,7 @@ impl UserQuestionService {
         }
         let timed = timeout.is_some();
         let session = caller.session_id.clone();
-        let wait = TimedWait::new(timeout.map(|t| Instant::now() + t), Arc::clone(&self.inner.counters));
+        let wait = TimedWait::new(timeout, Arc::clone(&self.inner.counters));
         let request = InteractionRequest {
             session_id: session.clone(),
             call_id: call_id.clone(),

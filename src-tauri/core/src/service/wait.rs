@@ -18,9 +18,24 @@ use super::lock;
 use super::stats::Counters;
 use crate::question::{ErrorCode, UserInteractionError};
 
+/// When a timed wait's host deadline falls.
+#[derive(Debug, Clone, Copy)]
+enum Deadline {
+    At(Instant),
+    /// Further ahead than the clock can count (a caller passed `Duration::MAX`): never reached, so
+    /// the wait lasts until the question is answered, cancelled or aborted.
+    Beyond,
+}
+
+impl Deadline {
+    fn after(timeout: Duration) -> Deadline {
+        Instant::now().checked_add(timeout).map_or(Deadline::Beyond, Deadline::At)
+    }
+}
+
 pub(crate) struct TimedWait {
     /// `None` for blocking waits: they never expire, and a take-over on them changes nothing.
-    deadline: Option<Instant>,
+    deadline: Option<Deadline>,
     state: Mutex<State>,
     changed: Notify,
     counters: Arc<Counters>,
@@ -34,7 +49,9 @@ struct State {
 }
 
 impl TimedWait {
-    pub(crate) fn new(deadline: Option<Instant>, counters: Arc<Counters>) -> Arc<Self> {
+    /// A timed wait when `timeout` is given, else a blocking one. The deadline is fixed here, once.
+    pub(crate) fn new(timeout: Option<Duration>, counters: Arc<Counters>) -> Arc<Self> {
+        let deadline = timeout.map(Deadline::after);
         if deadline.is_some() {
             counters.timers.inc();
         }
@@ -43,7 +60,10 @@ impl TimedWait {
 
     /// Time left until the original deadline, floored at zero.
     pub(crate) fn remaining(&self) -> Option<Duration> {
-        self.deadline.map(|d| d.saturating_duration_since(Instant::now()))
+        self.deadline.map(|d| match d {
+            Deadline::At(at) => at.saturating_duration_since(Instant::now()),
+            Deadline::Beyond => Duration::MAX,
+        })
     }
 
     pub(crate) fn attach(self: &Arc<Self>) -> Result<Attached, UserInteractionError> {
@@ -91,9 +111,9 @@ impl TimedWait {
     }
 
     /// Resolves when the host deadline fires: the deadline has passed and no take-over is held.
-    /// Never resolves for blocking waits.
+    /// Never resolves for blocking waits or a deadline beyond the clock.
     pub(crate) async fn expired(&self) {
-        let Some(deadline) = self.deadline else {
+        let Some(Deadline::At(deadline)) = self.deadline else {
             return std::future::pending().await;
         };
         loop {

@@ -6,6 +6,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::{BoxFuture, ToolContext, ToolError, ToolHandler, ToolOutput};
+use crate::question::limits::clamp_timeout_secs;
 use crate::question::{
     answered_result_text, parse_request, pending_result_text, tool_definition, ErrorCode, ToolMode, WaitLimit,
     TOOL_NAME,
@@ -36,8 +37,11 @@ pub struct AskUserQuestionTool {
 }
 
 impl AskUserQuestionTool {
+    /// A default timeout out of bounds (an old recorded session, a hand-made config) is clamped here,
+    /// so the definition shows the default the wait really uses.
     pub fn new(service: UserQuestionService, settings: QuestionSettings) -> Self {
-        AskUserQuestionTool { service, settings }
+        let default_timeout_secs = clamp_timeout_secs(settings.default_timeout_secs);
+        AskUserQuestionTool { service, settings: QuestionSettings { default_timeout_secs, ..settings } }
     }
 
     pub fn settings(&self) -> QuestionSettings {

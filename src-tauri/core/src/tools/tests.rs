@@ -117,6 +117,27 @@ async fn a_timed_call_without_timeout_uses_the_default_from_settings() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn a_default_timeout_beyond_the_limit_waits_the_longest_allowed() {
+    let mut env = env();
+    let settings = QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: u64::MAX };
+    let tool = AskUserQuestionTool::new(env.service.clone(), settings);
+    let max = crate::question::limits::MAX_TIMEOUT_SECS;
+    assert_eq!(tool.settings().default_timeout_secs, max);
+    assert_eq!(tool.definition(), tool_definition(ToolMode::Timed, max), "the model is told the bound in force");
+    let mut reg = ToolRegistry::new();
+    reg.register(Arc::new(tool)).expect("registers");
+    let start = tokio::time::Instant::now();
+    let call = tokio::spawn(async move { reg.execute(&ctx(), "call-1", TOOL_NAME, db_args()).await });
+    let request = tokio::time::timeout(Duration::from_secs(1), env.requests.recv())
+        .await
+        .expect("the question reaches the provider")
+        .expect("forwarded");
+    assert_eq!(request.wait.map(|w| w.timeout_ms), Some(max * 1000));
+    assert!(call.await.expect("join").expect("pending").pending);
+    assert_eq!(start.elapsed(), Duration::from_secs(max));
+}
+
+#[tokio::test(start_paused = true)]
 async fn timeout_minus_one_blocks_like_legacy() {
     let mut env = env();
     let reg = registry(&env.service, ToolMode::Timed);

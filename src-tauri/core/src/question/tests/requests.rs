@@ -253,6 +253,28 @@ fn timed_timeout_values() {
 }
 
 #[test]
+fn an_out_of_range_default_timeout_is_clamped_into_range() {
+    let wait = |default| parse_request(&db_and_name(), ToolMode::Timed, default).unwrap().wait;
+    assert_eq!(wait(u64::MAX), WaitLimit::Seconds(limits::MAX_TIMEOUT_SECS));
+    assert_eq!(wait(limits::MAX_TIMEOUT_SECS + 1), WaitLimit::Seconds(limits::MAX_TIMEOUT_SECS));
+    assert_eq!(wait(0), WaitLimit::Seconds(1));
+    assert_eq!(wait(45), WaitLimit::Seconds(45));
+}
+
+#[test]
+fn the_timeout_option_takes_seconds_from_1_to_the_limit() {
+    assert_eq!(limits::parse_timeout_secs("1"), Ok(1));
+    assert_eq!(limits::parse_timeout_secs("604800"), Ok(limits::MAX_TIMEOUT_SECS));
+    for bad in ["0", "604801", "10000000000000000000", "99999999999999999999", "-1", "1.5", "", "ten"] {
+        assert_eq!(
+            limits::parse_timeout_secs(bad),
+            Err(format!("--timeout {bad:?}: seconds from 1 to 604800")),
+            "{bad}"
+        );
+    }
+}
+
+#[test]
 fn arguments_must_be_an_object() {
     for args in [json!([1]), json!(3), Value::Null, json!(true), json!("not json")] {
         let msg = rejection(legacy(&args));

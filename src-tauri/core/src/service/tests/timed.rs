@@ -210,3 +210,27 @@ async fn attach_after_settlement_is_not_pending() {
     ask.await.expect("join").expect("answered");
     assert_eq!(code(f.service.attach(SESSION, "c1")), ErrorCode::NotPending);
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_deadline_beyond_the_clock_is_a_long_wait_not_a_panic() {
+    let (f, _reg, mut rx) = with_forwarding();
+    let ask = tokio::spawn({
+        let s = f.service.clone();
+        let p = params("c1", vec![db_question()]);
+        async move { s.ask_timed(p, Duration::MAX).await }
+    });
+    let request = tokio::time::timeout(Duration::from_secs(1), rx.recv())
+        .await
+        .expect("the question reaches the provider")
+        .expect("forwarded");
+    assert_eq!(request.wait.map(|w| w.timeout_ms), Some(u64::MAX));
+    assert_eq!(f.service.stats().timers, 1, "still a timed wait");
+    sleep(Duration::from_secs(365 * 24 * 60 * 60)).await;
+    assert!(!ask.is_finished(), "a year later the deadline is still ahead");
+    let attached = f.service.attach(SESSION, "c1").expect("attached");
+    assert_eq!(attached.remaining_ms, Some(u64::MAX), "as far away as the count can say");
+    drop(attached);
+    f.service.submit_foreground(SESSION, "c1", sqlite()).expect("answered");
+    assert_eq!(ask.await.expect("join").expect("the answer is taken"), sqlite());
+    assert_eq!(f.service.stats().timers, 0);
+}
