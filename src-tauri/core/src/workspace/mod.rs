@@ -5,6 +5,7 @@
 //! outside the workspace (PATH_OUTSIDE_WORKSPACE), and bounds what it reads and writes.
 
 mod path;
+mod replace;
 mod tools;
 
 #[cfg(test)]

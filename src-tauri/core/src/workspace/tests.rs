@@ -83,3 +83,71 @@ async fn limits_and_bad_arguments_are_structured_errors() {
     assert_eq!(err.code(), "INVALID_REQUEST");
     assert_eq!(err.to_json()["name"], "ToolError");
 }
+
+#[cfg(unix)]
+#[tokio::test]
+async fn a_hard_link_to_a_file_outside_is_not_written_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    // Like a package manager's global store hard-linked into a project.
+    let shared = store.path().join("index.js");
+    std::fs::write(&shared, "original").unwrap();
+    std::fs::hard_link(&shared, root.join("index.js")).unwrap();
+    let err = call(&WriteFile::new(root.clone()), &root, json!({"path": "index.js", "content": "changed"}))
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), "FILE_HARD_LINKED");
+    assert!(err.message().contains("2 hard links"), "{}", err.message());
+    assert_eq!(err.to_json()["name"], "ToolError");
+    assert_eq!(std::fs::read_to_string(&shared).unwrap(), "original");
+    assert_eq!(std::fs::read_to_string(root.join("index.js")).unwrap(), "original");
+    assert_eq!(std::fs::read_dir(&root).unwrap().count(), 1, "nothing left beside it");
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn replacing_a_file_swaps_in_a_new_one_with_the_old_mode() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    let file = root.join("run.sh");
+    std::fs::write(&file, "echo old").unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o751)).unwrap();
+    let before = std::fs::metadata(&file).unwrap();
+    let out =
+        call(&WriteFile::new(root.clone()), &root, json!({"path": "run.sh", "content": "echo new"})).await.unwrap();
+    assert_eq!(serde_json::from_str::<Value>(&out).unwrap()["bytes_written"], 8);
+    let after = std::fs::metadata(&file).unwrap();
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "echo new");
+    assert_ne!(after.ino(), before.ino(), "a new file was renamed over the old one");
+    assert_eq!(after.permissions().mode() & 0o7777, 0o751, "the old mode bits are kept");
+    let names: Vec<_> = std::fs::read_dir(&root).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names, ["run.sh"], "no temporary file is left behind");
+}
+
+#[test]
+fn a_failed_replacement_leaves_no_temporary_file() {
+    let dir = tempfile::tempdir().unwrap();
+    // Renaming a file over a folder fails after the temporary file was written.
+    let folder = dir.path().join("folder");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::write(folder.join("inside"), "x").unwrap();
+    let err = replace::write_then_rename(&folder, b"new", None).unwrap_err();
+    assert_ne!(err.kind(), std::io::ErrorKind::NotFound, "{err}");
+    let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names, ["folder"], "only what was there before");
+    assert_eq!(std::fs::read_to_string(folder.join("inside")).unwrap(), "x");
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn a_new_file_gets_the_mode_a_plain_create_would() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    std::fs::write(root.join("plain"), "p").unwrap();
+    call(&WriteFile::new(root.clone()), &root, json!({"path": "new.txt", "content": "n"})).await.unwrap();
+    let mode = |name: &str| std::fs::metadata(root.join(name)).unwrap().permissions().mode();
+    assert_eq!(mode("new.txt"), mode("plain"), "the umask decides, not the temporary file's owner-only mode");
+}

@@ -7,6 +7,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use super::replace::replace_file;
 use super::{resolve, WorkspaceError, LIST_LIMIT, READ_LIMIT, WRITE_LIMIT};
 use crate::tools::{BoxFuture, ToolContext, ToolError, ToolHandler, ToolOutput};
 
@@ -182,6 +183,6 @@ fn write_file(root: &std::path::Path, input: WriteFileInput) -> Result<String, W
     if let Some(parent) = file.parent() {
         std::fs::create_dir_all(parent).map_err(|e| WorkspaceError::io(&input.path, &e))?;
     }
-    std::fs::write(&file, input.content.as_bytes()).map_err(|e| WorkspaceError::io(&input.path, &e))?;
+    replace_file(&file, &input.path, input.content.as_bytes())?;
     Ok(json!({ "path": input.path, "bytes_written": input.content.len() }).to_string())
 }
