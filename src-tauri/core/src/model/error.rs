@@ -40,6 +40,10 @@ pub enum ModelError {
     /// The provider settings cannot work (e.g. a base URL that is not http(s)).
     #[error("MODEL_CONFIG: {message}")]
     Config { message: String },
+    /// The model's output outgrew one of the provider's size limits (`limit` bytes), so the stream
+    /// was stopped; what was streamed before stays valid. The message names the part and the limit.
+    #[error("MODEL_OUTPUT_TOO_LARGE: {message}")]
+    OutputTooLarge { limit: usize, message: String },
 }
 
 impl ModelError {
@@ -55,6 +59,7 @@ impl ModelError {
             ModelError::Cancelled => "MODEL_CANCELLED",
             ModelError::DemoScript { .. } => "DEMO_SCRIPT",
             ModelError::Config { .. } => "MODEL_CONFIG",
+            ModelError::OutputTooLarge { .. } => "MODEL_OUTPUT_TOO_LARGE",
         }
     }
 
@@ -68,7 +73,8 @@ impl ModelError {
             | ModelError::Timeout { message }
             | ModelError::BadStream { message }
             | ModelError::DemoScript { message }
-            | ModelError::Config { message } => message,
+            | ModelError::Config { message }
+            | ModelError::OutputTooLarge { message, .. } => message,
             ModelError::Cancelled => CANCELLED_MESSAGE,
         }
     }
@@ -109,6 +115,7 @@ impl ModelError {
             ModelError::BadStream { message } => ModelError::BadStream { message: f(message) },
             ModelError::DemoScript { message } => ModelError::DemoScript { message: f(message) },
             ModelError::Config { message } => ModelError::Config { message: f(message) },
+            ModelError::OutputTooLarge { limit, message } => ModelError::OutputTooLarge { limit, message: f(message) },
             ModelError::Cancelled => ModelError::Cancelled,
         }
     }

@@ -1,6 +1,7 @@
 //! A scripted HTTP/1.1 server on 127.0.0.1 for the model provider tests. Each accepted request gets
 //! the next scripted response; streamed bodies are written piece by piece with pauses, and a
-//! response can hold the connection open to observe when the client closes it.
+//! response can hold the connection open, or repeat its last piece forever, to observe when the
+//! client closes it.
 
 #![allow(dead_code)]
 
@@ -37,6 +38,9 @@ pub enum Ending {
     Complete,
     /// Keep the connection open without writing, until the client closes it.
     Hold,
+    /// Write the last piece again and again, after its pause each time, until the client closes the
+    /// connection: a model that never stops.
+    Repeat,
 }
 
 #[derive(Debug, Clone)]
@@ -68,6 +72,13 @@ impl Reply {
         }
     }
 
+    /// A 200 SSE response that writes `head`, then `forever` every millisecond until the client
+    /// closes the connection. The pause keeps a client without limits from eating memory too fast
+    /// while the test waits for it to fail.
+    pub fn endless(head: &str, forever: &str) -> Reply {
+        Reply::sse_pieces(&[(0, head), (1, forever)], Ending::Repeat)
+    }
+
     /// A 200 SSE response written as separate pieces with a pause before each.
     pub fn sse_pieces(pieces: &[(u64, &str)], ending: Ending) -> Reply {
         Reply {
@@ -89,6 +100,13 @@ impl Reply {
 
     pub fn json(status: u16, body: Value) -> Reply {
         Reply::status(status, "application/json", &body.to_string())
+    }
+
+    /// The same pieces and ending under another status and content type.
+    pub fn with_status(mut self, status: u16, content_type: &str) -> Reply {
+        self.status = status;
+        self.headers = vec![("content-type".into(), content_type.into())];
+        self
     }
 
     pub fn with_header(mut self, name: &str, value: &str) -> Reply {
@@ -182,17 +200,29 @@ async fn serve(mut socket: TcpStream, state: Arc<Mutex<State>>, closed: Arc<Noti
     }
     for (pause, piece) in &reply.pieces {
         tokio::time::sleep(*pause).await;
-        if piece.is_empty() {
-            continue;
-        }
-        let mut chunk = format!("{:x}\r\n", piece.len()).into_bytes();
-        chunk.extend_from_slice(piece);
-        chunk.extend_from_slice(b"\r\n");
-        if socket.write_all(&chunk).await.is_err() {
+        if write_chunk(&mut socket, piece).await.is_err() {
             return;
         }
     }
     match reply.ending {
+        Ending::Repeat => {
+            let (pause, piece) = reply.pieces.last().cloned().unwrap_or_default();
+            // Bounded: a client that never stops reading must not keep the server task alive forever.
+            let closed_by_client = tokio::time::timeout(Duration::from_secs(30), async {
+                loop {
+                    tokio::time::sleep(pause).await;
+                    if write_chunk(&mut socket, &piece).await.is_err() {
+                        return;
+                    }
+                }
+            })
+            .await
+            .is_ok();
+            if closed_by_client {
+                state.lock().expect("state").client_closed += 1;
+                closed.notify_waiters();
+            }
+        }
         Ending::Complete => {
             let _ = socket.write_all(b"0\r\n\r\n").await;
             let _ = socket.shutdown().await;
@@ -216,6 +246,16 @@ async fn serve(mut socket: TcpStream, state: Arc<Mutex<State>>, closed: Arc<Noti
             }
         }
     }
+}
+
+async fn write_chunk(socket: &mut TcpStream, piece: &[u8]) -> std::io::Result<()> {
+    if piece.is_empty() {
+        return Ok(());
+    }
+    let mut chunk = format!("{:x}\r\n", piece.len()).into_bytes();
+    chunk.extend_from_slice(piece);
+    chunk.extend_from_slice(b"\r\n");
+    socket.write_all(&chunk).await
 }
 
 async fn read_request(socket: &mut TcpStream) -> Option<Recorded> {

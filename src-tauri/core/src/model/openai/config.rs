@@ -8,6 +8,8 @@ use std::time::Duration;
 pub const DEEPSEEK_BASE_URL: &str = "https://api.deepseek.com";
 pub const DEEPSEEK_MODEL: &str = "deepseek-chat";
 
+const MIB: usize = 1024 * 1024;
+
 /// An API key. `Debug` prints `***`; there is deliberately no `Display` or `Serialize`, so the key
 /// can only leave this type through [`ApiKey::expose`], which the provider calls once per request to
 /// build the `Authorization` header.
@@ -64,6 +66,24 @@ pub struct OpenAiConfig {
     pub max_retry_after: Duration,
     /// Ask for `stream_options: {include_usage: true}`. Turn off for a server that rejects it.
     pub include_usage: bool,
+    /// Sent as `max_tokens`, so the server itself stops a model that would talk forever; `None`
+    /// leaves it out and the server's own default applies. 8192 is the most DeepSeek's chat model
+    /// accepts (its default is 4096) and far beyond a normal step elsewhere.
+    pub max_tokens: Option<u32>,
+    /// The most text plus reasoning plus tool calls one step may stream, in bytes. A server that
+    /// ignores `max_tokens` is stopped here instead of growing memory until the user presses Stop.
+    /// 4 MiB is about a million tokens: hundreds of times a long answer, still harmless to hold, log
+    /// and render. Also bounds the body of a server that answers without streaming.
+    pub max_output_bytes: usize,
+    /// The most one tool call's arguments may stream, in bytes. 1 MiB holds any file a model should
+    /// write in one call; a call that keeps growing past it is a model stuck in a loop.
+    pub max_tool_arguments_bytes: usize,
+    /// The longest SSE line, and the most data one SSE event may gather, in bytes. A normal chunk is
+    /// well under a KiB; 4 MiB leaves room for a server that sends a whole tool call (up to
+    /// `max_tool_arguments_bytes`, JSON-escaped) in one event.
+    pub max_event_bytes: usize,
+    /// How much of a failed response's body is read for its message. 64 KiB holds any real error.
+    pub max_error_body_bytes: usize,
 }
 
 impl OpenAiConfig {
@@ -80,6 +100,11 @@ impl OpenAiConfig {
             max_backoff: Duration::from_secs(8),
             max_retry_after: Duration::from_secs(30),
             include_usage: true,
+            max_tokens: Some(8192),
+            max_output_bytes: 4 * MIB,
+            max_tool_arguments_bytes: MIB,
+            max_event_bytes: 4 * MIB,
+            max_error_body_bytes: 64 * 1024,
         }
     }
 

@@ -4,6 +4,7 @@
 
 mod chunk;
 mod config;
+mod limits;
 mod send;
 mod sse;
 mod stream;
@@ -84,7 +85,8 @@ impl ModelProvider for OpenAiProvider {
             .await
             .map_err(|e| redact(e, key.as_ref()))?;
         let (tx, rx) = mpsc::channel(EVENT_BUFFER);
-        tokio::spawn(stream::pump(response, tx, cancel, self.config.read_timeout, key));
+        let limits = limits::Limits::of(&self.config);
+        tokio::spawn(stream::pump(response, tx, cancel, self.config.read_timeout, limits, key));
         Ok(rx)
     }
 }

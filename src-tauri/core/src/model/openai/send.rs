@@ -13,9 +13,6 @@ use super::config::{ApiKey, OpenAiConfig};
 use super::{excerpt, host_label};
 use crate::model::error::ModelError;
 
-/// Error bodies are read only this far: enough for any real message, not enough to hurt.
-const MAX_ERROR_BODY: usize = 64 * 1024;
-
 enum Attempt {
     Success(Response),
     Retry { error: ModelError, after: Option<Duration> },
@@ -84,7 +81,7 @@ async fn attempt(client: &Client, config: &OpenAiConfig, url: &Url, body: &Value
         return Attempt::Success(response);
     }
     let after = retry_after(response.headers());
-    let body = read_error_body(response, config.read_timeout).await;
+    let body = read_error_body(response, config.read_timeout, config.max_error_body_bytes).await;
     classify(status, &body, after, config, url)
 }
 
@@ -153,12 +150,14 @@ fn retry_after(headers: &HeaderMap) -> Option<Duration> {
     (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs.min(86_400.0)))
 }
 
-async fn read_error_body(mut response: Response, limit: Duration) -> Vec<u8> {
+/// An error body, read only as far as `max_bytes`: enough for any real message, not enough to hurt.
+async fn read_error_body(mut response: Response, limit: Duration, max_bytes: usize) -> Vec<u8> {
     let mut body = Vec::new();
     let read = async {
         while let Ok(Some(chunk)) = response.chunk().await {
-            body.extend_from_slice(&chunk);
-            if body.len() >= MAX_ERROR_BODY {
+            let room = max_bytes.saturating_sub(body.len());
+            body.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            if body.len() >= max_bytes {
                 break;
             }
         }

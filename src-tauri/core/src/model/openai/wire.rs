@@ -1,5 +1,5 @@
 //! The Chat Completions request body: messages, tools in the `{type:"function", function}` wrapper,
-//! and the streaming switches.
+//! the streaming switches and the answer's token limit.
 
 use serde_json::{json, Map, Value};
 
@@ -13,6 +13,11 @@ pub(super) fn request_body(config: &OpenAiConfig, request: &ModelRequest) -> Val
     body.insert("stream".into(), Value::Bool(true));
     if config.include_usage {
         body.insert("stream_options".into(), json!({ "include_usage": true }));
+    }
+    // `max_tokens` rather than OpenAI's newer `max_completion_tokens`: DeepSeek, Ollama, llama.cpp,
+    // vLLM and LM Studio all read it.
+    if let Some(max_tokens) = config.max_tokens {
+        body.insert("max_tokens".into(), max_tokens.into());
     }
     // Several local servers reject an empty `tools` array, so a tool-less request leaves it out.
     if !request.tools.is_empty() {
