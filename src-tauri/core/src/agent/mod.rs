@@ -9,6 +9,7 @@
 //! Desktop usage: [`Agent::create`] or [`Agent::open`] (one per open session), [`Agent::steer`] to
 //! send, [`Agent::abort`], [`Agent::subscribe`]; answers go to the [`UserQuestionService`].
 
+mod call_ids;
 mod driver;
 mod events;
 mod history;

@@ -3,11 +3,11 @@
 use tokio_util::sync::CancellationToken;
 
 use super::driver::append;
-use super::{history, AgentError, AgentEvent, Shared};
+use super::{call_ids, history, AgentError, AgentEvent, Shared};
 use crate::model::{ChatMessage, ModelError, ModelEvent, ModelRequest, ToolCallRequest};
 use crate::question::{ErrorCode, UserInteractionError};
 use crate::service::Caller;
-use crate::session::Event;
+use crate::session::{Event, StoredEvent};
 use crate::tools::{outcome_of, ToolContext, ToolError, ToolOutput, ToolRegistry};
 
 pub(super) enum StepEnd {
@@ -28,15 +28,14 @@ struct Streamed {
     usage: Option<serde_json::Value>,
 }
 
-/// The request the model sees for the current log.
-pub(super) fn request(shared: &Shared, tools: &ToolRegistry) -> Result<ModelRequest, AgentError> {
-    let events = shared.deps.store.events(&shared.session_id)?;
+/// The request the model sees for the log `events`.
+fn request(shared: &Shared, tools: &ToolRegistry, events: &[StoredEvent]) -> ModelRequest {
     let mut messages = Vec::new();
     if let Some(system) = &shared.config.system_prompt {
         messages.push(ChatMessage::system(system.clone()));
     }
-    messages.extend(history(&events));
-    Ok(ModelRequest { messages, tools: tools.definitions() })
+    messages.extend(history(events));
+    ModelRequest { messages, tools: tools.definitions() }
 }
 
 async fn stream(shared: &Shared, request: ModelRequest, abort: &CancellationToken) -> (Streamed, Option<ModelError>) {
@@ -80,9 +79,13 @@ async fn stream(shared: &Shared, request: ModelRequest, abort: &CancellationToke
     }
 }
 
-/// Recorded arguments: the parsed JSON, or the raw text as a string when it is not JSON.
-fn recorded_arguments(raw: &str) -> serde_json::Value {
-    serde_json::from_str(raw).unwrap_or_else(|_| serde_json::Value::String(raw.to_string()))
+/// Recorded arguments: what the tool understood them as (see [`ToolRegistry::canonical_arguments`]),
+/// or the raw text as a string when it is not JSON.
+fn recorded_arguments(tools: &ToolRegistry, call: &ToolCallRequest) -> serde_json::Value {
+    match serde_json::from_str(&call.arguments) {
+        Ok(args) => tools.canonical_arguments(&call.name, args),
+        Err(_) => serde_json::Value::String(call.arguments.clone()),
+    }
 }
 
 pub(super) async fn run(
@@ -90,12 +93,18 @@ pub(super) async fn run(
     tools: &ToolRegistry,
     abort: &CancellationToken,
 ) -> Result<StepEnd, AgentError> {
-    let request = request(shared, tools)?;
+    // Call ids enter the log only through this function, so the ones read here stay all there are
+    // while the model streams. The log itself is not kept that long.
+    let (request, mut used_ids) = {
+        let events = shared.deps.store.events(&shared.session_id)?;
+        (request(shared, tools, &events), call_ids::used(&events))
+    };
     let (mut streamed, failure) = stream(shared, request, abort).await;
     if failure.is_some() {
         // Text streamed before a failure is kept; half a step's tool calls are never run.
         streamed.calls.clear();
     }
+    call_ids::make_unique(&mut streamed.calls, &mut used_ids);
     if !streamed.text.is_empty() || !streamed.reasoning.is_empty() || !streamed.calls.is_empty() {
         let reasoning = Some(streamed.reasoning).filter(|r| !r.is_empty());
         let mut batch = vec![Event::AssistantMessage {
@@ -107,7 +116,7 @@ pub(super) async fn run(
         batch.extend(streamed.calls.iter().map(|c| Event::ToolCall {
             call_id: c.id.clone(),
             name: c.name.clone(),
-            arguments: recorded_arguments(&c.arguments),
+            arguments: recorded_arguments(tools, c),
         }));
         for stored in shared.deps.store.append_batch(&shared.session_id, batch)? {
             shared.emit(AgentEvent::EventAppended { event: stored });

@@ -22,4 +22,4 @@ pub use types::{Answer, AnswerBatch, AskRequest, Question, QuestionOption, ToolM
 pub use validate::validate_questions;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

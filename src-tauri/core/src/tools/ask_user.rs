@@ -84,6 +84,15 @@ impl ToolHandler for AskUserQuestionTool {
         tool_definition(self.settings.mode, self.settings.default_timeout_secs)
     }
 
+    /// The parsed request in the strict form the schema describes, `timeout` included in timed mode
+    /// (the default made explicit, -1 for no limit): what the question projection reads back.
+    fn canonical_arguments(&self, args: serde_json::Value) -> serde_json::Value {
+        match parse_request(&args, self.settings.mode, self.settings.default_timeout_secs) {
+            Ok(request) => request.to_arguments(self.settings.mode),
+            Err(_) => args,
+        }
+    }
+
     fn handle<'a>(
         &'a self,
         ctx: &'a ToolContext,

@@ -70,6 +70,14 @@ pub trait ToolHandler: Send + Sync {
     /// `{"name", "description", "parameters"}` as offered to the model.
     fn definition(&self) -> serde_json::Value;
 
+    /// The arguments to record for a call: a tool that accepts lenient forms returns the strict form
+    /// it understood them as, so whatever reads the log later (projections, the replayed history)
+    /// sees the call that ran. Arguments the tool refuses, and those of tools without leniencies,
+    /// come back unchanged.
+    fn canonical_arguments(&self, args: serde_json::Value) -> serde_json::Value {
+        args
+    }
+
     /// `args` is model output: untrusted, possibly not even the right JSON type.
     fn handle<'a>(
         &'a self,

@@ -44,6 +44,15 @@ impl ToolRegistry {
         self.tools.values().map(|t| t.definition()).collect()
     }
 
+    /// What to record as the arguments of a call to `name` (see [`ToolHandler::canonical_arguments`]);
+    /// unchanged for an unknown tool.
+    pub fn canonical_arguments(&self, name: &str, args: serde_json::Value) -> serde_json::Value {
+        match self.tools.get(name) {
+            Some(tool) => tool.canonical_arguments(args),
+            None => args,
+        }
+    }
+
     /// Runs one call. An unknown name is a structured error for the model, not a failure of the loop.
     pub async fn execute(
         &self,

@@ -1,5 +1,7 @@
 //! The tool as the agent loop runs it: arguments in, a result or a structured error out.
 
+mod props;
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -211,4 +213,29 @@ async fn a_tool_name_registers_once() {
     let again = AskUserQuestionTool::new(env.service.clone(), QuestionSettings::default());
     let err = reg.register(Arc::new(again)).expect_err("duplicate");
     assert_eq!(err.code(), "DUPLICATE_TOOL");
+}
+
+#[test]
+fn accepted_arguments_are_recorded_in_the_form_the_schema_describes() {
+    let service = UserQuestionService::new(Arc::new(MemoryLog::new()));
+    let timed = registry(&service, ToolMode::Timed);
+    let questions = json!([{ "id": "db", "question": "Which database?", "header": null, "multi_select": null,
+                             "options": [{ "label": "SQLite", "description": null }, { "label": "Postgres" }] }]);
+    let sent = json!(json!({ "questions": questions.to_string(), "timeout": 30.0 }).to_string());
+    let strict = json!({
+        "questions": [{ "id": "db", "question": "Which database?",
+                        "options": [{ "label": "SQLite" }, { "label": "Postgres" }], "multi_select": false }],
+        "timeout": 30,
+    });
+    assert_eq!(timed.canonical_arguments(TOOL_NAME, sent), strict);
+    // A timed call's wait is always spelt out: the default it got, or -1 for none.
+    assert_eq!(timed.canonical_arguments(TOOL_NAME, db_args())["timeout"], 120);
+    let unlimited = json!({ "questions": db_args()["questions"], "timeout": -1 });
+    assert_eq!(timed.canonical_arguments(TOOL_NAME, unlimited)["timeout"], -1);
+    let legacy = registry(&service, ToolMode::Legacy);
+    assert_eq!(legacy.canonical_arguments(TOOL_NAME, db_args()).get("timeout"), None);
+    // Refused arguments, and other tools' arguments, stay as the model sent them.
+    let refused = json!({ "questions": db_args()["questions"], "timeout": 30 });
+    assert_eq!(legacy.canonical_arguments(TOOL_NAME, refused.clone()), refused);
+    assert_eq!(legacy.canonical_arguments("read_file", json!("{\"path\": 1}")), json!("{\"path\": 1}"));
 }

@@ -2,7 +2,7 @@
 //! `cargo test -p hark-core question` selects them by path.
 
 mod answers;
-mod props;
+pub(crate) mod props;
 mod requests;
 mod results;
 mod schema;

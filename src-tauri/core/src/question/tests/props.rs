@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use super::*;
 
 /// Arbitrary JSON trees, biased towards the vocabulary's own keys so objects often look like requests.
-fn arb_json() -> impl Strategy<Value = Value> {
+pub(crate) fn arb_json() -> impl Strategy<Value = Value> {
     let key = prop_oneof![
         3 => prop::sample::select(vec![
             "questions", "timeout", "id", "question", "header", "options", "multi_select", "label",
@@ -71,7 +71,7 @@ fn arb_questions() -> impl Strategy<Value = Vec<Question>> {
     (limits::MIN_QUESTIONS..=limits::MAX_QUESTIONS).prop_flat_map(|n| (0..n).map(arb_question).collect::<Vec<_>>())
 }
 
-fn arb_request(mode: ToolMode) -> impl Strategy<Value = AskRequest> {
+pub(crate) fn arb_request(mode: ToolMode) -> impl Strategy<Value = AskRequest> {
     let wait = match mode {
         ToolMode::Legacy => Just(WaitLimit::Indefinite).boxed(),
         ToolMode::Timed => {
@@ -82,13 +82,13 @@ fn arb_request(mode: ToolMode) -> impl Strategy<Value = AskRequest> {
     (arb_questions(), wait).prop_map(|(questions, wait)| AskRequest { questions, wait })
 }
 
-fn arb_mode() -> impl Strategy<Value = ToolMode> {
+pub(crate) fn arb_mode() -> impl Strategy<Value = ToolMode> {
     prop_oneof![Just(ToolMode::Legacy), Just(ToolMode::Timed)]
 }
 
 /// A valid request's arguments with one targeted mutation: a field replaced by arbitrary JSON, removed,
 /// an unknown field added, or a question duplicated.
-fn near_valid() -> impl Strategy<Value = (ToolMode, Value)> {
+pub(crate) fn near_valid() -> impl Strategy<Value = (ToolMode, Value)> {
     (arb_mode(), any::<prop::sample::Index>(), arb_json(), 0u8..6, any::<prop::sample::Index>()).prop_flat_map(
         |(mode, qi, junk, kind, field)| {
             arb_request(mode).prop_map(move |req| {
