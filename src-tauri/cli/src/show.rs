@@ -71,6 +71,7 @@ fn details(event: &Event) -> String {
         }
         Event::InboxDiscarded { message_id, reason } => format!("id={} reason={}", text(message_id), text(reason)),
         Event::ModelError { error } => text(&error.to_string()),
+        Event::Unknown { body, .. } => format!("(from a newer Hark) {}", text(&body.to_string())),
     }
 }
 

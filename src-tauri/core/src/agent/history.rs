@@ -63,7 +63,16 @@ pub fn history(events: &[StoredEvent]) -> Vec<ChatMessage> {
             Event::ToolResult { call_id, outcome } => {
                 messages.push(ChatMessage::tool(call_id.clone(), outcome_text(outcome)))
             }
-            _ => {}
+            Event::SessionCreated { .. }
+            | Event::RequestHeader { .. }
+            | Event::TurnStarted { .. }
+            | Event::ToolCall { .. }
+            | Event::InboxQueued { .. }
+            | Event::InboxDiscarded { .. }
+            | Event::TurnEnded { .. }
+            | Event::ModelError { .. } => {}
+            // An event only a newer build understands is not part of what this build tells the model.
+            Event::Unknown { .. } => {}
         }
     }
     messages

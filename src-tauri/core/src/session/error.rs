@@ -21,6 +21,18 @@ pub enum StoreError {
         path.display()
     )]
     Corrupt { path: PathBuf, detail: String },
+    /// One row of one session cannot be read; the rest of the store is fine. `seq` is the row's key
+    /// within the session.
+    #[error(
+        "event {seq} of session {session} in {} cannot be read: {detail}. Only this session is affected \
+         and nothing was changed. To open it again, fix or delete that row (table `events`, session_id \
+         {session}, seq {seq}) or restore it from a backup; if a newer Hark wrote it, that version may read it.",
+        path.display()
+    )]
+    EventUnreadable { path: PathBuf, session: String, seq: i64, detail: String },
+    /// [`crate::session::Event::Unknown`] only ever comes from reading what a newer build wrote.
+    #[error("a {type_name:?} event cannot be appended: this build does not know that event type")]
+    UnknownEventType { type_name: String },
     #[error("the store {} is busy (another process holds it): {detail}", path.display())]
     Busy { path: PathBuf, detail: String },
     #[error("store I/O failed on {}: {detail}", path.display())]
@@ -33,6 +45,8 @@ impl StoreError {
             StoreError::NotFound { .. } => "NOT_FOUND",
             StoreError::SchemaTooNew { .. } => "SCHEMA_TOO_NEW",
             StoreError::Corrupt { .. } => "STORE_CORRUPT",
+            StoreError::EventUnreadable { .. } => "EVENT_UNREADABLE",
+            StoreError::UnknownEventType { .. } => "UNKNOWN_EVENT_TYPE",
             StoreError::Busy { .. } => "STORE_BUSY",
             StoreError::Io { .. } => "STORE_IO",
         }
@@ -54,11 +68,14 @@ impl StoreError {
         }
     }
 
-    /// A stored row that no longer decodes: the file changed under us or was edited by hand.
+    /// A stored row that does not decode: edited by hand, damaged, or written differently by another
+    /// build. Only its session is affected, so the error names the row rather than the whole file.
     pub(crate) fn bad_row(path: &Path, session: &str, seq: i64, detail: impl std::fmt::Display) -> Self {
-        StoreError::Corrupt {
+        StoreError::EventUnreadable {
             path: path.to_path_buf(),
-            detail: format!("event {seq} of session {session} does not decode: {detail}"),
+            session: session.to_string(),
+            seq,
+            detail: detail.to_string(),
         }
     }
 }

@@ -1,7 +1,10 @@
 //! The typed events of a session log. The `type` tag is the stored wire name; renaming a variant's
-//! tag is a schema change (old rows would stop decoding), so tags only ever get added.
+//! tag is a schema change (old rows would be read as unknown and skipped), so tags only ever get added.
 
-use serde::{Deserialize, Serialize};
+use serde::de::Error as _;
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde_json::{Map, Value};
 
 use crate::question::ToolMode;
 
@@ -13,23 +16,38 @@ pub const USER_QUESTION_REPLY: &str = "user-question-reply";
 
 /// Defines [`Event`] and, from the same variant list, [`StoredBody`]: an externally tagged twin the
 /// store decodes rows into, with the tag taken from the `type` column. Decoding `Event` itself goes
-/// through serde's internally tagged path, which buffers every field of every row before building
-/// the variant; the twin skips that and roughly halves the time to read a long session.
+/// through a buffered map first; the twin skips that and roughly halves the time to read a long
+/// session.
+///
+/// Besides the listed variants, `Event` has [`Event::Unknown`]: a row whose type a newer build
+/// added. It is read back (so that build's session still opens here) and skipped by every reader.
 macro_rules! events {
     ($(
         $(#[$vmeta:meta])*
         $tag:literal => $variant:ident { $( $(#[$fmeta:meta])* $field:ident : $ty:ty ),* $(,)? }
     ),* $(,)?) => {
-        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[derive(Debug, Clone, PartialEq, Serialize)]
         #[serde(tag = "type")]
         pub enum Event {
             $( $(#[$vmeta])* #[serde(rename = $tag)] $variant { $( $(#[$fmeta])* $field: $ty ),* }, )*
+            /// An event of a type this build does not know, as a newer build stored it: `body` is the
+            /// stored JSON. Never written by this build; serialized as the body with its `type`.
+            #[serde(untagged, serialize_with = "serialize_unknown")]
+            Unknown { type_name: String, body: serde_json::Value },
         }
 
         impl Event {
             /// The stored `type` tag, kept in its own column so rows can be filtered without parsing JSON.
-            pub fn type_name(&self) -> &'static str {
-                match self { $( Event::$variant { .. } => $tag, )* }
+            pub fn type_name(&self) -> &str {
+                match self {
+                    $( Event::$variant { .. } => $tag, )*
+                    Event::Unknown { type_name, .. } => type_name,
+                }
+            }
+
+            /// Whether this build has a variant for the `type` tag.
+            pub(crate) fn is_known_type(tag: &str) -> bool {
+                matches!(tag, $( $tag )|*)
             }
         }
 
@@ -86,6 +104,41 @@ events! {
     "turn/ended" => TurnEnded { turn_id: String, reason: String },
     /// `error` is `{name, code, message}`.
     "model/error" => ModelError { error: serde_json::Value },
+}
+
+/// An unknown event as JSON: its `type`, then the fields of its stored body (a body that is not an
+/// object is kept whole under `body`), so it reads like the event that was stored.
+fn serialize_unknown<S: Serializer>(type_name: &str, body: &Value, s: S) -> Result<S::Ok, S::Error> {
+    let mut map = s.serialize_map(None)?;
+    map.serialize_entry("type", type_name)?;
+    match body {
+        Value::Object(fields) => {
+            for (key, value) in fields.iter().filter(|(key, _)| key.as_str() != "type") {
+                map.serialize_entry(key, value)?;
+            }
+        }
+        other => map.serialize_entry("body", other)?,
+    }
+    map.end()
+}
+
+/// An event from its self-describing JSON (`type` inside). A `type` this build does not know gives
+/// [`Event::Unknown`] holding the whole object.
+impl<'de> Deserialize<'de> for Event {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Event, D::Error> {
+        let mut fields = Map::<String, Value>::deserialize(d)?;
+        let tag = match fields.get("type") {
+            Some(Value::String(tag)) => tag.clone(),
+            Some(_) => return Err(D::Error::custom("an event's `type` must be a string")),
+            None => return Err(D::Error::missing_field("type")),
+        };
+        if !Event::is_known_type(&tag) {
+            return Ok(Event::Unknown { type_name: tag, body: Value::Object(fields) });
+        }
+        fields.remove("type");
+        let tagged = Value::Object(Map::from_iter([(tag, Value::Object(fields))]));
+        StoredBody::deserialize(tagged).map(Event::from).map_err(D::Error::custom)
+    }
 }
 
 /// Which model a session was created with. Never carries a key.
@@ -183,6 +236,21 @@ mod tests {
     }
 
     #[test]
+    fn an_unknown_event_reads_and_writes_as_the_json_it_was() {
+        let json = serde_json::json!({"type": "future/thing", "call_id": "c", "detail": {"x": 1}});
+        let event: Event = serde_json::from_value(json.clone()).unwrap();
+        assert_eq!(event, Event::Unknown { type_name: "future/thing".into(), body: json.clone() });
+        assert_eq!(event.type_name(), "future/thing");
+        assert_eq!(serde_json::to_value(&event).unwrap(), json);
+        // A body that is not an object keeps its place under `body`.
+        let odd = Event::Unknown { type_name: "future/list".into(), body: serde_json::json!([1]) };
+        assert_eq!(serde_json::to_value(&odd).unwrap(), serde_json::json!({"type": "future/list", "body": [1]}));
+        // A known type still has to decode as that type.
+        assert!(serde_json::from_str::<Event>(r#"{"type":"turn/started","turn_id":"t"}"#).is_err());
+        assert!(serde_json::from_str::<Event>(r#"{"turn_id":"t"}"#).is_err());
+    }
+
+    #[test]
     fn outcomes_use_the_documented_status_tags() {
         let unknown = serde_json::to_value(ToolOutcome::Unknown).unwrap();
         assert_eq!(unknown, serde_json::json!({"status": "TOOL_OUTCOME_UNKNOWN"}));
@@ -211,5 +279,12 @@ mod tests {
         assert_eq!(json["seq"], 3);
         let back: StoredEvent = serde_json::from_value(json).unwrap();
         assert_eq!(back, stored);
+
+        let body = serde_json::json!({"type": "future/thing", "n": 1});
+        let unknown = StoredEvent { event: Event::Unknown { type_name: "future/thing".into(), body }, ..stored };
+        let json = serde_json::to_value(&unknown).unwrap();
+        assert_eq!((&json["type"], &json["n"], &json["seq"]), (&"future/thing".into(), &1.into(), &3.into()));
+        let back: StoredEvent = serde_json::from_value(json).unwrap();
+        assert_eq!(back, unknown);
     }
 }

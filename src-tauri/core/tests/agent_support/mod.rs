@@ -144,7 +144,7 @@ pub async fn run(agent: &Agent, prompt: &str) {
     tokio::time::timeout(Duration::from_secs(20), agent.wait_idle()).await.expect("the agent went idle");
 }
 
-pub fn types(events: &[StoredEvent]) -> Vec<&'static str> {
+pub fn types(events: &[StoredEvent]) -> Vec<&str> {
     events.iter().map(|e| e.event.type_name()).collect()
 }
 

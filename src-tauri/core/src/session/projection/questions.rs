@@ -93,6 +93,8 @@ impl QuestionFold {
             | Event::TurnStarted { .. }
             | Event::AssistantMessage { .. }
             | Event::ModelError { .. } => false,
+            // What a newer build recorded cannot be understood here, so it changes nothing.
+            Event::Unknown { .. } => false,
         }
     }
 

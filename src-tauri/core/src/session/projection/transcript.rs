@@ -202,6 +202,8 @@ impl Builder {
             Event::ModelError { error } => {
                 self.push(at, TranscriptItem::ModelError { seq, at, error: error.clone() });
             }
+            // Nothing to show for an event only a newer build understands.
+            Event::Unknown { .. } => {}
         }
     }
 

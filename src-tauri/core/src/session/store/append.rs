@@ -148,7 +148,12 @@ fn to_sql_int(v: u64) -> i64 {
     i64::try_from(v).unwrap_or(i64::MAX)
 }
 
+/// The stored body. Events of an unknown type are refused: this build cannot vouch for one it did
+/// not read, and writing it back would put a row in the log no build defined.
 fn encode(path: &Path, event: &Event) -> Result<String, StoreError> {
+    if let Event::Unknown { type_name, .. } = event {
+        return Err(StoreError::UnknownEventType { type_name: type_name.clone() });
+    }
     serde_json::to_string(event).map_err(|e| StoreError::Io {
         path: path.to_path_buf(),
         detail: format!("cannot encode a {} event: {e}", event.type_name()),

@@ -88,12 +88,15 @@ impl Store {
             .ok_or_else(|| StoreError::Io { path: self.path.clone(), detail: "the append stored nothing".into() })
     }
 
-    /// Appends events in one transaction: all are stored with consecutive `seq`, or none is.
+    /// Appends events in one transaction: all are stored with consecutive `seq`, or none is. A batch
+    /// holding an [`Event::Unknown`] is refused whole with UNKNOWN_EVENT_TYPE.
     pub fn append_batch(&self, session: &str, events: Vec<Event>) -> Result<Vec<StoredEvent>, StoreError> {
         self.writer().append(&self.path, session, events)
     }
 
-    /// The whole log of a session, in `seq` order. NOT_FOUND for an unknown session.
+    /// The whole log of a session, in `seq` order. NOT_FOUND for an unknown session. A row of a type
+    /// a newer build added reads as [`Event::Unknown`]; a row that does not decode otherwise fails
+    /// the read with EVENT_UNREADABLE, naming the row.
     pub fn events(&self, session: &str) -> Result<Vec<StoredEvent>, StoreError> {
         self.readers.with(|conn| read::events(conn, self.readers.path(), session))
     }

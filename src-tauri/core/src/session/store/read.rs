@@ -42,7 +42,8 @@ fn stored_event(
         session_id: session.to_string(),
         seq: u64::try_from(seq).map_err(|e| StoreError::bad_row(path, session, seq, e))?,
         at: from_micros(at),
-        event: decode::event(tag, body).map_err(|e| StoreError::bad_row(path, session, seq, e))?,
+        event: decode::event(tag, body)
+            .map_err(|e| StoreError::bad_row(path, session, seq, format!("its {tag} body does not decode ({e})")))?,
     })
 }
 
