@@ -153,10 +153,7 @@ impl Notifier {
                 // must not vanish, so the window comes up on the question and says why.
                 Err(e) => {
                     let e = crate::error::WireError::of(&e);
-                    let notice = crate::error::WireError {
-                        message: format!("Your answer from the notification was not taken: {}", e.message),
-                        ..e
-                    };
+                    let notice = crate::error::WireError { message: notify::refusal_text(&e.code, &e.message), ..e };
                     crate::tray::show_window(&self.app);
                     crate::events::focus_with(&self.app, session, Some(call_id), Some(notice));
                 }

@@ -8,21 +8,13 @@ use std::time::Duration;
 use hark_core::question::{Answer, AnswerBatch};
 use hark_core::session::{project_questions, Event, QuestionState, ToolOutcome};
 
-use crate::support::{e2e_enabled, only_session, tool_results, App, Launch, PANEL};
+use crate::support::{e2e_enabled, only_session, row_state, tool_results, App, Launch, PANEL, QUESTION_ROW};
 
 const ENTER: &str = "\u{E007}";
-const QUESTION_ROW: &str = "[data-testid='question-row']";
 const MESSAGE_BOX: &str = "textarea[aria-label='Message']";
 
 async fn panel_shown(app: &App) -> bool {
     app.displayed("section[aria-label='Question']").await
-}
-
-async fn row_state(app: &App) -> String {
-    match app.client.find(fantoccini::Locator::Css(QUESTION_ROW)).await {
-        Ok(row) => row.attr("data-state").await.ok().flatten().unwrap_or_default(),
-        Err(_) => String::new(),
-    }
 }
 
 #[tokio::test]

@@ -3,16 +3,7 @@
 
 use std::time::Duration;
 
-use crate::support::{e2e_enabled, App, Launch, PANEL};
-
-const QUESTION_ROW: &str = "[data-testid='question-row']";
-
-async fn row_state(app: &App) -> String {
-    match app.client.find(fantoccini::Locator::Css(QUESTION_ROW)).await {
-        Ok(row) => row.attr("data-state").await.ok().flatten().unwrap_or_default(),
-        Err(_) => String::new(),
-    }
-}
+use crate::support::{e2e_enabled, row_state, App, Launch, PANEL};
 
 #[tokio::test]
 async fn a_reloaded_page_does_not_keep_a_question_paused_for_ever() {

@@ -21,6 +21,17 @@ use fantoccini::{Client, ClientBuilder, Locator};
 /// The question panel, as an XPath scope.
 pub const PANEL: &str = "//section[@aria-label='Question']";
 
+/// The transcript row of a question (its `data-state` is open / continued / answered ...).
+pub const QUESTION_ROW: &str = "[data-testid='question-row']";
+
+/// The `data-state` of the first question row, "" when there is none.
+pub async fn row_state(app: &App) -> String {
+    match app.client.find(Locator::Css(QUESTION_ROW)).await {
+        Ok(row) => row.attr("data-state").await.ok().flatten().unwrap_or_default(),
+        Err(_) => String::new(),
+    }
+}
+
 /// Returns false (after saying why) when e2e tests should not run here.
 pub fn e2e_enabled(test: &str) -> bool {
     if std::env::var("HARK_E2E").as_deref() == Ok("1") {

@@ -32,6 +32,16 @@ vi.mock('@tauri-apps/api/event', () => ({
 
 const { default: App } = await import('./App.svelte');
 
+/** Clicks the sidebar row of session s1 once the list has loaded. */
+async function openSessionRow(container: HTMLElement): Promise<void> {
+  const row = await waitFor(() => {
+    const el = container.querySelector('button[data-session-id="s1"]');
+    if (!el) throw new Error('no row yet');
+    return el;
+  });
+  await fireEvent.click(row);
+}
+
 const settingsView = (isDemo: boolean) => ({
   settings: {
     provider: isDemo ? 'demo' : 'deepseek', base_url: '', model: '', demo_script: 'batch', question_mode: 'timed',
@@ -98,13 +108,7 @@ describe('App', () => {
 
   it('a foreground question takes over the composer; Close cancels the call and gives the composer back', async () => {
     pendingNow = { foreground: [{ session_id: 's1', call_id: 'c1', questions: [question], wait: null }], continued: [] };
-    const { container } = render(App);
-    const row = await waitFor(() => {
-      const el = container.querySelector('button[data-session-id="s1"]');
-      if (!el) throw new Error('no row yet');
-      return el;
-    });
-    await fireEvent.click(row);
+    await openSessionRow(render(App).container);
     const panel = await screen.findByRole('region', { name: 'Question' });
     expect(screen.queryByTestId('composer-input')).toBeNull();
     expect(screen.getByRole('radio', { name: 'SQLite' })).toBeTruthy();
@@ -119,26 +123,14 @@ describe('App', () => {
     pendingNow = { foreground: [{ session_id: 's1', call_id: 'c1', questions: [question], wait }], continued: [] };
     h.handlers.attach_question = () => ({ takeover_id: 1, remaining_ms: 60_000 });
     h.handlers.release_question = () => null;
-    const { container } = render(App);
-    const row = await waitFor(() => {
-      const el = container.querySelector('button[data-session-id="s1"]');
-      if (!el) throw new Error('no row yet');
-      return el;
-    });
-    await fireEvent.click(row);
+    await openSessionRow(render(App).container);
     await waitFor(() => expect(h.calls.some(([c]) => c === 'attach_question')).toBe(true));
     expect(h.calls.find(([c]) => c === 'open_session')?.[1]).toMatchObject({ sessionId: 's1', page: 7 });
     expect(h.calls.find(([c]) => c === 'attach_question')?.[1]).toEqual({ sessionId: 's1', callId: 'c1', page: 7 });
   });
 
   it('streams text from the channel into the live bubble', async () => {
-    const { container } = render(App);
-    const row = await waitFor(() => {
-      const el = container.querySelector('button[data-session-id="s1"]');
-      if (!el) throw new Error('no row yet');
-      return el;
-    });
-    await fireEvent.click(row);
+    await openSessionRow(render(App).container);
     await waitFor(() => expect(h.channels.length).toBe(1));
     const push = h.channels[0] as (e: AgentEvent) => void;
     push({ type: 'turn_started', session_id: 's1', turn_id: 't' });

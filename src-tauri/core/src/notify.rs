@@ -149,6 +149,17 @@ pub fn interpret(action: &str, questions: &[Question]) -> ActionChoice {
     }
 }
 
+/// What the window says when an answer given from a notification was refused (`code`, `message`: the
+/// refusal). A click on a notification still on screen is the person answering; it must never vanish.
+pub fn refusal_text(code: &str, message: &str) -> String {
+    let why = match code {
+        "NOT_PENDING" => "this question was already answered or closed".to_string(),
+        "REPLY_QUEUED" => "an answer to this question is already waiting to reach the agent".to_string(),
+        _ => message.to_string(),
+    };
+    format!("Your answer from the notification was not taken: {why}.")
+}
+
 /// Notification servers that advertise `body-markup` read `<b>`, `<a href>` and `<img>` in the body:
 /// model text must reach them as text.
 pub fn escape_markup(text: &str) -> String {
@@ -232,6 +243,19 @@ mod tests {
             options: options.iter().map(|l| QuestionOption { label: l.to_string(), description: None }).collect(),
             multi_select: false,
         }
+    }
+
+    #[test]
+    fn a_refused_notification_answer_is_explained_in_words() {
+        assert_eq!(
+            refusal_text("NOT_PENDING", "question call_1 is not waiting in the foreground"),
+            "Your answer from the notification was not taken: this question was already answered or closed."
+        );
+        assert!(refusal_text("REPLY_QUEUED", "x").contains("already waiting to reach the agent"));
+        assert_eq!(
+            refusal_text("STORE_IO", "the disk is full"),
+            "Your answer from the notification was not taken: the disk is full."
+        );
     }
 
     fn asked(ctx: &NotifyContext, questions: &[Question]) -> Option<Notice> {
