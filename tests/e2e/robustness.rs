@@ -20,9 +20,18 @@ async fn a_reloaded_page_does_not_keep_a_question_paused_for_ever() {
     app.click_button(PANEL, "Take your time").await;
     app.screenshot("1-taking-time").await;
 
-    // The page reloads (the webview's own Reload, a restarted web process): its take-over is gone
-    // with it. The new page shows the question; hiding it leaves nobody holding it.
+    // The page goes away without a word to the shell, as a crashed web process does (a page that
+    // unloads normally may still get its release out as it is hidden; this one is made to believe it
+    // stays visible), and a new page loads. The old page's take-over must not outlive it.
+    app.client
+        .execute(
+            "Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => 'visible' })",
+            vec![],
+        )
+        .await
+        .expect("keep the old page from releasing on its way out");
     app.client.refresh().await.expect("reload the page");
+    // The new page shows the question; hiding it leaves nobody holding it.
     app.find("section[aria-label='Question']").await;
     app.click_button(PANEL, "Hide").await;
     app.screenshot("2-reloaded-and-hidden").await;
