@@ -33,6 +33,8 @@ async fn question_answer_then_final_text() {
         types(&events),
         [
             "session/created",
+            // The message is durable from the moment `steer` accepts it.
+            "inbox/queued",
             "turn/started",
             "request/header",
             "user/message",

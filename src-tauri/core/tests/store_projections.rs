@@ -128,17 +128,21 @@ fn discarding_another_message_keeps_the_reservation(load: Load) {
     assert_eq!(only(load, &events).unwrap().reply_queued.as_deref(), Some("m1"));
 }
 
-fn turn_end_without_admission_releases(load: Load) {
+fn turn_end_without_admission_keeps_the_reservation(load: Load) {
+    // However a turn ends (done, stopped, Quit, or closed by crash repair), a queued reply still
+    // waits to be admitted: only its own discard frees the question for another answer.
     let text = late_text("c1", &["db"], &answers(&["db"], "A"));
-    let events = [
-        turn_started("t1"),
-        ask("c1", &["db"]),
-        pending("c1"),
-        queued("m1", "c1", &text),
-        turn_ended("t1", "completed"),
-    ];
-    let r = only(load, &events).unwrap();
-    assert_eq!((r.state, r.reply_queued), (QuestionState::Continued, None));
+    for reason in ["completed", "aborted", "interrupted"] {
+        let events = [
+            turn_started("t1"),
+            ask("c1", &["db"]),
+            pending("c1"),
+            queued("m1", "c1", &text),
+            turn_ended("t1", reason),
+        ];
+        let r = only(load, &events).unwrap();
+        assert_eq!((r.state, r.reply_queued.as_deref()), (QuestionState::Continued, Some("m1")), "{reason}");
+    }
 }
 
 fn admitted_reply_settles_late(load: Load) {
@@ -242,7 +246,7 @@ both!(
     queued_reply_for_a_call_that_is_not_continued_reserves_nothing,
     discarded_reply_releases,
     discarding_another_message_keeps_the_reservation,
-    turn_end_without_admission_releases,
+    turn_end_without_admission_keeps_the_reservation,
     admitted_reply_settles_late,
     unusable_reply_text_settles_with_an_empty_batch,
     first_admitted_reply_wins,

@@ -4,9 +4,9 @@ mod store_common;
 
 use hark_core::question::ToolMode;
 use hark_core::session::{
-    project_transcript, Event, QuestionState, StoredEvent, ToolOutcome, Transcript, TranscriptItem,
+    project_transcript, Event, MessageSource, QuestionState, StoredEvent, ToolOutcome, Transcript, TranscriptItem,
 };
-use serde_json::json;
+use serde_json::{json, Value};
 use store_common::*;
 
 type Load = fn(&[Event]) -> Vec<StoredEvent>;
@@ -173,6 +173,52 @@ fn queued_reply_answers_show_on_the_tool_row(load: Load) {
     }
 }
 
+fn queued_messages_are_listed_until_admitted(load: Load) {
+    let batch = answers(&["db"], "A");
+    let text = late_text("c1", &["db"], &batch);
+    let typed = |id: &str, text: &str| Event::InboxQueued {
+        message_id: id.into(),
+        text: text.into(),
+        // As the agent records a message the person typed.
+        source: MessageSource { kind: "user-typed".into(), call_id: String::new(), outcome: String::new() },
+    };
+    let waiting = [
+        turn_started("t1"),
+        ask("c1", &["db"]),
+        pending("c1"),
+        queued("m1", "c1", &text),
+        typed("m2", "also use docker"),
+        typed("m3", "never mind"),
+        discarded("m3"),
+        turn_ended("t1", "interrupted"),
+    ];
+    let t = transcript(load, &waiting);
+    let json = serde_json::to_value(&t).unwrap();
+    let queued = json["queued"].as_array().expect("a queued list");
+    assert_eq!(queued.len(), 2, "{queued:#?}");
+    assert_eq!(
+        (&queued[0]["kind"], &queued[0]["message_id"], &queued[0]["call_id"]),
+        (&json!("late_answer"), &json!("m1"), &json!("c1"))
+    );
+    assert_eq!(queued[0]["answers"], serde_json::to_value(&batch).unwrap());
+    assert_eq!(
+        (&queued[1]["kind"], &queued[1]["message_id"], &queued[1]["text"]),
+        (&json!("user_message"), &json!("m2"), &json!("also use docker"))
+    );
+    assert_eq!(queued[1]["seq"], 6, "the seq of its inbox/queued event");
+    assert!(json["turns"][0]["items"].as_array().unwrap().iter().all(|i| i["kind"] == "tool_call"));
+
+    let admitted: Vec<Event> = waiting
+        .iter()
+        .cloned()
+        .chain([turn_started("t2"), admitted("m1", "c1", &text), user("m2", "also use docker")])
+        .collect();
+    let json = serde_json::to_value(transcript(load, &admitted)).unwrap();
+    assert_eq!(json["queued"], json!([]), "admitted messages are no longer queued");
+    let kinds: Vec<&Value> = json["turns"][1]["items"].as_array().unwrap().iter().map(|i| &i["kind"]).collect();
+    assert_eq!(kinds, [&json!("late_answer"), &json!("user_message")]);
+}
+
 fn events_outside_turns_get_a_turn_of_their_own(load: Load) {
     let events = [
         user("m0", "before"),
@@ -229,6 +275,7 @@ both!(
     unreadable_late_answer_keeps_its_raw_text,
     pasted_reply_json_stays_a_plain_message,
     queued_reply_answers_show_on_the_tool_row,
+    queued_messages_are_listed_until_admitted,
     events_outside_turns_get_a_turn_of_their_own,
     interrupted_turn_shows_its_end,
     serializes_with_kind_tags,

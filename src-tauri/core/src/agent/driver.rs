@@ -84,11 +84,8 @@ async fn turn(shared: &Shared, abort: &CancellationToken) -> Result<(), AgentErr
         Ok(reason) => *reason,
         Err(_) => "error",
     };
-    if reason == "aborted" {
-        discard_queue(shared, "the turn was aborted");
-    }
+    // Whatever still waits in the queue stays there (and in the log): the next turn admits it.
     let ended = append(shared, Event::TurnEnded { turn_id: turn_id.clone(), reason: reason.to_string() });
-    shared.deps.service.on_turn_ended(&shared.session_id);
     shared.emit(AgentEvent::TurnEnded { session_id: shared.session_id.clone(), turn_id, reason: reason.to_string() });
     result.and(ended)
 }
@@ -119,46 +116,32 @@ async fn steps(shared: &Shared, abort: &CancellationToken) -> Result<&'static st
     }
 }
 
-/// Appends every waiting message as `user/message`; a late reply is reported admitted to the service.
+/// Appends every waiting message as `user/message` under its inbox id; a late reply is reported
+/// admitted to the service.
 fn admit(shared: &Shared) -> Result<usize, AgentError> {
     let inputs: Vec<Input> = {
         let mut state = lock(&shared.state);
         let inputs: Vec<Input> = state.queue.drain(..).collect();
         for input in &inputs {
-            if let Input::Reply(m) = input {
+            if let Input::Message(m) = input {
                 state.admitted.insert(m.message_id.clone());
             }
         }
         inputs
     };
-    let count = inputs.iter().filter(|i| !matches!(i, Input::Retry)).count();
+    let mut count = 0;
     for input in inputs {
-        match input {
-            Input::Retry => {}
-            Input::User(text) => {
-                let message_id = uuid::Uuid::new_v4().to_string();
-                append(shared, Event::UserMessage { message_id, text, source: None })?;
-            }
-            Input::Reply(message) => {
-                let id = message.message_id.clone();
-                append(
-                    shared,
-                    Event::UserMessage { message_id: id.clone(), text: message.text, source: Some(message.source) },
-                )?;
-                shared.deps.service.on_admitted(&shared.session_id, &id);
-            }
+        let Input::Message(message) = input else { continue };
+        count += 1;
+        let reply = message.source.reply_call_id().is_some();
+        // A typed message is recorded without a source, as typed messages always were; the inbox
+        // event with the same id says how it arrived.
+        let source = reply.then_some(message.source);
+        let id = message.message_id;
+        append(shared, Event::UserMessage { message_id: id.clone(), text: message.text, source })?;
+        if reply {
+            shared.deps.service.on_admitted(&shared.session_id, &id);
         }
     }
     Ok(count)
-}
-
-/// An aborted turn admits nothing more: typed messages are dropped and late replies released so
-/// the user can answer again.
-fn discard_queue(shared: &Shared, reason: &str) {
-    let inputs: Vec<Input> = lock(&shared.state).queue.drain(..).collect();
-    for input in inputs {
-        if let Input::Reply(message) = input {
-            let _ = shared.deps.service.on_discarded(&shared.session_id, &message.message_id, reason);
-        }
-    }
 }

@@ -6,6 +6,11 @@
 //! pending. Late answers reach it as steered user messages from the service, admitted at the next
 //! step boundary (or starting a turn when idle) like any message the user types.
 //!
+//! Every message waiting for a step boundary is already in the session log as `inbox/queued` (the
+//! service records late answers, [`Agent::steer`] typed ones), so the in-memory queue is only a
+//! copy: a Stop leaves it for the next turn, and a Quit or a crash loses nothing, because opening
+//! the session queues again whatever the log says still waits.
+//!
 //! Desktop usage: [`Agent::create`] or [`Agent::open`] (one per open session), [`Agent::steer`] to
 //! send, [`Agent::abort`], [`Agent::subscribe`]; answers go to the [`UserQuestionService`].
 
@@ -30,7 +35,9 @@ pub use history::{history, outcome_text, UNKNOWN_OUTCOME_TEXT};
 use crate::model::ModelProvider;
 use crate::question::AnswerBatch;
 use crate::service::{lock, Responded, ServiceError, SteerMessage, UserQuestionService};
-use crate::session::{project_questions, Event, ModelRef, SessionId, Store, StoreError};
+use crate::session::{
+    project_questions, queued_messages, Event, MessageSource, ModelRef, SessionId, Store, StoreError,
+};
 use crate::tools::QuestionSettings;
 
 /// The default bound on model steps in one turn.
@@ -118,11 +125,11 @@ impl Serialize for AgentError {
     }
 }
 
-/// A message waiting for the next step boundary.
+/// What waits for the next step boundary.
 #[derive(Debug, Clone)]
 enum Input {
-    User(String),
-    Reply(SteerMessage),
+    /// A message recorded as `inbox/queued` (typed, or a late answer), admitted under its id.
+    Message(SteerMessage),
     /// Run a turn on the history as it stands (after a model error), admitting nothing new.
     Retry,
 }
@@ -156,17 +163,27 @@ impl Shared {
     }
 
     fn push(&self, input: Input) -> Result<(), AgentError> {
+        self.push_recorded(input, None)
+    }
+
+    /// Queues `input`, appending `record` first. Both happen under the state lock, so a closed agent
+    /// records nothing, and typed messages wait in the order the log has them (which is the order a
+    /// reopened session admits them in).
+    fn push_recorded(&self, input: Input, record: Option<Event>) -> Result<(), AgentError> {
         {
             let mut state = lock(&self.state);
             if state.closed {
                 return Err(AgentError::Closed);
             }
-            if let Input::Reply(reply) = &input {
+            if let Input::Message(message) = &input {
                 let queued =
-                    state.queue.iter().any(|i| matches!(i, Input::Reply(r) if r.message_id == reply.message_id));
-                if queued || state.admitted.contains(&reply.message_id) {
+                    state.queue.iter().any(|i| matches!(i, Input::Message(m) if m.message_id == message.message_id));
+                if queued || state.admitted.contains(&message.message_id) {
                     return Ok(());
                 }
+            }
+            if let Some(event) = record {
+                driver::append(self, event)?;
             }
             state.queue.push_back(input);
             // Under the lock, like the driver's write: set outside it, a turn that took this input and
@@ -224,18 +241,12 @@ impl Agent {
         deps.service.load_session(session_id, &records);
         let instance_id = uuid::Uuid::new_v4().to_string();
         let mut steer = deps.service.set_live_root(session_id, &instance_id);
-        // A reply queued in the inbox by an earlier run is not re-sent by the service (it only
-        // knows its id); its text is in the log.
-        let mut queue = VecDeque::new();
-        for message_id in records.iter().filter_map(|r| r.reply_queued.as_ref()) {
-            let queued = events.iter().find_map(|e| match &e.event {
-                Event::InboxQueued { message_id: m, text, source } if m == message_id => {
-                    Some(SteerMessage { message_id: m.clone(), text: text.clone(), source: source.clone() })
-                }
-                _ => None,
-            });
-            queue.extend(queued.map(Input::Reply));
-        }
+        // What an earlier run accepted and never admitted (it was stopped, quit or killed first)
+        // waits in the log; the service does not re-send a reply it only knows the id of.
+        let queue: VecDeque<Input> = queued_messages(&events)
+            .into_iter()
+            .map(|m| Input::Message(SteerMessage { message_id: m.message_id, text: m.text, source: m.source }))
+            .collect();
         let admitted = events
             .iter()
             .filter_map(|e| match &e.event {
@@ -263,7 +274,7 @@ impl Agent {
             let shared = Arc::clone(&shared);
             tokio::spawn(async move {
                 while let Some(message) = steer.recv().await {
-                    if shared.push(Input::Reply(message)).is_err() {
+                    if shared.push(Input::Message(message)).is_err() {
                         break;
                     }
                 }
@@ -307,8 +318,21 @@ impl Agent {
     }
 
     /// A user message: admitted at the next step boundary of the running turn, or starts a turn.
+    /// It is recorded as `inbox/queued` before this returns, so an accepted message survives a Stop
+    /// (the next turn admits it), a Quit and a crash (the next open admits it). Fails with a store
+    /// error when it could not be recorded, and then nothing was queued.
     pub fn steer(&self, text: impl Into<String>) -> Result<(), AgentError> {
-        self.shared.push(Input::User(text.into()))
+        let message = SteerMessage {
+            message_id: uuid::Uuid::new_v4().to_string(),
+            text: text.into(),
+            source: MessageSource::typed(),
+        };
+        let queued = Event::InboxQueued {
+            message_id: message.message_id.clone(),
+            text: message.text.clone(),
+            source: message.source.clone(),
+        };
+        self.shared.push_recorded(Input::Message(message), Some(queued))
     }
 
     /// Runs another turn on the recorded history without a new message: what "Retry" after a model
@@ -321,6 +345,7 @@ impl Agent {
     }
 
     /// Cancels the running turn and everything it awaits. Returns whether a turn was running.
+    /// Messages waiting for a step boundary are not dropped: they start the next turn at once.
     pub fn abort(&self) -> bool {
         let state = lock(&self.shared.state);
         match &state.turn_abort {

@@ -52,13 +52,13 @@ pub enum QuestionEvent {
         outcome: Outcome,
     },
     /// A late reply was queued in the session inbox and awaits admission; answering again is refused
-    /// with `REPLY_QUEUED` until it is admitted or released.
+    /// with `REPLY_QUEUED` until it is admitted or discarded.
     ReplyQueued {
         session_id: String,
         call_id: String,
         message_id: String,
     },
-    /// A queued reply was discarded or its turn ended unadmitted: the question can be answered again.
+    /// A queued reply was discarded: the question can be answered again.
     ReplyReleased {
         session_id: String,
         call_id: String,

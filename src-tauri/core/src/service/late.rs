@@ -2,9 +2,10 @@
 //! per-session reply reservation, and the steer channel that carries a late answer to the agent.
 //!
 //! A continued question settles only when its reply is *admitted* (the agent appends it as
-//! `user/message`). Until then the session's reservation blocks a second reply (`REPLY_QUEUED`); a
-//! discarded reply or a turn that ends without admitting it frees the reservation. The rules mirror
-//! the store's questions projection so that reopening a session rebuilds the same state.
+//! `user/message`). Until then the session's reservation blocks a second reply (`REPLY_QUEUED`); only
+//! a discarded reply frees it, so a reply survives a stopped turn, a Quit and a crash and is admitted
+//! later. The rules mirror the store's questions projection so that reopening a session rebuilds
+//! the same state.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -110,7 +111,7 @@ impl LateAnswers {
                 ErrorCode::ReplyQueued,
                 format!(
                     "a late reply (to question {}) already waits for the agent to take it; try again once it \
-                     is admitted or released",
+                     is admitted or discarded",
                     r.call_id
                 ),
             ));
@@ -199,13 +200,6 @@ impl LateAnswers {
         } else {
             None
         }
-    }
-
-    /// Frees whatever reservation the session holds: (call id, message id).
-    pub(crate) fn release_any(&self, session: &str) -> Option<(String, String)> {
-        let mut sessions = lock(&self.sessions);
-        let r = sessions.get_mut(session)?.reservation.take()?;
-        Some((r.call_id, r.message_id))
     }
 
     /// Rebuilds continued questions and a queued reply from the durable projection. Merges: state

@@ -272,9 +272,10 @@ impl UserQuestionService {
         Some(call_id)
     }
 
-    /// The agent dropped reply `message_id` without admitting it: the reservation is released (the
-    /// user may answer again) and `inbox/discarded` is recorded — by the service, not the agent.
-    /// Returns whether that reply held the reservation.
+    /// Reply `message_id` is dropped without being admitted: the reservation is released (the user
+    /// may answer again) and `inbox/discarded` is recorded. This is the only release: a reply waits
+    /// through turn ends, Quit and crashes until it is admitted. Returns whether that reply held
+    /// the reservation.
     pub fn on_discarded(&self, session: &str, message_id: &str, reason: &str) -> Result<bool, ServiceError> {
         let Some(call_id) = self.inner.late.release(session, message_id) else {
             return Ok(false);
@@ -287,18 +288,6 @@ impl UserQuestionService {
         let discarded = Event::InboxDiscarded { message_id: message_id.to_string(), reason: reason.to_string() };
         self.inner.log.append(session, discarded)?;
         Ok(true)
-    }
-
-    /// A turn of the session ended. A reply still unadmitted loses its reservation (the recorded
-    /// `turn/ended` releases it in the projection too). Returns the released message id.
-    pub fn on_turn_ended(&self, session: &str) -> Option<String> {
-        let (call_id, message_id) = self.inner.late.release_any(session)?;
-        self.inner.events.send(|| QuestionEvent::ReplyReleased {
-            session_id: session.to_string(),
-            call_id,
-            message_id: message_id.clone(),
-        });
-        Some(message_id)
     }
 
     /// Rebuilds continued questions and a queued reply of a session being opened, from the store's

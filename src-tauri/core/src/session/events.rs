@@ -14,6 +14,9 @@ pub type SessionId = String;
 /// The `source.kind` of a user message that carries a late answer to a continued question.
 pub const USER_QUESTION_REPLY: &str = "user-question-reply";
 
+/// The `source.kind` of an inbox message the person typed.
+pub const USER_TYPED: &str = "user-typed";
+
 /// Defines [`Event`] and, from the same variant list, [`StoredBody`]: an externally tagged twin the
 /// store decodes rows into, with the tag taken from the `type` column. Decoding `Event` itself goes
 /// through a buffered map first; the twin skips that and roughly halves the time to read a long
@@ -97,7 +100,8 @@ events! {
     /// `arguments` is the parsed JSON, or the raw text as a JSON string when the model sent invalid JSON.
     "tool/call" => ToolCall { call_id: String, name: String, arguments: serde_json::Value },
     "tool/result" => ToolResult { call_id: String, outcome: ToolOutcome },
-    /// A message waiting in the session inbox for admission (a late answer, usually).
+    /// A message waiting in the session inbox for admission: a late answer, or a message the person
+    /// typed (recorded when the agent accepts it, admitted as `user/message` under the same id).
     "inbox/queued" => InboxQueued { message_id: String, text: String, source: MessageSource },
     "inbox/discarded" => InboxDiscarded { message_id: String, reason: String },
     /// `reason`: "completed" | "aborted" | "error" | "step_limit" | "interrupted".
@@ -153,13 +157,16 @@ pub struct ModelRef {
     pub script: Option<String>,
 }
 
-/// Where a user message came from when it is not typed by the user directly.
+/// Where an inbox message (or a user message that is not plain typed text) came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MessageSource {
-    /// [`USER_QUESTION_REPLY`] for late answers.
+    /// [`USER_QUESTION_REPLY`] for late answers, [`USER_TYPED`] for typed inbox messages.
     pub kind: String,
+    /// Empty for a typed message. Always written: earlier builds require the field.
+    #[serde(default)]
     pub call_id: String,
-    /// "answered".
+    /// "answered" for a late answer; empty for a typed message.
+    #[serde(default)]
     pub outcome: String,
 }
 
@@ -173,9 +180,18 @@ impl MessageSource {
         }
     }
 
+    /// The source of a message the person typed.
+    pub fn typed() -> Self {
+        MessageSource { kind: USER_TYPED.to_string(), call_id: String::new(), outcome: String::new() }
+    }
+
     /// The call this message answers late, when it is a late answer.
     pub fn reply_call_id(&self) -> Option<&str> {
         (self.kind == USER_QUESTION_REPLY).then_some(self.call_id.as_str())
+    }
+
+    pub fn is_typed(&self) -> bool {
+        self.kind == USER_TYPED
     }
 }
 
@@ -223,6 +239,7 @@ mod tests {
             Event::ToolCall { call_id: "c".into(), name: "x".into(), arguments: serde_json::json!({}) },
             Event::ToolResult { call_id: "c".into(), outcome: ToolOutcome::Unknown },
             Event::InboxQueued { message_id: "m".into(), text: "x".into(), source: MessageSource::question_reply("c") },
+            Event::InboxQueued { message_id: "t".into(), text: "typed".into(), source: MessageSource::typed() },
             Event::InboxDiscarded { message_id: "m".into(), reason: "r".into() },
             Event::TurnEnded { turn_id: "t".into(), reason: "completed".into() },
             Event::ModelError { error: serde_json::json!({"name":"E","code":"C","message":"m"}) },
@@ -248,6 +265,15 @@ mod tests {
         // A known type still has to decode as that type.
         assert!(serde_json::from_str::<Event>(r#"{"type":"turn/started","turn_id":"t"}"#).is_err());
         assert!(serde_json::from_str::<Event>(r#"{"turn_id":"t"}"#).is_err());
+    }
+
+    #[test]
+    fn a_typed_source_keeps_every_field_an_earlier_build_requires() {
+        let json = serde_json::to_value(MessageSource::typed()).unwrap();
+        assert_eq!(json, serde_json::json!({"kind": "user-typed", "call_id": "", "outcome": ""}));
+        let source: MessageSource = serde_json::from_value(serde_json::json!({"kind": "user-typed"})).unwrap();
+        assert!(source.is_typed() && source.reply_call_id().is_none());
+        assert!(!MessageSource::question_reply("c").is_typed());
     }
 
     #[test]

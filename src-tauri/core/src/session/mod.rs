@@ -11,8 +11,11 @@ pub mod projection;
 mod store;
 
 pub use error::StoreError;
-pub use events::{Event, MessageSource, ModelRef, SessionId, StoredEvent, ToolOutcome, USER_QUESTION_REPLY};
+pub use events::{
+    Event, MessageSource, ModelRef, SessionId, StoredEvent, ToolOutcome, USER_QUESTION_REPLY, USER_TYPED,
+};
 pub use migrations::LATEST as SCHEMA_VERSION;
+pub use projection::inbox::{queued_messages, InboxFold, QueuedMessage};
 pub use projection::questions::{
     fold_events, project_questions, QuestionCounts, QuestionFold, QuestionRecord, QuestionState,
 };

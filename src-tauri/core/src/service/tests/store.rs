@@ -98,21 +98,25 @@ async fn late_answer_round_trip_agrees_with_the_projection_across_a_reopen() {
 }
 
 #[tokio::test(start_paused = true)]
-async fn turn_end_and_discard_release_in_both_the_service_and_the_projection() {
+async fn only_a_discard_releases_in_both_the_service_and_the_projection() {
     let env = env();
     let service = UserQuestionService::new(env.store.clone());
     let _steer = service.set_live_root(&env.session, "agent");
     timed_call_that_times_out(&env, &service, "c1").await;
 
     let first = service.answer(&env.session, "c1", sqlite()).expect("accepted");
-    env.store.append(&env.session, Event::TurnEnded { turn_id: "t1".into(), reason: "completed".into() }).expect("end");
-    assert_eq!(service.on_turn_ended(&env.session).as_deref(), Some(first.message_id.as_str()));
-    assert_eq!(records(&env)[0].reply_queued, None);
+    // A turn ending (here as crash repair closes one) leaves the reply queued for the next turn.
+    env.store
+        .append(&env.session, Event::TurnEnded { turn_id: "t1".into(), reason: "interrupted".into() })
+        .expect("end");
+    assert_eq!(records(&env)[0].reply_queued.as_deref(), Some(first.message_id.as_str()));
+    let err = service.answer(&env.session, "c1", sqlite()).expect_err("the first reply still waits");
+    assert_eq!(err.interaction_code(), Some(ErrorCode::ReplyQueued));
 
-    let second = service.answer(&env.session, "c1", sqlite()).expect("answer again");
-    assert!(service.on_discarded(&env.session, &second.message_id, "user cleared the inbox").expect("logged"));
+    assert!(service.on_discarded(&env.session, &first.message_id, "user cleared the inbox").expect("logged"));
     let record = &records(&env)[0];
     assert_eq!((record.state, record.reply_queued.as_deref()), (QuestionState::Continued, None));
+    service.answer(&env.session, "c1", sqlite()).expect("answerable again after the discard");
 }
 
 #[tokio::test(start_paused = true)]

@@ -75,22 +75,16 @@ impl QuestionFold {
                 Some(call_id) => self.reserve(call_id, message_id),
                 None => false,
             },
+            // Only an explicit discard frees the call for another answer. A turn that ends (stopped,
+            // quit, or closed by crash repair) leaves the reply queued: the next turn admits it.
             Event::InboxDiscarded { message_id, .. } => self.release(message_id),
-            // A turn that ends without admitting a queued reply frees the call for another answer.
-            Event::TurnEnded { .. } => {
-                let queued: Vec<String> = self.reservations.keys().cloned().collect();
-                let mut changed = false;
-                for message_id in &queued {
-                    changed |= self.release(message_id);
-                }
-                changed
-            }
             Event::UserMessage { message_id, text, source } => match source.as_ref().and_then(|s| s.reply_call_id()) {
                 Some(call_id) => self.admit_reply(call_id, message_id, text),
                 None => false,
             },
             Event::SessionCreated { .. }
             | Event::TurnStarted { .. }
+            | Event::TurnEnded { .. }
             | Event::AssistantMessage { .. }
             | Event::ModelError { .. } => false,
             // What a newer build recorded cannot be understood here, so it changes nothing.

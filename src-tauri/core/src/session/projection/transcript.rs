@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use serde::Serialize;
 
+use super::inbox::InboxFold;
 use super::questions::{recorded_questions, QuestionFold, QuestionRecord};
 use crate::question::{parse_late_answer_text, AnswerBatch, Question};
 use crate::session::events::{Event, ModelRef, StoredEvent, ToolOutcome};
@@ -20,6 +21,11 @@ pub struct Transcript {
     /// The question projection of the same events, for badges and the question panel. Always the
     /// whole session's, also when older turns are left out.
     pub questions: Vec<QuestionRecord>,
+    /// Messages accepted for the agent and not admitted yet, in the order they were queued: a
+    /// `user_message` the person typed, or a `late_answer` (also shown on its call's row as
+    /// `queued_answers`). `seq`/`at` are those of the `inbox/queued` event. Once admitted, a message
+    /// leaves this list and appears in its turn under the same `message_id`.
+    pub queued: Vec<TranscriptItem>,
 }
 
 impl Transcript {
@@ -118,6 +124,7 @@ pub fn project_transcript(events: &[StoredEvent]) -> Transcript {
     let mut b = Builder::default();
     for stored in events {
         b.questions.apply(&stored.event);
+        b.inbox.apply(stored);
         b.add(stored);
     }
     b.finish()
@@ -133,6 +140,7 @@ struct Builder {
     current_open: bool,
     calls: HashMap<String, (usize, usize)>,
     inbox_texts: HashMap<String, String>,
+    inbox: InboxFold,
     questions: QuestionFold,
 }
 
@@ -268,6 +276,19 @@ impl Builder {
                 *question = record.cloned();
             }
         }
+        let queued = self
+            .inbox
+            .waiting(&self.questions)
+            .map(|m| match m.source.reply_call_id() {
+                Some(call_id) => self.late_answer(m.seq, m.at, &m.message_id, call_id, &m.text),
+                None => TranscriptItem::UserMessage {
+                    seq: m.seq,
+                    at: m.at,
+                    message_id: m.message_id.clone(),
+                    text: m.text.clone(),
+                },
+            })
+            .collect();
         Transcript {
             title: self.title,
             workspace: self.workspace,
@@ -275,6 +296,7 @@ impl Builder {
             turns: self.turns,
             earlier_turns: 0,
             questions: self.questions.into_records(),
+            queued,
         }
     }
 }
