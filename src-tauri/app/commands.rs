@@ -246,12 +246,12 @@ pub async fn submit_answers(
 
 #[tauri::command]
 pub fn cancel_question(state: State<'_, AppState>, session_id: String, call_id: String) -> Result<(), CommandError> {
-    Ok(state.hub()?.cancel(&session_id, &call_id)?)
+    state.hub()?.cancel(&session_id, &call_id)
 }
 
 #[tauri::command]
 pub fn expire_question(state: State<'_, AppState>, session_id: String, call_id: String) -> Result<(), CommandError> {
-    Ok(state.hub()?.expire(&session_id, &call_id)?)
+    state.hub()?.expire(&session_id, &call_id)
 }
 
 /// Opens a link from model text in the system browser. The window asked the person first; only web

@@ -34,6 +34,8 @@ pub enum CommandError {
     #[error("{}", .0.message)]
     Wire(WireError),
     #[error(transparent)]
+    Host(#[from] hark_core::host::HostError),
+    #[error(transparent)]
     Store(#[from] hark_core::session::StoreError),
     #[error(transparent)]
     Agent(#[from] hark_core::agent::AgentError),
@@ -59,6 +61,7 @@ impl Serialize for CommandError {
         use hark_core::error::serialize_error;
         match self {
             CommandError::Startup(e) | CommandError::Wire(e) => e.serialize(s),
+            CommandError::Host(e) => e.serialize(s),
             CommandError::Store(e) => e.serialize(s),
             CommandError::Agent(e) => e.serialize(s),
             CommandError::Interaction(e) => e.serialize(s),

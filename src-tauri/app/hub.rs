@@ -1,24 +1,26 @@
-//! What the desktop process hosts: the locked data directory, its store and question service, one
-//! live agent per session the person has opened, and the take-overs the window holds. Tauri-free so
-//! it reads (and is tested) as plain hark-core use; `commands.rs` adapts it to IPC.
+//! What the desktop process adds to the core's [`Host`]: the window's streams of the sessions it
+//! shows, the take-overs it holds, which load of its page is current, and the settings the model
+//! choices come from. Tauri-free, so it reads (and is tested) as plain hark-core use; `commands.rs`
+//! adapts it to IPC.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
-use hark_core::agent::{Agent, AgentConfig, AgentDeps, AgentEvent, NewSession};
-use hark_core::host::HostLock;
-use hark_core::model::DEMO_LABEL;
-use hark_core::question::{AnswerBatch, UserInteractionError};
-use hark_core::service::{
-    ContinuedQuestion, ForwardingProvider, InteractionRequest, ProviderRegistration, Responded, SessionLog, Takeover,
-    UserQuestionService,
-};
-use hark_core::session::{match_session, project_transcript, Event, ModelRef, Store, Transcript};
+use hark_core::agent::AgentEvent;
+use hark_core::host::{Host, ModelSource};
+use hark_core::model::{ModelError, ModelProvider};
+use hark_core::question::AnswerBatch;
+use hark_core::service::{ForwardingProvider, InteractionRequest, Takeover, UserQuestionService};
+use hark_core::session::{ModelRef, Store, Transcript};
+use hark_core::sync::lock;
+use hark_core::tools::QuestionSettings;
 use serde::Serialize;
 use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
+
+pub use hark_core::host::{AnswerPath as SubmitPath, PendingQuestions};
 
 use crate::error::{CommandError, WireError};
 use crate::launch::LaunchOptions;
@@ -28,25 +30,12 @@ use crate::settings::{self, Settings};
 pub type Sink = Box<dyn Fn(AgentEvent) -> bool + Send + Sync>;
 
 #[derive(Debug, Clone, Serialize)]
-pub struct PendingQuestions {
-    pub foreground: Vec<InteractionRequest>,
-    pub continued: Vec<ContinuedQuestion>,
-}
-
-#[derive(Debug, Clone, Serialize)]
 pub struct SessionView {
     pub session_id: String,
     pub transcript: Transcript,
     pub questions: PendingQuestions,
     pub busy: bool,
     pub model_label: String,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum SubmitPath {
-    Foreground,
-    Late,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -60,69 +49,77 @@ pub struct AttachResult {
     pub remaining_ms: Option<u64>,
 }
 
-struct Live {
-    agent: Agent,
-    model_label: String,
-    /// The task copying the agent's stream to the window, while the window shows this session.
-    view: Option<JoinHandle<()>>,
-}
-
 type TakeoverKey = (String, String, u64);
 
-pub struct Hub {
-    data_dir: PathBuf,
-    store: Arc<Store>,
-    service: UserQuestionService,
+/// The desktop's model choices: launch options over the settings in force.
+struct DesktopModels {
     launch: LaunchOptions,
-    settings: Mutex<Settings>,
+    settings: Arc<Mutex<Settings>>,
+}
+
+impl ModelSource for DesktopModels {
+    fn for_new(&self) -> ModelRef {
+        self.launch.model_for_new(&lock(&self.settings))
+    }
+
+    fn for_existing(&self, recorded: Option<ModelRef>) -> ModelRef {
+        self.launch.model_for_existing(recorded, &lock(&self.settings))
+    }
+
+    fn forced_questions(&self) -> Option<QuestionSettings> {
+        self.launch.timed.then(|| self.launch.questions(&lock(&self.settings)))
+    }
+
+    fn default_questions(&self) -> QuestionSettings {
+        self.launch.questions(&lock(&self.settings))
+    }
+
+    fn provider(&self, model: &ModelRef) -> Result<Arc<dyn ModelProvider>, ModelError> {
+        crate::models::provider(model)
+    }
+}
+
+pub struct Hub {
+    host: Host,
+    launch: LaunchOptions,
+    settings: Arc<Mutex<Settings>>,
     settings_warning: Mutex<Option<WireError>>,
-    live: Mutex<HashMap<String, Live>>,
+    /// The task copying a session's stream to the window, per session the window shows.
+    views: Mutex<HashMap<String, JoinHandle<()>>>,
     takeovers: Mutex<HashMap<TakeoverKey, Takeover>>,
     /// Which load of the window's page is current. A reload leaves nothing behind to release what the
     /// old page held, so the shell counts loads and lets go of everything the earlier ones held.
     page: AtomicU64,
     requests: Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<InteractionRequest>>>,
-    // Dropped last: the provider before the lock, so questions end before another host may start.
-    _provider: ProviderRegistration,
-    _lock: HostLock,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl Hub {
     /// Takes the data directory (one host at a time), opens its store, registers the window as the
     /// question surface and reads the settings.
     pub fn start(dir: &Path, launch: LaunchOptions) -> Result<Hub, WireError> {
-        let lock_file = HostLock::acquire(dir).map_err(|e| WireError::of(&e))?;
-        let store = Arc::new(Store::open(dir).map_err(|e| WireError::of(&e))?);
-        let service = UserQuestionService::new(Arc::clone(&store) as Arc<dyn SessionLog>);
-        let (provider, requests) = ForwardingProvider::new();
-        let registration = service.register(Arc::new(provider)).map_err(|e| WireError::of(&e))?;
-        let (settings, warning) = settings::load(dir);
+        let (loaded, warning) = settings::load(dir);
+        let settings = Arc::new(Mutex::new(loaded));
+        let models = Arc::new(DesktopModels { launch: launch.clone(), settings: Arc::clone(&settings) });
+        let (surface, requests) = ForwardingProvider::new();
+        let host = Host::start(dir, Arc::new(surface), models).map_err(|e| WireError::of(&e))?;
         Ok(Hub {
-            data_dir: dir.to_path_buf(),
-            store,
-            service,
+            host,
             launch,
-            settings: Mutex::new(settings),
+            settings,
             settings_warning: Mutex::new(warning.as_ref().map(WireError::of)),
-            live: Mutex::new(HashMap::new()),
+            views: Mutex::new(HashMap::new()),
             takeovers: Mutex::new(HashMap::new()),
             page: AtomicU64::new(0),
             requests: Mutex::new(Some(requests)),
-            _provider: registration,
-            _lock: lock_file,
         })
     }
 
     pub fn store(&self) -> &Store {
-        &self.store
+        self.host.store()
     }
 
     pub fn service(&self) -> &UserQuestionService {
-        &self.service
+        self.host.service()
     }
 
     pub fn launch(&self) -> &LaunchOptions {
@@ -130,7 +127,7 @@ impl Hub {
     }
 
     pub fn data_dir(&self) -> &Path {
-        &self.data_dir
+        self.host.data_dir()
     }
 
     /// The forwarded requests, for the one task that watches them (notifications). Taken once.
@@ -146,9 +143,9 @@ impl Hub {
         lock(&self.settings_warning).clone()
     }
 
-    /// Saves and applies the settings to sessions started or opened from now on.
+    /// Saves and applies the settings to sessions started from now on.
     pub fn save_settings(&self, next: Settings) -> Result<(), CommandError> {
-        settings::save(&self.data_dir, &next)?;
+        settings::save(self.host.data_dir(), &next)?;
         *lock(&self.settings) = next;
         *lock(&self.settings_warning) = None;
         Ok(())
@@ -156,77 +153,16 @@ impl Hub {
 
     /// The session a person typed (full id or unique prefix).
     pub fn resolve(&self, typed: &str) -> Result<String, CommandError> {
-        match_session(self.store.list_sessions()?, typed).map(|s| s.id).map_err(CommandError::NotFound)
-    }
-
-    fn config(&self) -> AgentConfig {
-        AgentConfig { questions: self.launch.questions(&self.settings()), ..AgentConfig::default() }
-    }
-
-    fn build(&self, model: &ModelRef) -> Result<AgentDeps, CommandError> {
-        let provider = crate::models::provider(model).map_err(|e| CommandError::Wire(WireError::of(&e)))?;
-        Ok(AgentDeps { store: Arc::clone(&self.store), service: self.service.clone(), model: provider })
+        Ok(self.host.resolve(typed)?)
     }
 
     /// Creates a session with the current model and sends its first message. Call inside the runtime.
     pub fn start_session(&self, text: &str, workspace: Option<PathBuf>) -> Result<String, CommandError> {
-        let text = text.trim();
-        if text.is_empty() {
-            return Err(CommandError::InvalidArgument("a message needs some text".into()));
-        }
-        let workspace = match workspace {
-            Some(dir) => match dir.canonicalize() {
-                Ok(d) if d.is_dir() => Some(d),
-                _ => return Err(CommandError::InvalidArgument(format!("{} is not a folder", dir.display()))),
-            },
-            None => None,
-        };
-        let model = self.launch.model_for_new(&self.settings());
-        let deps = self.build(&model)?;
-        let first_line = text.lines().next().unwrap_or(text);
-        let title: String = first_line.chars().take(60).collect();
-        let label = model_label(&model);
-        let agent = Agent::create(deps, NewSession { title, workspace, model: Some(model) }, self.config())?;
-        let id = agent.session_id().to_string();
-        agent.steer(text)?;
-        lock(&self.live).insert(id.clone(), Live { agent, model_label: label, view: None });
-        Ok(id)
-    }
-
-    /// Makes the session's agent live (recovering what a dead run left open and admitting a reply
-    /// queued before) and returns a subscription taken before it could start a turn.
-    fn ensure_live(&self, session: &str) -> Result<broadcast::Receiver<AgentEvent>, CommandError> {
-        if let Some(live) = lock(&self.live).get(session) {
-            return Ok(live.agent.subscribe());
-        }
-        let events = self.store.events(session)?;
-        if events.is_empty() {
-            return Err(CommandError::NotFound(format!("session {session:?} not found")));
-        }
-        let recorded = events.iter().find_map(|e| match &e.event {
-            Event::SessionCreated { model, .. } => model.clone(),
-            _ => None,
-        });
-        let model = self.launch.model_for_existing(recorded, &self.settings());
-        let deps = self.build(&model)?;
-        let mut live = lock(&self.live);
-        // Opened by someone else while this one read the log: use theirs.
-        if let Some(existing) = live.get(session) {
-            return Ok(existing.agent.subscribe());
-        }
-        let long = events.len() > LONG_LOG;
-        drop(events);
-        let (agent, rx) = Agent::open_subscribed(deps, session, self.config())?;
-        live.insert(session.to_string(), Live { agent, model_label: model_label(&model), view: None });
-        if long {
-            release_freed_memory();
-        }
-        Ok(rx)
+        Ok(self.host.start_session(text, workspace)?.0)
     }
 
     /// Starts streaming the session to the window (replacing an earlier stream of it) and returns
-    /// what the window shows now.
-    /// `page` is the page load asking (see [`Hub::attach`]).
+    /// what the window shows now. `page` is the page load asking (see [`Hub::attach`]).
     pub fn open_session(
         &self,
         session: &str,
@@ -235,7 +171,7 @@ impl Hub {
         sink: Sink,
     ) -> Result<SessionView, CommandError> {
         self.check_page(page)?;
-        let mut rx = self.ensure_live(session)?;
+        let (agent, mut rx) = self.host.open(session)?;
         let task = tokio::spawn(async move {
             loop {
                 match rx.recv().await {
@@ -250,80 +186,54 @@ impl Hub {
                 }
             }
         });
-        let (busy, label) = {
-            let mut live = lock(&self.live);
-            let Some(entry) = live.get_mut(session) else {
-                task.abort();
-                return Err(CommandError::NotFound(format!("session {session:?} is not open")));
-            };
+        {
+            let mut views = lock(&self.views);
             // Under the lock `new_page` takes to stop streams: a reload meanwhile refuses this one.
             if let Err(stale) = self.check_page(page) {
                 task.abort();
                 return Err(stale);
             }
-            if let Some(old) = entry.view.replace(task) {
+            if let Some(old) = views.insert(session.to_string(), task) {
                 old.abort();
             }
-            (entry.agent.is_busy(), entry.model_label.clone())
-        };
+        }
         Ok(SessionView {
             session_id: session.to_string(),
             transcript: self.transcript(session, turns)?,
             questions: self.pending(session),
-            busy,
-            model_label: label,
+            busy: agent.is_busy(),
+            model_label: self.host.model_label(session).unwrap_or_default(),
         })
     }
 
     /// The window stopped showing the session: its stream stops, the agent keeps working.
     pub fn close_view(&self, session: &str) {
-        if let Some(task) = lock(&self.live).get_mut(session).and_then(|l| l.view.take()) {
+        if let Some(task) = lock(&self.views).remove(session) {
             task.abort();
         }
     }
 
     /// The session's transcript; with `turns`, only its newest `turns` turns (see `earlier_turns`).
     pub fn transcript(&self, session: &str, turns: Option<usize>) -> Result<Transcript, CommandError> {
-        let events = self.store.events(session)?;
-        let long = events.len() > LONG_LOG;
-        let mut transcript = project_transcript(&events);
-        drop(events);
-        if let Some(n) = turns {
-            transcript.keep_last_turns(n.max(1));
-        }
-        if long {
-            release_freed_memory();
-        }
+        let transcript = self.host.transcript(session, turns)?;
+        release_freed_memory();
         Ok(transcript)
     }
 
-    fn with_agent<T>(&self, session: &str, f: impl FnOnce(&Agent) -> T) -> Result<T, CommandError> {
-        self.ensure_live(session)?;
-        let live = lock(&self.live);
-        let entry = live.get(session).ok_or_else(|| CommandError::NotFound(format!("session {session:?}")))?;
-        Ok(f(&entry.agent))
-    }
-
     pub fn send(&self, session: &str, text: &str) -> Result<(), CommandError> {
-        if text.trim().is_empty() {
-            return Err(CommandError::InvalidArgument("a message needs some text".into()));
-        }
-        self.with_agent(session, |a| a.steer(text.trim()))?.map_err(CommandError::from)
+        Ok(self.host.send(session, text)?)
     }
 
     pub fn abort(&self, session: &str) -> bool {
-        lock(&self.live).get(session).is_some_and(|l| l.agent.abort())
+        self.host.abort(session)
     }
 
     pub fn retry(&self, session: &str) -> Result<(), CommandError> {
-        self.with_agent(session, |a| a.retry())?.map_err(CommandError::from)
+        Ok(self.host.retry(session)?)
     }
 
     pub fn pending(&self, session: &str) -> PendingQuestions {
-        PendingQuestions {
-            foreground: self.service.foreground(Some(session)),
-            continued: self.service.continued(session),
-        }
+        self.host.pending(session)
     }
 
     /// The page load now shown; the window passes it back with calls that leave something held.
@@ -336,7 +246,7 @@ impl Hub {
     pub fn new_page(&self) -> u64 {
         let page = self.page.fetch_add(1, Ordering::SeqCst) + 1;
         self.release_all();
-        let views: Vec<JoinHandle<()>> = lock(&self.live).values_mut().filter_map(|l| l.view.take()).collect();
+        let views: Vec<JoinHandle<()>> = lock(&self.views).drain().map(|(_, v)| v).collect();
         for view in views {
             view.abort();
         }
@@ -356,7 +266,7 @@ impl Hub {
     /// `page` is the page load asking; a reload meanwhile hands the take-over straight back.
     pub fn attach(&self, session: &str, call_id: &str, page: Option<u64>) -> Result<AttachResult, CommandError> {
         self.check_page(page)?;
-        let attached = self.service.attach(session, call_id)?;
+        let attached = self.service().attach(session, call_id)?;
         let id = attached.takeover.id();
         let mut takeovers = lock(&self.takeovers);
         // Checked again under the lock `new_page` drains: a take-over is either refused here or drained.
@@ -392,11 +302,9 @@ impl Hub {
         drop(taken);
     }
 
-    /// An answer from the panel or a notification. The panel says which path it is on: `Foreground`
-    /// answers the waiting call only (once its wait ended that is `NOT_PENDING`, so the panel keeps the
-    /// draft and offers to resubmit), `Late` answers a continued question. `None` (a notification,
-    /// which does not track phases) takes whichever applies. The session's agent is made live first:
-    /// a late reply needs it to be admitted, and a session not opened yet is unknown to the service.
+    /// An answer from the panel or a notification, by the path the panel is on (`None`: a
+    /// notification, which does not track phases); see [`Host::answer`]. A late answer is admitted
+    /// at once: the session's agent is opened if nobody opened it yet.
     pub fn submit(
         &self,
         session: &str,
@@ -404,82 +312,36 @@ impl Hub {
         answers: AnswerBatch,
         path: Option<SubmitPath>,
     ) -> Result<SubmitResult, CommandError> {
-        self.ensure_live(session)?;
-        let path = match path {
-            Some(SubmitPath::Foreground) => {
-                self.service.submit_foreground(session, call_id, answers)?;
-                SubmitPath::Foreground
-            }
-            Some(SubmitPath::Late) => {
-                self.service.answer(session, call_id, answers)?;
-                SubmitPath::Late
-            }
-            None => match self.service.respond(session, call_id, answers)? {
-                Responded::Foreground => SubmitPath::Foreground,
-                Responded::Late(_) => SubmitPath::Late,
-            },
-        };
+        let path = self.host.answer(session, call_id, answers, path)?;
+        if path == SubmitPath::Late {
+            self.host.open(session)?;
+        }
         Ok(SubmitResult { path })
     }
 
-    pub fn cancel(&self, session: &str, call_id: &str) -> Result<(), UserInteractionError> {
-        self.service.cancel(session, call_id)
+    pub fn cancel(&self, session: &str, call_id: &str) -> Result<(), CommandError> {
+        Ok(self.host.cancel(session, call_id)?)
     }
 
-    pub fn expire(&self, session: &str, call_id: &str) -> Result<(), UserInteractionError> {
-        self.service.expire(session, call_id)
+    pub fn expire(&self, session: &str, call_id: &str) -> Result<(), CommandError> {
+        Ok(self.host.expire(session, call_id)?)
     }
 
     pub fn model_label_for_new(&self) -> (ModelRef, String) {
-        let model = self.launch.model_for_new(&self.settings());
-        let label = model_label(&model);
-        (model, label)
+        self.host.label_for_new()
     }
 
-    /// Quitting: a live timed question continues (its result is recorded pending, so it is answerable
-    /// after the next start), a live blocking one ends `ASK_ABORTED`, and every running turn ends
-    /// recorded as aborted.
+    /// Quitting: the window lets go of what it held and its streams stop, then the host quits the
+    /// same way from every front door (see [`Host::shutdown`]).
     pub async fn shutdown(&self) {
         self.release_all();
-        // A timed question waiting now continues (recorded pending) instead of being lost with the
-        // turn: after the next start it is answerable like any continued question.
-        let timed: Vec<(String, String)> = self
-            .service
-            .foreground(None)
-            .into_iter()
-            .filter(|r| r.wait.is_some())
-            .map(|r| (r.session_id, r.call_id))
-            .collect();
-        for (session, call) in &timed {
-            let _ = self.service.expire(session, call);
+        let views: Vec<JoinHandle<()>> = lock(&self.views).drain().map(|(_, v)| v).collect();
+        for view in views {
+            view.abort();
         }
-        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(3);
-        for (session, call) in &timed {
-            while tokio::time::Instant::now() < deadline && !self.has_result(session, call) {
-                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-            }
-        }
-        let agents: Vec<Live> = lock(&self.live).drain().map(|(_, l)| l).collect();
-        for live in agents {
-            if let Some(view) = live.view {
-                view.abort();
-            }
-            live.agent.close().await;
-        }
-        self.service.shutdown();
+        self.host.shutdown().await;
     }
 }
-
-impl Hub {
-    fn has_result(&self, session: &str, call_id: &str) -> bool {
-        self.store.events(session).is_ok_and(|events| {
-            events.iter().any(|e| matches!(&e.event, Event::ToolResult { call_id: c, .. } if c == call_id))
-        })
-    }
-}
-
-/// Past this many events, reading a log leaves enough freed heap behind to be worth returning.
-const LONG_LOG: usize = 10_000;
 
 /// glibc keeps freed heap for reuse, so a process that once read a 100 000-event log stays that big;
 /// this hands it back to the OS (measured by `make bench-desktop`'s app PSS).
@@ -491,28 +353,12 @@ fn release_freed_memory() {
     }
 }
 
-pub fn model_label(model: &ModelRef) -> String {
-    match model.provider.as_str() {
-        "demo" => format!("{DEMO_LABEL} ({})", model.script.as_deref().unwrap_or("batch")),
-        _ => {
-            let name = model.model.as_deref().unwrap_or(hark_core::model::DEEPSEEK_MODEL);
-            let host = model
-                .base_url
-                .as_deref()
-                .and_then(|u| url::Url::parse(u).ok())
-                .and_then(|u| u.host_str().map(str::to_string))
-                .unwrap_or_else(|| "api.deepseek.com".into());
-            format!("{name} · {host}")
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
 
     use hark_core::question::{Answer, ErrorCode};
-    use hark_core::session::{project_questions, QuestionState, ToolOutcome};
+    use hark_core::session::{project_questions, Event, QuestionState, ToolOutcome};
 
     use super::*;
 
@@ -551,8 +397,7 @@ mod tests {
 
         // The panel still thought it was in the foreground: refused, so it can offer to resubmit.
         let lost = hub.submit(&session, &call, db("SQLite"), Some(SubmitPath::Foreground)).unwrap_err();
-        let CommandError::Interaction(e) = lost else { panic!("expected NOT_PENDING, got {lost:?}") };
-        assert_eq!(e.code, ErrorCode::NotPending);
+        assert_eq!(WireError::of(&lost).code, ErrorCode::NotPending.as_str(), "{lost:?}");
         // The resubmission goes the late path and is admitted by the live agent.
         let taken = hub.submit(&session, &call, db("SQLite"), Some(SubmitPath::Late)).unwrap();
         assert_eq!(taken.path, SubmitPath::Late);

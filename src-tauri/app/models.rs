@@ -54,7 +54,7 @@ impl KeyedProvider {
         // The keyring answers over D-Bus / the OS: not on an async worker.
         let key = tokio::task::spawn_blocking(move || crate::secrets::key_for(&base_url).0).await.unwrap_or(None);
         let print = fingerprint(&key);
-        let mut current = self.current.lock().unwrap_or_else(|p| p.into_inner());
+        let mut current = hark_core::sync::lock(&self.current);
         if current.0 != print {
             *current = (print, provider_for(&self.model, key)?);
         }

@@ -5,11 +5,12 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use hark_core::notify::{self, ActionChoice, Notice, NotificationKind, NotifyContext};
 use hark_core::question::Question;
 use hark_core::service::{Outcome, QuestionEvent};
+use hark_core::sync::lock;
 use tauri::{AppHandle, Manager};
 
 use crate::hub::Hub;
@@ -31,10 +32,6 @@ pub struct Notifier {
     generation: AtomicU64,
     shown: Mutex<HashMap<String, Shown>>,
     icon: Option<String>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 impl Notifier {

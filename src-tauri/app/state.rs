@@ -45,10 +45,10 @@ impl AppState {
     }
 
     pub fn launched(&self) -> Launched {
-        self.launched.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        hark_core::sync::lock(&self.launched).clone()
     }
 
     pub fn set_launched(&self, launched: Launched) {
-        *self.launched.lock().unwrap_or_else(|p| p.into_inner()) = launched;
+        *hark_core::sync::lock(&self.launched) = launched;
     }
 }

@@ -6,14 +6,15 @@
 
 use std::process::ExitCode;
 
-use hark_core::agent::{recorded_settings, Agent, AgentConfig};
+use std::sync::Arc;
+
+use hark_core::host::{AnswerPath, Host, HostError};
 use hark_core::question::{Answer, AnswerBatch, ErrorCode, UserInteractionError};
 use hark_core::service::ServiceError;
 use hark_core::session::project_questions;
+use hark_core::tools::QuestionSettings;
 
-use std::sync::Arc;
-
-use crate::chat::{build_model, drain, fail, print_events, run_until_idle, Host, ModelFlags};
+use crate::chat::{drain, fail, print_events, run_until_idle, CliModels, ModelFlags, Terminal};
 
 /// `{"answers":[...]}` or a bare `[...]` of answers.
 fn parse_batch(text: &str) -> Result<AnswerBatch, UserInteractionError> {
@@ -50,50 +51,50 @@ pub fn run(args: &[String]) -> ExitCode {
 }
 
 async fn answer(typed: &str, call_id: &str, answers: &str) -> ExitCode {
-    let host = match Host::open() {
-        Ok(h) => h,
-        Err(code) => return code,
-    };
-    let session = match host.resolve(typed) {
-        Ok(id) => id,
-        Err(code) => return code,
-    };
     let batch = match parse_batch(answers) {
         Ok(b) => b,
         Err(e) => return fail(&e, 4),
     };
-    // The service must know the session's continued questions before it can validate the reply.
-    let loaded = host.store.repair_after_crash(&session).and_then(|_| host.store.events(&session));
-    match loaded {
-        Ok(events) => host.service.load_session(&session, &project_questions(&events)),
+    let terminal = Terminal::stdin();
+    let models = CliModels {
+        flags: ModelFlags::default(),
+        forced: None,
+        timeout: QuestionSettings::default().default_timeout_secs,
+    };
+    let host = match terminal.host(models) {
+        Ok(h) => h,
+        Err(code) => return code,
+    };
+    let code = answer_in(&host, &terminal, typed, call_id, batch).await;
+    host.shutdown().await;
+    code
+}
+
+async fn answer_in(host: &Host, terminal: &Terminal, typed: &str, call_id: &str, batch: AnswerBatch) -> ExitCode {
+    let session = match host.resolve(typed) {
+        Ok(id) => id,
         Err(e) => return fail(&e, 1),
-    }
-    if let Err(e) = host.service.answer(&session, call_id, batch) {
+    };
+    // Queued durably first; opening the agent (subscribed before it can start a turn) admits it, on
+    // the settings the session last used, and streams the continuation.
+    if let Err(e) = host.answer(&session, call_id, batch, Some(AnswerPath::Late)) {
         let code = match &e {
-            ServiceError::Interaction(i) => exit_code(i.code),
-            ServiceError::Log(_) => 1,
+            HostError::Service(ServiceError::Interaction(i)) | HostError::Interaction(i) => exit_code(i.code),
+            _ => 1,
         };
         return fail(&e, code);
     }
-    let model_ref = ModelFlags::default().resolve(host.recorded_model(&session));
-    let model = match build_model(&model_ref) {
-        Ok(m) => m,
-        Err(code) => return code,
-    };
-    // Opening the agent hands it the queued reply; admitting it settles the question.
-    // The continuation asks any new question under the settings the session last used.
-    let recorded = host.store.events(&session).ok().and_then(|events| recorded_settings(&events));
-    let config = AgentConfig { questions: recorded.unwrap_or_default(), ..AgentConfig::default() };
-    let (agent, events) = match Agent::open_subscribed(host.deps(model), &session, config) {
+    let (agent, events) = match host.open(&session) {
         Ok(opened) => opened,
         Err(e) => return fail(&e, 1),
     };
-    let printer = print_events(events, Arc::clone(&host.shown));
-    let finished = run_until_idle(&agent, &host).await;
-    agent.close().await;
+    let printer = print_events(events, Arc::clone(&terminal.shown));
+    let finished = run_until_idle(&agent, terminal).await;
+    drop(agent);
+    host.shutdown().await;
     drain(printer).await;
     let settled = host
-        .store
+        .store()
         .events(&session)
         .map(|events| project_questions(&events).iter().any(|r| r.call_id == call_id && r.answered_late));
     match settled {

@@ -1,20 +1,20 @@
 //! `hark chat`: a terminal session with the agent. Streams assistant text to stdout and asks
-//! questions on stdin (see [`crate::stdio_provider`]). Also the hosting both `chat` and `answer` share:
-//! the data-directory lock, the store, the question service and the session's model.
+//! questions on stdin (see [`crate::stdio_provider`]). The hosting is the core's [`Host`]; this file
+//! adds the terminal it asks on and the model choices the CLI's flags make.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use hark_core::agent::{Agent, AgentConfig, AgentDeps, AgentEvent, NewSession};
-use hark_core::host::HostLock;
+use hark_core::agent::{Agent, AgentEvent};
+use hark_core::host::{Host, HostError, ModelSource};
 use hark_core::model::{
-    env_key_for, ApiKey, ModelProvider, DEEPSEEK_BASE_URL, DEEPSEEK_MODEL, DEFAULT_DEMO_SCRIPT, DEMO_LABEL, ENV_KEYS,
+    env_key_for, ApiKey, ModelError, ModelProvider, DEEPSEEK_BASE_URL, DEEPSEEK_MODEL, DEFAULT_DEMO_SCRIPT, DEMO_LABEL,
+    ENV_KEYS,
 };
 use hark_core::question::limits::parse_timeout_secs;
 use hark_core::question::ToolMode;
-use hark_core::service::{ProviderRegistration, SessionLog, UserQuestionService};
-use hark_core::session::{Event, ModelRef, Store, ToolOutcome};
+use hark_core::session::{Event, ModelRef, ToolOutcome};
 use hark_core::tools::QuestionSettings;
 use serde::Serialize;
 use tokio::sync::{Mutex, Notify};
@@ -32,50 +32,26 @@ fn fail_msg(code: &str, message: impl Into<String>) -> ExitCode {
     fail(&serde_json::json!({ "name": "CliError", "code": code, "message": message.into() }), 1)
 }
 
-/// What this process hosts: the locked data directory and its single store and service.
-pub(crate) struct Host {
-    _lock: HostLock,
-    pub store: Arc<Store>,
-    pub service: UserQuestionService,
+/// The terminal this process asks its questions on: stdin's lines, who owns the keyboard, and the
+/// signal that stdin closed while a question waited.
+pub(crate) struct Terminal {
     pub lines: Arc<Mutex<Lines>>,
     pub eof: Arc<Notify>,
     pub shown: Arc<Shown>,
-    _provider: ProviderRegistration,
 }
 
-impl Host {
-    pub(crate) fn open() -> Result<Host, ExitCode> {
+impl Terminal {
+    pub(crate) fn stdin() -> Terminal {
+        Terminal { lines: Lines::stdin(), eof: Arc::new(Notify::new()), shown: Arc::new(Shown::default()) }
+    }
+
+    /// Hosts the data directory (the core's [`Host`]) with this terminal as the question surface.
+    pub(crate) fn host(&self, models: CliModels) -> Result<Host, ExitCode> {
         let dir = hark_core::data_dir::choose(None, crate::data::platform_default())
             .and_then(|d| hark_core::data_dir::prepare(&d))
             .map_err(|e| fail(&e, 1))?;
-        let lock = HostLock::acquire(&dir).map_err(|e| fail(&e, 1))?;
-        let store = Arc::new(Store::open(&dir).map_err(|e| fail(&e, 1))?);
-        let service = UserQuestionService::new(Arc::clone(&store) as Arc<dyn SessionLog>);
-        let lines = Lines::stdin();
-        let eof = Arc::new(Notify::new());
-        let shown = Arc::new(Shown::default());
-        let provider = StdioProvider::new(Arc::clone(&lines), Arc::clone(&shown), Arc::clone(&eof));
-        let registration = service.register(Arc::new(provider)).map_err(|e| fail(&e, 1))?;
-        Ok(Host { _lock: lock, store, service, lines, eof, shown, _provider: registration })
-    }
-
-    pub(crate) fn deps(&self, model: Arc<dyn ModelProvider>) -> AgentDeps {
-        AgentDeps { store: Arc::clone(&self.store), service: self.service.clone(), model }
-    }
-
-    /// The full id of a session typed as its id or a unique prefix.
-    pub(crate) fn resolve(&self, typed: &str) -> Result<String, ExitCode> {
-        let sessions = self.store.list_sessions().map_err(|e| fail(&e, 1))?;
-        crate::data::match_session(sessions, typed).map(|s| s.id).map_err(|f| fail_msg("NOT_FOUND", f.message()))
-    }
-
-    /// The model a session recorded when it was created.
-    pub(crate) fn recorded_model(&self, session: &str) -> Option<ModelRef> {
-        let events = self.store.events(session).ok()?;
-        events.into_iter().find_map(|e| match e.event {
-            Event::SessionCreated { model, .. } => model,
-            _ => None,
-        })
+        let surface = StdioProvider::new(Arc::clone(&self.lines), Arc::clone(&self.shown), Arc::clone(&self.eof));
+        Host::start(&dir, Arc::new(surface), Arc::new(models)).map_err(|e| fail(&e, 1))
     }
 }
 
@@ -115,14 +91,41 @@ impl ModelFlags {
     }
 }
 
-pub(crate) fn build_model(model: &ModelRef) -> Result<Arc<dyn ModelProvider>, ExitCode> {
-    // A vendor's key goes only to that vendor's host (over https); other servers get none.
-    let key = model.base_url.as_deref().and_then(env_key_for).map(|(key, _)| key);
-    let built = hark_core::model::provider_for(model, key).map_err(|e| fail(&e, 1))?;
-    if model.provider == "demo" {
-        eprintln!("hark: {DEMO_LABEL} (script {})", model.script.as_deref().unwrap_or(DEFAULT_DEMO_SCRIPT));
+/// The CLI's model choices: its flags, over what a session recorded.
+pub(crate) struct CliModels {
+    pub flags: ModelFlags,
+    /// `--timed` (with `--timeout`) forces the timed schema on new and resumed sessions alike.
+    pub forced: Option<QuestionSettings>,
+    /// The default timeout of a new session's timed calls.
+    pub timeout: u64,
+}
+
+impl ModelSource for CliModels {
+    fn for_new(&self) -> ModelRef {
+        self.flags.resolve(None)
     }
-    Ok(built)
+
+    fn for_existing(&self, recorded: Option<ModelRef>) -> ModelRef {
+        self.flags.resolve(recorded)
+    }
+
+    fn forced_questions(&self) -> Option<QuestionSettings> {
+        self.forced
+    }
+
+    fn default_questions(&self) -> QuestionSettings {
+        QuestionSettings { mode: ToolMode::Legacy, default_timeout_secs: self.timeout }
+    }
+
+    fn provider(&self, model: &ModelRef) -> Result<Arc<dyn ModelProvider>, ModelError> {
+        // A vendor's key goes only to that vendor's host (over https); other servers get none.
+        let key = model.base_url.as_deref().and_then(env_key_for).map(|(key, _)| key);
+        let built = hark_core::model::provider_for(model, key)?;
+        if model.provider == "demo" {
+            eprintln!("hark: {DEMO_LABEL} (script {})", model.script.as_deref().unwrap_or(DEFAULT_DEMO_SCRIPT));
+        }
+        Ok(built)
+    }
 }
 
 /// Renders the agent's stream for a terminal until the agent is dropped.
@@ -210,11 +213,11 @@ fn safe_keep_newlines(text: &str) -> String {
 
 /// Runs the agent until it is idle; Ctrl-C or stdin closing while a question waits aborts the turn
 /// (pending questions get ASK_ABORTED) and everything recorded stays saved.
-pub(crate) async fn run_until_idle(agent: &Agent, host: &Host) -> bool {
+pub(crate) async fn run_until_idle(agent: &Agent, terminal: &Terminal) -> bool {
     tokio::select! {
         _ = agent.wait_idle() => true,
         _ = tokio::signal::ctrl_c() => { agent.abort(); agent.wait_idle().await; false }
-        _ = host.eof.notified() => { agent.abort(); agent.wait_idle().await; false }
+        _ = terminal.eof.notified() => { agent.abort(); agent.wait_idle().await; false }
     }
 }
 
@@ -280,62 +283,77 @@ pub fn run(args: &[String]) -> ExitCode {
 }
 
 async fn chat(args: ChatArgs) -> ExitCode {
-    let host = match Host::open() {
+    let terminal = Terminal::stdin();
+    let forced = args.timed.then_some(QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: args.timeout });
+    let host = match terminal.host(CliModels { flags: args.flags.clone(), forced, timeout: args.timeout }) {
         Ok(h) => h,
         Err(code) => return code,
     };
-    let session = match &args.session {
-        Some(typed) => match host.resolve(typed) {
-            Ok(id) => Some(id),
-            Err(code) => return code,
-        },
-        None => None,
-    };
-    let model_ref = args.flags.resolve(session.as_ref().and_then(|s| host.recorded_model(s)));
-    let model = match build_model(&model_ref) {
-        Ok(m) => m,
-        Err(code) => return code,
-    };
-    let mode = if args.timed { ToolMode::Timed } else { ToolMode::Legacy };
-    let config = AgentConfig {
-        questions: QuestionSettings { mode, default_timeout_secs: args.timeout },
-        ..AgentConfig::default()
-    };
-    let workspace = match &args.workspace {
-        Some(dir) => match dir.canonicalize() {
-            Ok(d) if d.is_dir() => Some(d),
-            _ => return fail_msg("INVALID_ARGUMENT", format!("--workspace {}: not a folder", dir.display())),
-        },
-        None => None,
-    };
-    let deps = host.deps(model);
-    // A resumed session may start a turn at once (a queued late reply): subscribe before it can.
-    let opened = match session {
-        Some(id) => Agent::open_subscribed(deps, &id, config),
-        None => {
-            let title = args.prompt.as_deref().map(|p| p.chars().take(60).collect()).unwrap_or_else(|| "Chat".into());
-            Agent::create(deps, NewSession { title, workspace, model: Some(model_ref) }, config).map(|agent| {
-                let events = agent.subscribe();
-                (agent, events)
-            })
+    match open_or_start(&host, &terminal, &args).await {
+        Ok(Some((agent, events))) => converse(&host, &terminal, agent, events, args.prompt.is_some()).await,
+        Ok(None) => {
+            host.shutdown().await;
+            ExitCode::SUCCESS
         }
+        Err(e) => {
+            host.shutdown().await;
+            fail(&e, 1)
+        }
+    }
+}
+
+type Opened = (Arc<Agent>, tokio::sync::broadcast::Receiver<AgentEvent>);
+
+/// The session `--session` names (sending the prompt to it), or a new one started with the prompt
+/// (or, interactively, with the first line typed). `None`: stdin closed before anything was typed.
+async fn open_or_start(host: &Host, terminal: &Terminal, args: &ChatArgs) -> Result<Option<Opened>, HostError> {
+    if let Some(typed) = &args.session {
+        let id = host.resolve(typed)?;
+        let (agent, events) = host.open(&id)?;
+        if let Some(prompt) = &args.prompt {
+            agent.steer(prompt.clone())?;
+        }
+        return Ok(Some((agent, events)));
+    }
+    let first = match &args.prompt {
+        Some(prompt) => prompt.clone(),
+        None => match first_line(terminal).await {
+            Some(line) => line,
+            None => return Ok(None),
+        },
     };
-    let (agent, events) = match opened {
-        Ok(opened) => opened,
-        Err(e) => return fail(&e, 1),
-    };
+    let (id, events) = host.start_session(&first, args.workspace.clone())?;
+    let agent = host.agent(&id).ok_or_else(|| HostError::NotFound(format!("session {id:?} is not open")))?;
+    Ok(Some((agent, events)))
+}
+
+/// The first non-empty line typed, after a prompt.
+async fn first_line(terminal: &Terminal) -> Option<String> {
+    loop {
+        say("> ");
+        let line = tokio::select! {
+            line = async { terminal.lines.lock().await.next().await } => line,
+            _ = tokio::signal::ctrl_c() => None,
+        }?;
+        if !line.trim().is_empty() {
+            return Some(line);
+        }
+    }
+}
+
+/// Streams the session to the terminal until it is idle (with a prompt) or stdin ends.
+async fn converse(
+    host: &Host,
+    terminal: &Terminal,
+    agent: Arc<Agent>,
+    events: tokio::sync::broadcast::Receiver<AgentEvent>,
+    one_shot: bool,
+) -> ExitCode {
     eprintln!("hark: session {}", agent.session_id());
-    let printer = print_events(events, Arc::clone(&host.shown));
-    let finished = match &args.prompt {
-        Some(prompt) => {
-            if let Err(e) = agent.steer(prompt.clone()) {
-                return fail(&e, 1);
-            }
-            run_until_idle(&agent, &host).await
-        }
-        None => interactive(&agent, &host).await,
-    };
-    agent.close().await;
+    let printer = print_events(events, Arc::clone(&terminal.shown));
+    let finished = if one_shot { run_until_idle(&agent, terminal).await } else { interactive(&agent, terminal).await };
+    drop(agent);
+    host.shutdown().await;
     drain(printer).await;
     if !finished {
         eprintln!("hark: stopped; the session is saved");
@@ -343,14 +361,14 @@ async fn chat(args: ChatArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-async fn interactive(agent: &Agent, host: &Host) -> bool {
+async fn interactive(agent: &Agent, terminal: &Terminal) -> bool {
     loop {
-        if !run_until_idle(agent, host).await {
+        if !run_until_idle(agent, terminal).await {
             return false;
         }
         say("> ");
         let line = tokio::select! {
-            line = async { host.lines.lock().await.next().await } => line,
+            line = async { terminal.lines.lock().await.next().await } => line,
             _ = tokio::signal::ctrl_c() => None,
         };
         match line {

@@ -33,10 +33,6 @@ impl Failure {
         Failure { message: message.into(), code: 1 }
     }
 
-    pub fn message(&self) -> &str {
-        &self.message
-    }
-
     pub fn exit(self) -> ExitCode {
         eprintln!("hark: {}", self.message);
         ExitCode::from(self.code)

@@ -11,5 +11,6 @@ pub mod notify;
 pub mod question;
 pub mod service;
 pub mod session;
+pub mod sync;
 pub mod tools;
 pub mod workspace;

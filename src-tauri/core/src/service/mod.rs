@@ -25,7 +25,7 @@ mod wait;
 #[cfg(test)]
 mod tests;
 
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::Arc;
 
 use serde::Serialize;
 use tokio::sync::broadcast;
@@ -49,11 +49,7 @@ use pending::{PendingTable, Settlement};
 use provider::ProviderRegistry;
 use stats::Counters;
 
-/// Poisoning only records that another thread panicked while holding the lock; every critical
-/// section here leaves the data consistent, so the data is still good to use.
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
+pub(crate) use crate::sync::lock;
 
 /// Failure of an operation that also writes to the session log.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

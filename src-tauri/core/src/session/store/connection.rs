@@ -89,13 +89,13 @@ impl ReaderPool {
 
     /// Runs `f` on a read connection, returning the connection to the pool afterwards.
     pub fn with<T>(&self, f: impl FnOnce(&Connection) -> Result<T, StoreError>) -> Result<T, StoreError> {
-        let pooled = self.idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
+        let pooled = crate::sync::lock(&self.idle).pop();
         let conn = match pooled {
             Some(c) => c,
             None => open_reader(&self.path)?,
         };
         let out = f(&conn);
-        let mut idle = self.idle.lock().unwrap_or_else(|p| p.into_inner());
+        let mut idle = crate::sync::lock(&self.idle);
         if idle.len() < MAX_IDLE_READERS {
             idle.push(conn);
         }

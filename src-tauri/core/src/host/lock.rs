@@ -1,4 +1,4 @@
-//! Only one process hosts a data directory at a time (DESIGN §7): the store has one writer, the
+//! Only one process hosts a data directory at a time: the store has one writer, the
 //! service keeps pending questions in memory, and crash repair assumes every earlier run is dead.
 //! The host holds an OS advisory lock on `hark.lock` for its whole life; the OS drops it when the
 //! process dies, so a crash never leaves a stale lock behind.
@@ -14,7 +14,7 @@ use serde::Serialize;
 pub const LOCK_FILE: &str = "hark.lock";
 
 #[derive(Debug, Clone, thiserror::Error)]
-pub enum HostError {
+pub enum LockError {
     #[error("another Hark process{} already uses the data directory {path}; close it first", pid_text(.pid))]
     Busy { path: PathBuf, pid: Option<u32> },
     #[error("cannot lock the data directory {path}: {detail}")]
@@ -25,16 +25,16 @@ fn pid_text(pid: &Option<u32>) -> String {
     pid.map(|p| format!(" (pid {p})")).unwrap_or_default()
 }
 
-impl HostError {
+impl LockError {
     pub fn code(&self) -> &'static str {
         match self {
-            HostError::Busy { .. } => "DATA_DIR_BUSY",
-            HostError::Io { .. } => "DATA_DIR_LOCK",
+            LockError::Busy { .. } => "DATA_DIR_BUSY",
+            LockError::Io { .. } => "DATA_DIR_LOCK",
         }
     }
 }
 
-impl Serialize for HostError {
+impl Serialize for LockError {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         crate::error::serialize_error(s, "HostError", self.code(), &self.to_string())
     }
@@ -49,16 +49,16 @@ pub struct HostLock {
 
 impl HostLock {
     /// Takes the lock without waiting: DATA_DIR_BUSY (naming the holder's pid) when another process has it.
-    pub fn acquire(data_dir: &Path) -> Result<HostLock, HostError> {
+    pub fn acquire(data_dir: &Path) -> Result<HostLock, LockError> {
         let path = data_dir.join(LOCK_FILE);
-        let io = |e: std::io::Error| HostError::Io { path: path.clone(), detail: e.to_string() };
+        let io = |e: std::io::Error| LockError::Io { path: path.clone(), detail: e.to_string() };
         // Not truncated on open: the holder's pid must stay readable to a process that loses the race.
         let mut file =
             OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(io)?;
         if !file.try_lock_exclusive().map_err(io)? {
             let mut text = String::new();
             let _ = file.read_to_string(&mut text);
-            return Err(HostError::Busy { path: data_dir.to_path_buf(), pid: text.trim().parse().ok() });
+            return Err(LockError::Busy { path: data_dir.to_path_buf(), pid: text.trim().parse().ok() });
         }
         file.set_len(0).map_err(io)?;
         file.seek(SeekFrom::Start(0)).map_err(io)?;

@@ -1,0 +1,329 @@
+//! The host of one data directory, shared by every front door (the desktop shell, the `hark` CLI):
+//! the lock, the store, the question service with the front door's question surface, one live agent
+//! per opened session, and the rules for starting, resuming, answering and quitting. A front door
+//! adds only what is its own: windows and notifications, or a terminal.
+
+mod error;
+mod lock;
+mod models;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::broadcast;
+
+pub use error::HostError;
+pub use lock::{HostLock, LockError, LOCK_FILE};
+pub use models::{label, questions_for, ModelSource};
+
+use crate::agent::{recorded_settings, Agent, AgentConfig, AgentDeps, AgentEvent, NewSession};
+use crate::question::AnswerBatch;
+use crate::service::{
+    ContinuedQuestion, InteractionProvider, InteractionRequest, ProviderRegistration, Responded, SessionLog,
+    UserQuestionService,
+};
+use crate::session::{match_session, project_questions, project_transcript, Event, Store, Transcript};
+use crate::sync::lock as guard;
+
+/// How long quitting waits for a live timed question's continuation to be recorded.
+const CONTINUE_ON_QUIT: Duration = Duration::from_secs(3);
+
+/// A session title: the first line of its first message, at most this many characters.
+const TITLE_CHARS: usize = 60;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PendingQuestions {
+    pub foreground: Vec<InteractionRequest>,
+    pub continued: Vec<ContinuedQuestion>,
+}
+
+/// Which way an answer goes: to the waiting call, or late to a continued question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerPath {
+    Foreground,
+    Late,
+}
+
+struct Live {
+    agent: Arc<Agent>,
+    model_label: String,
+}
+
+pub struct Host {
+    data_dir: PathBuf,
+    store: Arc<Store>,
+    service: UserQuestionService,
+    models: Arc<dyn ModelSource>,
+    live: Mutex<HashMap<String, Live>>,
+    /// Held while an agent is being opened, so a session never gets two (a second live root would
+    /// retire the first); `live` itself is only ever held briefly.
+    opening: Mutex<()>,
+    // Dropped last: the surface before the lock, so questions end before another host may start.
+    _surface: ProviderRegistration,
+    _lock: HostLock,
+}
+
+impl Host {
+    /// Takes the data directory (one host at a time), opens its store and registers `surface` as
+    /// where questions are shown.
+    pub fn start(
+        dir: &Path,
+        surface: Arc<dyn InteractionProvider>,
+        models: Arc<dyn ModelSource>,
+    ) -> Result<Host, HostError> {
+        let lock = HostLock::acquire(dir)?;
+        let store = Arc::new(Store::open(dir)?);
+        let service = UserQuestionService::new(Arc::clone(&store) as Arc<dyn SessionLog>);
+        let registration = service.register(surface)?;
+        Ok(Host {
+            data_dir: dir.to_path_buf(),
+            store,
+            service,
+            models,
+            live: Mutex::new(HashMap::new()),
+            opening: Mutex::new(()),
+            _surface: registration,
+            _lock: lock,
+        })
+    }
+
+    pub fn store(&self) -> &Arc<Store> {
+        &self.store
+    }
+
+    pub fn service(&self) -> &UserQuestionService {
+        &self.service
+    }
+
+    pub fn data_dir(&self) -> &Path {
+        &self.data_dir
+    }
+
+    /// The session a person typed (full id or unique prefix).
+    pub fn resolve(&self, typed: &str) -> Result<String, HostError> {
+        match_session(self.store.list_sessions()?, typed).map(|s| s.id).map_err(HostError::NotFound)
+    }
+
+    fn deps(&self, model: &crate::session::ModelRef) -> Result<AgentDeps, HostError> {
+        let provider = self.models.provider(model)?;
+        Ok(AgentDeps { store: Arc::clone(&self.store), service: self.service.clone(), model: provider })
+    }
+
+    /// Creates a session with the model for new sessions and sends its first message; returns its id
+    /// and a subscription taken before the first turn. Call inside a tokio runtime.
+    pub fn start_session(
+        &self,
+        text: &str,
+        workspace: Option<PathBuf>,
+    ) -> Result<(String, broadcast::Receiver<AgentEvent>), HostError> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(HostError::InvalidArgument("a message needs some text".into()));
+        }
+        let workspace = match workspace {
+            Some(dir) => match dir.canonicalize() {
+                Ok(d) if d.is_dir() => Some(d),
+                _ => return Err(HostError::InvalidArgument(format!("{} is not a folder", dir.display()))),
+            },
+            None => None,
+        };
+        let model = self.models.for_new();
+        let deps = self.deps(&model)?;
+        let title: String = text.lines().next().unwrap_or(text).chars().take(TITLE_CHARS).collect();
+        let config = AgentConfig { questions: questions_for(self.models.as_ref(), None), ..AgentConfig::default() };
+        let agent = Agent::create(deps, NewSession { title, workspace, model: Some(model.clone()) }, config)?;
+        let events = agent.subscribe();
+        let id = agent.session_id().to_string();
+        agent.steer(text)?;
+        guard(&self.live).insert(id.clone(), Live { agent: Arc::new(agent), model_label: label(&model) });
+        Ok((id, events))
+    }
+
+    /// The session's live agent, opened if needed (repairing what a dead run left open and admitting
+    /// what waits in its inbox), with a subscription taken before it could start a turn.
+    pub fn open(&self, session: &str) -> Result<(Arc<Agent>, broadcast::Receiver<AgentEvent>), HostError> {
+        if let Some(live) = guard(&self.live).get(session) {
+            return Ok((Arc::clone(&live.agent), live.agent.subscribe()));
+        }
+        let _opening = guard(&self.opening);
+        if let Some(live) = guard(&self.live).get(session) {
+            return Ok((Arc::clone(&live.agent), live.agent.subscribe()));
+        }
+        let events = self.store.events(session)?;
+        if events.is_empty() {
+            return Err(HostError::NotFound(format!("session {session:?} not found")));
+        }
+        let recorded = events.iter().find_map(|e| match &e.event {
+            Event::SessionCreated { model, .. } => model.clone(),
+            _ => None,
+        });
+        let questions = questions_for(self.models.as_ref(), recorded_settings(&events));
+        drop(events);
+        let model = self.models.for_existing(recorded);
+        let deps = self.deps(&model)?;
+        let config = AgentConfig { questions, ..AgentConfig::default() };
+        let (agent, rx) = Agent::open_subscribed(deps, session, config)?;
+        let agent = Arc::new(agent);
+        guard(&self.live).insert(session.to_string(), Live { agent: Arc::clone(&agent), model_label: label(&model) });
+        Ok((agent, rx))
+    }
+
+    /// The session's agent if it is live.
+    pub fn agent(&self, session: &str) -> Option<Arc<Agent>> {
+        guard(&self.live).get(session).map(|l| Arc::clone(&l.agent))
+    }
+
+    /// How the live session's model is named to the person.
+    pub fn model_label(&self, session: &str) -> Option<String> {
+        guard(&self.live).get(session).map(|l| l.model_label.clone())
+    }
+
+    /// The model label a new session would get.
+    pub fn label_for_new(&self) -> (crate::session::ModelRef, String) {
+        let model = self.models.for_new();
+        let text = label(&model);
+        (model, text)
+    }
+
+    pub fn send(&self, session: &str, text: &str) -> Result<(), HostError> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Err(HostError::InvalidArgument("a message needs some text".into()));
+        }
+        Ok(self.open(session)?.0.steer(text)?)
+    }
+
+    /// Stops the session's running turn; whether one was running. Never opens a session.
+    pub fn abort(&self, session: &str) -> bool {
+        self.agent(session).is_some_and(|a| a.abort())
+    }
+
+    pub fn retry(&self, session: &str) -> Result<(), HostError> {
+        Ok(self.open(session)?.0.retry()?)
+    }
+
+    pub fn pending(&self, session: &str) -> PendingQuestions {
+        PendingQuestions {
+            foreground: self.service.foreground(Some(session)),
+            continued: self.service.continued(session),
+        }
+    }
+
+    /// An answer from any surface. `Some(Foreground)` answers the waiting call only (`NOT_PENDING`
+    /// once its wait ended), `Some(Late)` a continued question, `None` whichever applies. A late
+    /// answer is queued durably before this returns, also for a session whose agent is not live: its
+    /// agent admits it when it is opened (a front door that wants it admitted now calls [`open`]).
+    ///
+    /// [`open`]: Host::open
+    pub fn answer(
+        &self,
+        session: &str,
+        call_id: &str,
+        answers: AnswerBatch,
+        path: Option<AnswerPath>,
+    ) -> Result<AnswerPath, HostError> {
+        if self.agent(session).is_none() {
+            self.load_questions(session)?;
+        }
+        let taken = match path {
+            Some(AnswerPath::Foreground) => {
+                self.service.submit_foreground(session, call_id, answers)?;
+                AnswerPath::Foreground
+            }
+            Some(AnswerPath::Late) => {
+                self.service.answer(session, call_id, answers)?;
+                AnswerPath::Late
+            }
+            None => match self.service.respond(session, call_id, answers)? {
+                Responded::Foreground => AnswerPath::Foreground,
+                Responded::Late(_) => AnswerPath::Late,
+            },
+        };
+        Ok(taken)
+    }
+
+    /// Makes the service know a session's continued questions without opening its agent.
+    fn load_questions(&self, session: &str) -> Result<(), HostError> {
+        self.store.repair_after_crash(session)?;
+        let events = self.store.events(session)?;
+        if events.is_empty() {
+            return Err(HostError::NotFound(format!("session {session:?} not found")));
+        }
+        self.service.load_session(session, &project_questions(&events));
+        Ok(())
+    }
+
+    pub fn cancel(&self, session: &str, call_id: &str) -> Result<(), HostError> {
+        Ok(self.service.cancel(session, call_id)?)
+    }
+
+    pub fn expire(&self, session: &str, call_id: &str) -> Result<(), HostError> {
+        Ok(self.service.expire(session, call_id)?)
+    }
+
+    /// The session's transcript; with `turns`, only its newest `turns` turns.
+    pub fn transcript(&self, session: &str, turns: Option<usize>) -> Result<Transcript, HostError> {
+        let events = self.store.events(session)?;
+        let mut transcript = project_transcript(&events);
+        drop(events);
+        if let Some(n) = turns {
+            transcript.keep_last_turns(n.max(1));
+        }
+        Ok(transcript)
+    }
+
+    /// Quitting, the same from every front door: a live timed question continues (its result is
+    /// recorded pending, so it is answerable after the next start), a live blocking one ends
+    /// `ASK_ABORTED`, every running turn ends recorded as aborted, and queued input stays queued.
+    pub async fn shutdown(&self) {
+        let timed: Vec<(String, String)> = self
+            .service
+            .foreground(None)
+            .into_iter()
+            .filter(|r| r.wait.is_some())
+            .map(|r| (r.session_id, r.call_id))
+            .collect();
+        let mut waits = Vec::new();
+        for (session, call) in timed {
+            // Subscribed before the expiry, so the recorded result cannot be missed.
+            let rx = self.agent(&session).map(|a| a.subscribe());
+            if self.service.expire(&session, &call).is_ok() {
+                if let Some(rx) = rx {
+                    waits.push(result_recorded(rx, call));
+                }
+            }
+        }
+        let _ = tokio::time::timeout(CONTINUE_ON_QUIT, futures_util::future::join_all(waits)).await;
+        let agents: Vec<Arc<Agent>> = guard(&self.live).drain().map(|(_, l)| l.agent).collect();
+        for agent in agents {
+            match Arc::try_unwrap(agent) {
+                Ok(agent) => agent.close().await,
+                // A front door still holds it: stop the turn and wait for its end to be recorded.
+                Err(agent) => {
+                    agent.abort();
+                    agent.wait_idle().await;
+                }
+            }
+        }
+        self.service.shutdown();
+    }
+}
+
+/// Resolves once `call`'s result is in the session's log.
+async fn result_recorded(mut rx: broadcast::Receiver<AgentEvent>, call: String) {
+    loop {
+        match rx.recv().await {
+            Ok(AgentEvent::EventAppended { event }) => {
+                if matches!(&event.event, Event::ToolResult { call_id, .. } if *call_id == call) {
+                    return;
+                }
+            }
+            Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+            Err(broadcast::error::RecvError::Closed) => return,
+        }
+    }
+}

@@ -1,0 +1,46 @@
+//! Which model and question settings a session runs with. The rules differ by front door only in
+//! where the choices come from (the desktop's settings and launch options, the CLI's flags); the
+//! host asks through this trait so the order of precedence lives in one place: what a session
+//! recorded, then what this run says explicitly, then the defaults for new sessions.
+
+use std::sync::Arc;
+
+use crate::model::{ModelError, ModelProvider, DEEPSEEK_MODEL, DEMO_LABEL};
+use crate::session::ModelRef;
+use crate::tools::QuestionSettings;
+
+pub trait ModelSource: Send + Sync {
+    /// The model a new session starts with.
+    fn for_new(&self) -> ModelRef;
+    /// The model an existing session runs on, given what it recorded (if anything).
+    fn for_existing(&self, recorded: Option<ModelRef>) -> ModelRef;
+    /// Question settings this run forces (a `--timed`/`--timeout` flag), if any.
+    fn forced_questions(&self) -> Option<QuestionSettings>;
+    /// Question settings of sessions that recorded none (new ones).
+    fn default_questions(&self) -> QuestionSettings;
+    /// The provider for `model`; API keys are the front door's business.
+    fn provider(&self, model: &ModelRef) -> Result<Arc<dyn ModelProvider>, ModelError>;
+}
+
+/// The question settings a session runs with: forced by this run, else what it last recorded, else
+/// the defaults. A session keeps how it asks, as it keeps its model.
+pub fn questions_for(models: &dyn ModelSource, recorded: Option<QuestionSettings>) -> QuestionSettings {
+    models.forced_questions().or(recorded).unwrap_or_else(|| models.default_questions())
+}
+
+/// How a model is named to the person: "Demo model (batch)", "deepseek-chat · api.deepseek.com".
+pub fn label(model: &ModelRef) -> String {
+    match model.provider.as_str() {
+        "demo" => format!("{DEMO_LABEL} ({})", model.script.as_deref().unwrap_or("batch")),
+        _ => {
+            let name = model.model.as_deref().unwrap_or(DEEPSEEK_MODEL);
+            let host = model
+                .base_url
+                .as_deref()
+                .and_then(|u| url::Url::parse(u).ok())
+                .and_then(|u| u.host_str().map(str::to_string))
+                .unwrap_or_else(|| "api.deepseek.com".into());
+            format!("{name} · {host}")
+        }
+    }
+}

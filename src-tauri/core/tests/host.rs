@@ -1,0 +1,183 @@
+//! The one host every front door uses: starting and resuming sessions, answering late without a
+//! live agent, and quitting the same way whatever the front door — against the real store, service
+//! and demo model.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hark_core::host::{AnswerPath, Host, ModelSource};
+use hark_core::model::{provider_for, ModelError, ModelProvider};
+use hark_core::question::{Answer, AnswerBatch, ErrorCode, ToolMode};
+use hark_core::service::ForwardingProvider;
+use hark_core::session::{project_questions, Event, ModelRef, QuestionState, ToolOutcome};
+use hark_core::tools::QuestionSettings;
+
+/// A front door's choices: one demo script; timed questions when `forced` says so.
+struct Demo {
+    script: &'static str,
+    forced: Option<QuestionSettings>,
+}
+
+impl ModelSource for Demo {
+    fn for_new(&self) -> ModelRef {
+        ModelRef { provider: "demo".into(), base_url: None, model: None, script: Some(self.script.into()) }
+    }
+    fn for_existing(&self, recorded: Option<ModelRef>) -> ModelRef {
+        recorded.unwrap_or_else(|| self.for_new())
+    }
+    fn forced_questions(&self) -> Option<QuestionSettings> {
+        self.forced
+    }
+    fn default_questions(&self) -> QuestionSettings {
+        QuestionSettings::default()
+    }
+    fn provider(&self, model: &ModelRef) -> Result<Arc<dyn ModelProvider>, ModelError> {
+        provider_for(model, None)
+    }
+}
+
+fn timed() -> Option<QuestionSettings> {
+    Some(QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: 600 })
+}
+
+/// A host whose question surface shows nothing and never answers (the person is away).
+fn host(dir: &Path, script: &'static str, forced: Option<QuestionSettings>) -> Host {
+    let (surface, requests) = ForwardingProvider::new();
+    // Kept open for the test's life: a closed channel would refuse every question.
+    std::mem::forget(requests);
+    Host::start(dir, Arc::new(surface), Arc::new(Demo { script, forced })).expect("host")
+}
+
+async fn until(what: &str, mut check: impl FnMut() -> bool) {
+    for _ in 0..500 {
+        if check() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("timed out waiting for {what}");
+}
+
+fn outcomes(host: &Host, session: &str) -> Vec<ToolOutcome> {
+    let events = host.store().events(session).unwrap();
+    events
+        .into_iter()
+        .filter_map(|e| match e.event {
+            Event::ToolResult { outcome, .. } => Some(outcome),
+            _ => None,
+        })
+        .collect()
+}
+
+fn db(label: &str) -> AnswerBatch {
+    AnswerBatch { answers: vec![Answer { id: "db".into(), selected: vec![label.into()], custom: None }] }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_is_titled_by_its_first_line_and_refuses_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = host(dir.path(), "hello", None);
+    let long = format!("{}\nsecond line", "x".repeat(80));
+    let (id, _) = host.start_session(&long, None).unwrap();
+    let title = host.store().list_sessions().unwrap().into_iter().find(|s| s.id == id).unwrap().title;
+    assert_eq!(title, "x".repeat(60));
+    let empty = host.start_session("  \n ", None).err().expect("refused");
+    assert_eq!(serde_json::to_value(&empty).unwrap()["code"], "INVALID_ARGUMENT");
+    let nowhere = host.start_session("go", Some(dir.path().join("missing"))).err().expect("refused");
+    assert_eq!(serde_json::to_value(&nowhere).unwrap()["code"], "INVALID_ARGUMENT");
+    let unknown = host.resolve("nope").err().expect("refused");
+    assert_eq!(serde_json::to_value(&unknown).unwrap()["code"], "NOT_FOUND");
+    host.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quitting_continues_a_live_timed_question_and_aborts_a_blocking_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = host(dir.path(), "blocking", timed());
+    let (timed_session, _) = host.start_session("publish it", None).unwrap();
+    until("the timed question", || !host.pending(&timed_session).foreground.is_empty()).await;
+    host.shutdown().await;
+    assert!(matches!(outcomes(&host, &timed_session).as_slice(), [ToolOutcome::Pending { .. }]));
+    drop(host);
+
+    let dir = tempfile::tempdir().unwrap();
+    let host = self::host(dir.path(), "blocking", None);
+    let (blocking, _) = host.start_session("publish it", None).unwrap();
+    until("the blocking question", || !host.pending(&blocking).foreground.is_empty()).await;
+    host.shutdown().await;
+    let recorded = outcomes(&host, &blocking);
+    let [ToolOutcome::Error { error }] = recorded.as_slice() else { panic!("{recorded:?}") };
+    assert_eq!(error["code"], ErrorCode::AskAborted.as_str());
+    let events = host.store().events(&blocking).unwrap();
+    assert!(matches!(events.last().map(|e| &e.event), Some(Event::TurnEnded { .. })), "{events:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_late_answer_is_queued_without_a_live_agent_and_admitted_when_the_session_opens() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = {
+        let first = host(dir.path(), "timed", timed());
+        let (session, _) = first.start_session("plan the notes app", None).unwrap();
+        until("the question", || !first.pending(&session).foreground.is_empty()).await;
+        first.shutdown().await;
+        session
+    };
+    // The next run: nobody has opened the session; the answer is queued durably all the same.
+    let second = host(dir.path(), "timed", None);
+    let call = project_questions(&second.store().events(&session).unwrap())[0].call_id.clone();
+    assert_eq!(second.answer(&session, &call, db("SQLite"), Some(AnswerPath::Late)).unwrap(), AnswerPath::Late);
+    assert!(second.agent(&session).is_none(), "answering opened no agent");
+    let again = second.answer(&session, &call, db("Postgres"), None).unwrap_err();
+    assert_eq!(serde_json::to_value(&again).unwrap()["code"], "REPLY_QUEUED");
+    second.shutdown().await;
+    drop(second);
+
+    // A third run opens the session: the queued answer is admitted and settles the question.
+    let third = host(dir.path(), "timed", None);
+    third.open(&session).unwrap();
+    until("the late answer to settle", || {
+        let records = project_questions(&third.store().events(&session).unwrap());
+        records[0].state == QuestionState::Settled
+    })
+    .await;
+    let records = project_questions(&third.store().events(&session).unwrap());
+    assert!(records[0].answered_late);
+    assert_eq!(records[0].answers.as_ref().unwrap().answers[0].selected, ["SQLite"]);
+    third.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resumed_session_keeps_its_question_mode_unless_the_run_forces_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = {
+        let first = host(dir.path(), "hello", timed());
+        let (session, _) = first.start_session("hi", None).unwrap();
+        until("the reply", || !first.agent(&session).unwrap().is_busy()).await;
+        first.shutdown().await;
+        session
+    };
+    // The schema in force is the latest `request/header` (written when it changes); turns are counted.
+    let seen = |host: &Host| -> (Option<ToolMode>, usize) {
+        let events = host.store().events(&session).unwrap();
+        let mode = events.iter().rev().find_map(|e| match e.event {
+            Event::RequestHeader { question_mode, .. } => Some(question_mode),
+            _ => None,
+        });
+        (mode, events.iter().filter(|e| matches!(e.event, Event::TurnEnded { .. })).count())
+    };
+    // No flag this run: the session goes on timed, as it was started.
+    let second = host(dir.path(), "hello", None);
+    second.send(&session, "again").unwrap();
+    until("the second turn", || seen(&second).1 == 2).await;
+    assert_eq!(seen(&second), (Some(ToolMode::Timed), 2));
+    second.shutdown().await;
+    drop(second);
+    // A run that forces the blocking schema uses it.
+    let forced = Some(QuestionSettings { mode: ToolMode::Legacy, default_timeout_secs: 120 });
+    let third = host(dir.path(), "hello", forced);
+    third.send(&session, "once more").unwrap();
+    until("the third turn", || seen(&third).1 == 3).await;
+    assert_eq!(seen(&third), (Some(ToolMode::Legacy), 3));
+    third.shutdown().await;
+}
