@@ -71,6 +71,10 @@ fn details(event: &Event) -> String {
         }
         Event::InboxDiscarded { message_id, reason } => format!("id={} reason={}", text(message_id), text(reason)),
         Event::ModelError { error } => text(&error.to_string()),
+        Event::HistoryCompacted { through_seq, summary, window_tokens } => {
+            let summary = summary.as_deref().map_or("(none: left out)".to_string(), text);
+            format!("through={through_seq} window={window_tokens} summary={summary}")
+        }
         Event::Unknown { body, .. } => format!("(from a newer Hark) {}", text(&body.to_string())),
     }
 }

@@ -370,6 +370,32 @@ async fn other_client_errors_are_model_http_with_the_server_message() {
 }
 
 #[tokio::test]
+async fn a_context_length_refusal_is_recognised_and_keeps_its_code() {
+    let too_long = json!({ "error": {
+        "message": "This model's maximum context length is 65536 tokens. However, you requested 70123 tokens \
+                    (61931 in the messages, 8192 in the completion). Please reduce the length of the messages.",
+        "type": "invalid_request_error", "param": "messages", "code": "context_length_exceeded" } });
+    // Worded unlike any known server: the code alone tells.
+    let coded = json!({ "error": { "message": "Request rejected.", "code": "context_length_exceeded" } });
+    let server = TestServer::start(vec![
+        Reply::json(400, too_long),
+        Reply::json(400, coded),
+        Reply::json(400, json!({ "error": { "message": "Model Not Exist", "code": "invalid_request_error" } })),
+    ])
+    .await;
+    let p = provider(config(&server));
+    for _ in 0..2 {
+        let err = collect(&*p, hello_request()).await.expect_err("400");
+        assert_eq!((err.code(), err.status()), ("MODEL_HTTP", Some(400)));
+        assert!(err.is_context_length(), "{err}");
+        assert!(err.message().contains("[context_length_exceeded]"), "{err}");
+    }
+    let other = collect(&*p, hello_request()).await.expect_err("400");
+    assert!(!other.is_context_length(), "{other}");
+    assert_eq!(server.requests().len(), 3, "none of them is retried");
+}
+
+#[tokio::test]
 async fn malformed_chunk_ends_the_stream_after_the_good_deltas() {
     let server = TestServer::start(vec![Reply::raw_sse(&format!(
         "data: {}\n\ndata: {}\n\ndata: {{\"choices\": [oops\n\ndata: {}\n\n",

@@ -25,6 +25,7 @@ fn kinds(items: &[TranscriptItem]) -> Vec<&'static str> {
             TranscriptItem::ToolCall { .. } => "tool",
             TranscriptItem::OrphanResult { .. } => "orphan",
             TranscriptItem::ModelError { .. } => "model_error",
+            TranscriptItem::HistoryCompacted { .. } => "compacted",
         })
         .collect()
 }
@@ -257,6 +258,24 @@ fn serializes_with_kind_tags(load: Load) {
     assert_eq!(json["questions"][0]["call_id"], "c1");
 }
 
+fn a_compaction_is_an_item_of_its_turn(load: Load) {
+    let compacted =
+        Event::HistoryCompacted { through_seq: 4, summary: Some("they said hi".into()), window_tokens: 32_768 };
+    let events = [turn_started("t1"), user("m1", "hi"), turn_ended("t1", "completed"), turn_started("t2"), compacted];
+    let t = transcript(load, &events);
+    assert_eq!(kinds(&t.turns[1].items), ["compacted"]);
+    let json = serde_json::to_value(&t.turns[1].items[0]).unwrap();
+    let at = json["at"].clone();
+    assert!(at.is_string());
+    assert_eq!(
+        json,
+        json!({ "kind": "history_compacted", "seq": 6, "at": at, "through_seq": 4, "summary": "they said hi" })
+    );
+    let left_out = Event::HistoryCompacted { through_seq: 3, summary: None, window_tokens: 32_768 };
+    let t = transcript(load, &[turn_started("t1"), left_out]);
+    assert_eq!(serde_json::to_value(&t.turns[0].items[0]).unwrap()["summary"], json!(null));
+}
+
 macro_rules! both {
     ($($rule:ident),* $(,)?) => {
         mod in_memory {
@@ -279,4 +298,5 @@ both!(
     events_outside_turns_get_a_turn_of_their_own,
     interrupted_turn_shows_its_end,
     serializes_with_kind_tags,
+    a_compaction_is_an_item_of_its_turn,
 );

@@ -15,6 +15,8 @@
 //! send, [`Agent::abort`], [`Agent::subscribe`]; answers go to the [`UserQuestionService`].
 
 mod call_ids;
+mod compact;
+mod context;
 mod driver;
 mod events;
 mod history;
@@ -29,6 +31,7 @@ use tokio::sync::{broadcast, watch, Notify};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+pub use context::{request_tokens, DEFAULT_CONTEXT_WINDOW_TOKENS, DEFAULT_REPLY_RESERVE_TOKENS};
 pub use events::AgentEvent;
 pub use history::{history, outcome_text, UNKNOWN_OUTCOME_TEXT};
 
@@ -69,6 +72,13 @@ pub struct AgentConfig {
     pub step_limit: u32,
     /// Sent first in every request; `None` sends none.
     pub system_prompt: Option<String>,
+    /// The model's context window in (estimated) tokens: every request, with the reply's reserve,
+    /// is fitted into it. A server that turns out to hold less says so, and the session then uses
+    /// what it holds.
+    pub context_window_tokens: u32,
+    /// Kept free for the reply inside the window. Keep it at least the provider's `max_tokens`
+    /// (the OpenAI provider sends 8192 by default), which servers count against the window too.
+    pub reply_reserve_tokens: u32,
 }
 
 impl Default for AgentConfig {
@@ -77,6 +87,8 @@ impl Default for AgentConfig {
             questions: QuestionSettings::default(),
             step_limit: DEFAULT_STEP_LIMIT,
             system_prompt: Some(DEFAULT_SYSTEM_PROMPT.to_string()),
+            context_window_tokens: DEFAULT_CONTEXT_WINDOW_TOKENS,
+            reply_reserve_tokens: DEFAULT_REPLY_RESERVE_TOKENS,
         }
     }
 }

@@ -1,13 +1,15 @@
 //! One model step: build the request from the log, stream the reply, record it, run its tool calls.
+//! A request the server finds too long for the model's context is compacted and tried once more.
 
 use tokio_util::sync::CancellationToken;
 
+use super::compact::{self, Compacted};
 use super::driver::append;
-use super::{call_ids, history, AgentError, AgentEvent, Shared};
-use crate::model::{ChatMessage, ModelError, ModelEvent, ModelRequest, ToolCallRequest};
+use super::{call_ids, context, AgentError, AgentEvent, Shared};
+use crate::model::{ModelError, ModelEvent, ModelRequest, ToolCallRequest};
 use crate::question::{ErrorCode, UserInteractionError};
 use crate::service::Caller;
-use crate::session::{Event, StoredEvent};
+use crate::session::{Event, ToolOutcome};
 use crate::tools::{outcome_of, ToolContext, ToolError, ToolOutput, ToolRegistry};
 
 pub(super) enum StepEnd {
@@ -21,24 +23,26 @@ pub(super) enum StepEnd {
 }
 
 #[derive(Default)]
-struct Streamed {
-    text: String,
+pub(super) struct Streamed {
+    pub text: String,
     reasoning: String,
     calls: Vec<ToolCallRequest>,
     usage: Option<serde_json::Value>,
 }
 
-/// The request the model sees for the log `events`.
-fn request(shared: &Shared, tools: &ToolRegistry, events: &[StoredEvent]) -> ModelRequest {
-    let mut messages = Vec::new();
-    if let Some(system) = &shared.config.system_prompt {
-        messages.push(ChatMessage::system(system.clone()));
+impl Streamed {
+    fn is_empty(&self) -> bool {
+        self.text.is_empty() && self.reasoning.is_empty() && self.calls.is_empty()
     }
-    messages.extend(history(events));
-    ModelRequest { messages, tools: tools.definitions() }
 }
 
-async fn stream(shared: &Shared, request: ModelRequest, abort: &CancellationToken) -> (Streamed, Option<ModelError>) {
+/// Streams one request. With `live`, text and reasoning reach the front doors as they arrive.
+pub(super) async fn stream(
+    shared: &Shared,
+    request: ModelRequest,
+    abort: &CancellationToken,
+    live: bool,
+) -> (Streamed, Option<ModelError>) {
     let mut out = Streamed::default();
     let cancel = abort.child_token();
     let opened = tokio::select! {
@@ -61,11 +65,15 @@ async fn stream(shared: &Shared, request: ModelRequest, abort: &CancellationToke
         match item {
             Some(Ok(ModelEvent::TextDelta(text))) => {
                 out.text.push_str(&text);
-                shared.emit(AgentEvent::TextDelta { session_id: shared.session_id.clone(), text });
+                if live {
+                    shared.emit(AgentEvent::TextDelta { session_id: shared.session_id.clone(), text });
+                }
             }
             Some(Ok(ModelEvent::ReasoningDelta(text))) => {
                 out.reasoning.push_str(&text);
-                shared.emit(AgentEvent::ReasoningDelta { session_id: shared.session_id.clone(), text });
+                if live {
+                    shared.emit(AgentEvent::ReasoningDelta { session_id: shared.session_id.clone(), text });
+                }
             }
             Some(Ok(ModelEvent::ToolCall(call))) => out.calls.push(call),
             Some(Ok(ModelEvent::Usage(usage))) => out.usage = Some(usage),
@@ -93,19 +101,33 @@ pub(super) async fn run(
     tools: &ToolRegistry,
     abort: &CancellationToken,
 ) -> Result<StepEnd, AgentError> {
-    // Call ids enter the log only through this function, so the ones read here stay all there are
-    // while the model streams. The log itself is not kept that long.
-    let (request, mut used_ids) = {
-        let events = shared.deps.store.events(&shared.session_id)?;
-        (request(shared, tools, &events), call_ids::used(&events))
+    let mut compacted = false;
+    let (mut streamed, failure, mut used_ids) = loop {
+        // Call ids enter the log only through this function, so the ones read here stay all there
+        // are while the model streams. The log itself is not kept that long.
+        let (request, used_ids) = {
+            let events = shared.deps.store.events(&shared.session_id)?;
+            (context::request_for(&shared.config, tools.definitions(), &events), call_ids::used(&events))
+        };
+        let sent_tokens = context::request_tokens(&request);
+        let (streamed, failure) = stream(shared, request, abort, true).await;
+        match &failure {
+            // Once per step: a second refusal is reported like any other model error.
+            Some(e) if e.is_context_length() && !compacted && streamed.is_empty() && !abort.is_cancelled() => {
+                compacted = true;
+                if let Compacted::Aborted = compact::compact(shared, tools, sent_tokens, e, abort).await? {
+                    return Ok(StepEnd::Aborted);
+                }
+            }
+            _ => break (streamed, failure, used_ids),
+        }
     };
-    let (mut streamed, failure) = stream(shared, request, abort).await;
     if failure.is_some() {
         // Text streamed before a failure is kept; half a step's tool calls are never run.
         streamed.calls.clear();
     }
     call_ids::make_unique(&mut streamed.calls, &mut used_ids);
-    if !streamed.text.is_empty() || !streamed.reasoning.is_empty() || !streamed.calls.is_empty() {
+    if !streamed.is_empty() {
         let reasoning = Some(streamed.reasoning).filter(|r| !r.is_empty());
         let mut batch = vec![Event::AssistantMessage {
             text: streamed.text,
@@ -138,11 +160,24 @@ pub(super) async fn run(
         abort: abort.clone(),
         workspace: shared.workspace.clone(),
     };
-    for call in &streamed.calls {
+    for (i, call) in streamed.calls.iter().enumerate() {
         let result = execute(tools, &ctx, call).await;
-        append(shared, Event::ToolResult { call_id: call.id.clone(), outcome: outcome_of(&result) })?;
+        if let Err(e) = append(shared, Event::ToolResult { call_id: call.id.clone(), outcome: outcome_of(&result) }) {
+            close_unknown(shared, &streamed.calls[i..]);
+            return Err(e);
+        }
     }
     Ok(if abort.is_cancelled() { StepEnd::Aborted } else { StepEnd::ToolCalls })
+}
+
+/// After a result could not be recorded, the step fails; its remaining calls (the failed one
+/// included) are not run and get an unknown outcome each, as far as the store takes them, so the
+/// log does not end with calls that have no result. What the store refuses here, crash repair
+/// closes when the session is opened again.
+fn close_unknown(shared: &Shared, calls: &[ToolCallRequest]) {
+    for call in calls {
+        let _ = append(shared, Event::ToolResult { call_id: call.id.clone(), outcome: ToolOutcome::Unknown });
+    }
 }
 
 async fn execute(tools: &ToolRegistry, ctx: &ToolContext, call: &ToolCallRequest) -> Result<ToolOutput, ToolError> {

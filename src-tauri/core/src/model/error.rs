@@ -102,6 +102,40 @@ impl ModelError {
     }
 }
 
+/// How servers word a request that does not fit the model's context, lower-cased: OpenAI's error
+/// code and message ("This model's maximum context length is 128000 tokens. However, your messages
+/// resulted in ..."), which DeepSeek, vLLM, Groq, Mistral and OpenRouter share; llama.cpp ("the
+/// request exceeds the available context size", type `exceed_context_size_error`); Ollama ("input
+/// length exceeds the context length"); LM Studio ("the model is loaded with context length of
+/// only ..."); Anthropic-style gateways ("prompt is too long"); and the generic ones.
+const CONTEXT_LENGTH_PHRASES: &[&str] = &[
+    "context_length_exceeded",
+    "exceed_context_size",
+    "maximum context length",
+    "context length",
+    "context size",
+    "context window",
+    "too many tokens",
+    "prompt is too long",
+    "input is too long",
+    "reduce the length of the messages",
+];
+
+impl ModelError {
+    /// Whether the server refused the request because it does not fit the model's context window,
+    /// so that a shorter history could succeed where the same request again never will. Servers
+    /// say so in a 400 (some in a 413, a few in a 5xx or inside the stream) worded their own way.
+    pub fn is_context_length(&self) -> bool {
+        let message = match self {
+            ModelError::Http { status: 413, .. } => return true,
+            ModelError::Http { message, .. } | ModelError::Server { message, .. } => message,
+            _ => return false,
+        };
+        let message = message.to_lowercase();
+        CONTEXT_LENGTH_PHRASES.iter().any(|phrase| message.contains(phrase))
+    }
+}
+
 impl ModelError {
     /// The same error with its message rewritten (used to scrub the API key from server text).
     pub(crate) fn map_message(self, f: impl FnOnce(String) -> String) -> Self {
@@ -124,5 +158,48 @@ impl ModelError {
 impl Serialize for ModelError {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         serialize_error(s, "ModelError", self.code(), self.message())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn context_length_errors_are_recognised_as_servers_word_them() {
+        let http = |message: &str| ModelError::Http { status: 400, message: message.into() };
+        let refused = [
+            // OpenAI, DeepSeek and vLLM.
+            "api.openai.com refused the request (HTTP 400: This model's maximum context length is 128000 tokens. \
+             However, your messages resulted in 130412 tokens. Please reduce the length of the messages. \
+             [context_length_exceeded])",
+            "api.deepseek.com refused the request (HTTP 400: This model's maximum context length is 65536 tokens. \
+             However, you requested 70123 tokens (61931 in the messages, 8192 in the completion).)",
+            // llama.cpp server, Ollama, LM Studio.
+            "HTTP 400: the request exceeds the available context size, try increasing it",
+            "HTTP 400: input length exceeds the context length",
+            "HTTP 400: Trying to keep the first 9000 tokens when context the overflows. However, the model is \
+             loaded with context length of only 4096 tokens, which is not enough.",
+            // Anthropic-style gateways and Mistral.
+            "HTTP 400: prompt is too long: 210000 tokens > 200000 maximum",
+            "HTTP 400: Prompt contains 40000 tokens, too large for model with 32768 maximum context length",
+        ];
+        for message in refused {
+            assert!(http(message).is_context_length(), "{message}");
+        }
+        assert!(ModelError::Http { status: 413, message: "Payload Too Large".into() }.is_context_length());
+        let server = ModelError::Server { status: None, message: "the context window is full".into() };
+        assert!(server.is_context_length());
+
+        let other = [
+            http("HTTP 400: Model Not Exist"),
+            http("HTTP 400: Invalid parameter: messages with role 'tool' must be a response to a preceeding message"),
+            ModelError::Auth { status: 401, message: "maximum context length".into() },
+            ModelError::RateLimited { message: "too many tokens per minute".into() },
+            ModelError::Cancelled,
+        ];
+        for error in other {
+            assert!(!error.is_context_length(), "{error}");
+        }
     }
 }

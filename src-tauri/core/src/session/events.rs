@@ -108,6 +108,11 @@ events! {
     "turn/ended" => TurnEnded { turn_id: String, reason: String },
     /// `error` is `{name, code, message}`.
     "model/error" => ModelError { error: serde_json::Value },
+    /// The server said a request did not fit the model's context: from here on, the conversation up
+    /// to and including `through_seq` reaches the model as `summary` (the model's own, or `None` when
+    /// it could not write one and the older turns are left out), and every request is fitted to
+    /// `window_tokens`, the window the server was found to have (in the agent's estimated tokens).
+    "history/compacted" => HistoryCompacted { through_seq: u64, summary: Option<String>, window_tokens: u64 },
 }
 
 /// An unknown event as JSON: its `type`, then the fields of its stored body (a body that is not an
@@ -243,6 +248,8 @@ mod tests {
             Event::InboxDiscarded { message_id: "m".into(), reason: "r".into() },
             Event::TurnEnded { turn_id: "t".into(), reason: "completed".into() },
             Event::ModelError { error: serde_json::json!({"name":"E","code":"C","message":"m"}) },
+            Event::HistoryCompacted { through_seq: 7, summary: Some("s".into()), window_tokens: 32_768 },
+            Event::HistoryCompacted { through_seq: 7, summary: None, window_tokens: 32_768 },
         ];
         for event in samples {
             let json = serde_json::to_value(&event).unwrap();

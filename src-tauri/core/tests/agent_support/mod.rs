@@ -16,7 +16,7 @@ use hark_core::service::{
 };
 use hark_core::session::{project_questions, Event, Store, StoredEvent, ToolOutcome};
 use hark_core::tools::QuestionSettings;
-pub use model_support::{Reply, TestServer};
+pub use model_support::{Reply, Strict, TestServer};
 use serde_json::{json, Value};
 use tokio::sync::mpsc::UnboundedReceiver;
 
@@ -74,9 +74,17 @@ pub struct Harness {
 
 impl Harness {
     pub async fn new(replies: Vec<Reply>) -> Harness {
+        Harness::on(TestServer::start(replies).await)
+    }
+
+    /// A harness whose server checks every request as OpenAI and DeepSeek do (see [`Strict`]).
+    pub async fn strict(replies: Vec<Reply>, strict: Strict) -> Harness {
+        Harness::on(TestServer::start_strict(replies, strict).await)
+    }
+
+    fn on(server: TestServer) -> Harness {
         let dir = tempfile::tempdir().unwrap();
         let workspace = tempfile::tempdir().unwrap();
-        let server = TestServer::start(replies).await;
         let store = Arc::new(Store::open(dir.path()).unwrap());
         let service = UserQuestionService::new(store.clone() as Arc<dyn SessionLog>);
         let (provider, requests) = ForwardingProvider::new();

@@ -2,6 +2,9 @@
 //! the next scripted response; streamed bodies are written piece by piece with pauses, and a
 //! response can hold the connection open, or repeat its last piece forever, to observe when the
 //! client closes it.
+//!
+//! A strict server ([`TestServer::start_strict`]) also checks each request the way OpenAI and
+//! DeepSeek do before answering it, and refuses it with a 400 instead of taking a scripted reply.
 
 #![allow(dead_code)]
 
@@ -10,7 +13,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::Value;
+use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Notify;
@@ -120,10 +123,108 @@ impl Reply {
     }
 }
 
+/// What a strict server enforces.
+#[derive(Debug, Clone, Copy)]
+pub struct Strict {
+    /// The model's context window in this server's own count (see [`server_tokens`]): the messages
+    /// and tools plus the `max_tokens` the request asks for must fit, as DeepSeek and vLLM require.
+    pub context_tokens: usize,
+}
+
+/// Why a strict server refused a request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Rejection {
+    /// Over the context window: the request's count.
+    ContextLength { requested: usize },
+    /// A tool message out of place or a call without its result; the server's message.
+    ToolOrder(String),
+}
+
+/// How a strict server counts a request: a quarter of the JSON bytes of its messages and tools (a
+/// common tokenizer's rate for English and code, and not the agent's own estimate), plus the reply's
+/// `max_tokens`.
+pub fn server_tokens(body: &Value) -> usize {
+    let bytes = |key: &str| body.get(key).map_or(0, |v| v.to_string().len());
+    (bytes("messages") + bytes("tools")) / 4 + body["max_tokens"].as_u64().unwrap_or(0) as usize
+}
+
+/// The OpenAI rule: an assistant message with `tool_calls` is followed directly by one tool message
+/// per call, and a tool message answers a call of the assistant message just before it.
+pub fn tool_order_violation(messages: &[Value]) -> Option<String> {
+    let mut i = 0;
+    while i < messages.len() {
+        let m = &messages[i];
+        if m["role"] == "tool" {
+            return Some(format!(
+                "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with \
+                 'tool_calls' (message {i}, tool_call_id {})",
+                m["tool_call_id"]
+            ));
+        }
+        i += 1;
+        let Some(calls) = m["tool_calls"].as_array().filter(|_| m["role"] == "assistant") else { continue };
+        let mut open: Vec<&Value> = calls.iter().map(|c| &c["id"]).collect();
+        while i < messages.len() && messages[i]["role"] == "tool" {
+            let id = &messages[i]["tool_call_id"];
+            match open.iter().position(|c| *c == id) {
+                Some(p) => {
+                    open.remove(p);
+                }
+                None => {
+                    return Some(format!(
+                        "Invalid parameter: messages with role 'tool' must be a response to a preceeding message \
+                         with 'tool_calls' (message {i}, tool_call_id {id})"
+                    ))
+                }
+            }
+            i += 1;
+        }
+        if !open.is_empty() {
+            let ids: Vec<String> = open.iter().map(|c| c.to_string()).collect();
+            return Some(format!(
+                "An assistant message with 'tool_calls' must be followed by tool messages responding to each \
+                 'tool_call_id'. The following tool_call_ids did not have response messages: {}",
+                ids.join(", ")
+            ));
+        }
+    }
+    None
+}
+
+impl Strict {
+    /// The refusal for `body`, if any, and the reply a real server would send with it.
+    fn check(&self, body: &Value) -> Option<(Rejection, Reply)> {
+        let messages = body["messages"].as_array().map(Vec::as_slice).unwrap_or_default();
+        if let Some(message) = tool_order_violation(messages) {
+            let error = json!({ "error": { "message": message, "type": "invalid_request_error",
+                                           "param": "messages", "code": null } });
+            return Some((Rejection::ToolOrder(message), Reply::json(400, error)));
+        }
+        let requested = server_tokens(body);
+        if requested > self.context_tokens {
+            let completion = body["max_tokens"].as_u64().unwrap_or(0);
+            let message = format!(
+                "This model's maximum context length is {} tokens. However, you requested {requested} tokens \
+                 ({} in the messages, {completion} in the completion). Please reduce the length of the messages \
+                 or completion.",
+                self.context_tokens,
+                requested - completion as usize,
+            );
+            let error = json!({ "error": { "message": message, "type": "invalid_request_error",
+                                           "param": "messages", "code": "context_length_exceeded" } });
+            return Some((Rejection::ContextLength { requested }, Reply::json(400, error)));
+        }
+        None
+    }
+}
+
 #[derive(Default)]
 struct State {
     replies: VecDeque<Reply>,
     recorded: Vec<Recorded>,
+    /// Index into `recorded`, and why it was refused.
+    rejected: Vec<(usize, Rejection)>,
+    strict: Option<Strict>,
     client_closed: usize,
 }
 
@@ -136,9 +237,19 @@ pub struct TestServer {
 
 impl TestServer {
     pub async fn start(replies: Vec<Reply>) -> TestServer {
+        TestServer::launch(replies, None).await
+    }
+
+    /// A server that refuses, with a 400 and without using up a scripted reply, every request that
+    /// [`Strict`] rejects.
+    pub async fn start_strict(replies: Vec<Reply>, strict: Strict) -> TestServer {
+        TestServer::launch(replies, Some(strict)).await
+    }
+
+    async fn launch(replies: Vec<Reply>, strict: Option<Strict>) -> TestServer {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
         let addr = listener.local_addr().expect("addr");
-        let state = Arc::new(Mutex::new(State { replies: replies.into(), ..State::default() }));
+        let state = Arc::new(Mutex::new(State { replies: replies.into(), strict, ..State::default() }));
         let closed = Arc::new(Notify::new());
         let (s, c) = (state.clone(), closed.clone());
         let task = tokio::spawn(async move {
@@ -156,6 +267,11 @@ impl TestServer {
 
     pub fn requests(&self) -> Vec<Recorded> {
         self.state.lock().expect("state").recorded.clone()
+    }
+
+    /// The refused requests: their index in [`requests`](Self::requests) and why.
+    pub fn rejections(&self) -> Vec<(usize, Rejection)> {
+        self.state.lock().expect("state").rejected.clone()
     }
 
     /// Waits (bounded) until a held connection has seen the client close it.
@@ -185,8 +301,16 @@ async fn serve(mut socket: TcpStream, state: Arc<Mutex<State>>, closed: Arc<Noti
     };
     let reply = {
         let mut st = state.lock().expect("state");
+        let refusal = st.strict.and_then(|strict| strict.check(&recorded.body));
         st.recorded.push(recorded);
-        st.replies.pop_front()
+        match refusal {
+            Some((why, reply)) => {
+                let index = st.recorded.len() - 1;
+                st.rejected.push((index, why));
+                Some(reply)
+            }
+            None => st.replies.pop_front(),
+        }
     };
     let reply = reply.unwrap_or_else(|| Reply::status(599, "text/plain", "the test scripted no more replies"));
     tokio::time::sleep(reply.delay_headers).await;

@@ -115,7 +115,10 @@ fn classify(status: StatusCode, body: &[u8], after: Option<Duration>, config: &O
     let host = host_label(url);
     let code = status.as_u16();
     let server = body_message(body).unwrap_or_else(|| status.canonical_reason().unwrap_or("no details").to_string());
-    let shown = format!("HTTP {code}: {server}");
+    let shown = match body_code(body) {
+        Some(kind) => format!("HTTP {code}: {server} [{kind}]"),
+        None => format!("HTTP {code}: {server}"),
+    };
     match status {
         StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => {
             let message = if config.api_key.is_some() {
@@ -176,6 +179,15 @@ fn body_message(body: &[u8]) -> Option<String> {
     }
     let message = serde_json::from_str::<Value>(text).ok().and_then(|v| server_message(&v));
     Some(excerpt(message.as_deref().unwrap_or(text)))
+}
+
+/// The machine-readable code of an OpenAI-style error (`{error:{code:"context_length_exceeded"}}`),
+/// kept in the message because callers route on it (see [`ModelError::is_context_length`]).
+fn body_code(body: &[u8]) -> Option<String> {
+    let value: Value = serde_json::from_slice(body).ok()?;
+    let code = value.pointer("/error/code")?.as_str()?.trim();
+    let plain = !code.is_empty() && code.len() <= 64 && code.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+    plain.then(|| code.to_string())
 }
 
 /// The message inside an error object: OpenAI/DeepSeek `{error:{message}}`, Ollama `{error:"..."}`,

@@ -86,7 +86,8 @@ impl QuestionFold {
             | Event::TurnStarted { .. }
             | Event::TurnEnded { .. }
             | Event::AssistantMessage { .. }
-            | Event::ModelError { .. } => false,
+            | Event::ModelError { .. }
+            | Event::HistoryCompacted { .. } => false,
             // What a newer build recorded cannot be understood here, so it changes nothing.
             Event::Unknown { .. } => false,
         }

@@ -110,6 +110,15 @@ pub enum TranscriptItem {
         at: DateTime<Utc>,
         error: serde_json::Value,
     },
+    /// Earlier turns were summarised (or, with no `summary`, left out) to fit the model's context:
+    /// the model no longer reads the events up to `through_seq` themselves. They stay in the log
+    /// and in this transcript.
+    HistoryCompacted {
+        seq: u64,
+        at: DateTime<Utc>,
+        through_seq: u64,
+        summary: Option<String>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -209,6 +218,11 @@ impl Builder {
             Event::InboxDiscarded { .. } => {}
             Event::ModelError { error } => {
                 self.push(at, TranscriptItem::ModelError { seq, at, error: error.clone() });
+            }
+            Event::HistoryCompacted { through_seq, summary, .. } => {
+                let item =
+                    TranscriptItem::HistoryCompacted { seq, at, through_seq: *through_seq, summary: summary.clone() };
+                self.push(at, item);
             }
             // Nothing to show for an event only a newer build understands.
             Event::Unknown { .. } => {}

@@ -28,7 +28,8 @@ pub fn repairs_needed<'a>(events: impl IntoIterator<Item = &'a Event>) -> Vec<Ev
             | Event::AssistantMessage { .. }
             | Event::InboxQueued { .. }
             | Event::InboxDiscarded { .. }
-            | Event::ModelError { .. } => {}
+            | Event::ModelError { .. }
+            | Event::HistoryCompacted { .. } => {}
             // Whatever a newer build's event leaves open, only that build can close.
             Event::Unknown { .. } => {}
         }
