@@ -82,11 +82,11 @@ async fn a_session_is_titled_by_its_first_line_and_refuses_bad_input() {
     let (id, _) = host.start_session(&long, None).unwrap();
     let title = host.store().list_sessions().unwrap().into_iter().find(|s| s.id == id).unwrap().title;
     assert_eq!(title, "x".repeat(60));
-    let empty = host.start_session("  \n ", None).err().expect("refused");
+    let empty = host.start_session("  \n ", None).expect_err("refused");
     assert_eq!(serde_json::to_value(&empty).unwrap()["code"], "INVALID_ARGUMENT");
-    let nowhere = host.start_session("go", Some(dir.path().join("missing"))).err().expect("refused");
+    let nowhere = host.start_session("go", Some(dir.path().join("missing"))).expect_err("refused");
     assert_eq!(serde_json::to_value(&nowhere).unwrap()["code"], "INVALID_ARGUMENT");
-    let unknown = host.resolve("nope").err().expect("refused");
+    let unknown = host.resolve("nope").expect_err("refused");
     assert_eq!(serde_json::to_value(&unknown).unwrap()["code"], "NOT_FOUND");
     host.shutdown().await;
 }
