@@ -52,7 +52,9 @@ export type TranscriptItem =
       queued_answers: AnswerBatch | null;
     }
   | { kind: 'orphan_result'; seq: number; at: string; call_id: string; outcome: ToolOutcome }
-  | { kind: 'model_error'; seq: number; at: string; error: HarkError };
+  | { kind: 'model_error'; seq: number; at: string; error: HarkError }
+  /** Older turns were replaced for the model (by its own summary, or left out when `summary` is null). */
+  | { kind: 'history_compacted'; seq: number; at: string; through_seq: number; summary: string | null };
 
 export interface Turn {
   turn_id: string | null;
@@ -69,6 +71,8 @@ export interface Transcript {
   /** Older turns the shell left out (a long session is shown from its end). */
   earlier_turns?: number;
   questions: QuestionRecord[];
+  /** Accepted input the agent has not read yet (typed messages, late answers), in the order given. */
+  queued?: TranscriptItem[];
 }
 
 // ---- desktop IPC (docs/desktop-ipc.md) ----

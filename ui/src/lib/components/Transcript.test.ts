@@ -50,4 +50,40 @@ describe('Transcript', () => {
     await fireEvent.click(screen.getByRole('button', { name: 'docs' }));
     expect(onLink).toHaveBeenCalledWith('https://example.com');
   });
+
+  it('shows typed messages the agent has not read yet as queued, after the turns, as text', () => {
+    const queued: TranscriptItem[] = [
+      user(7, 'also <b>use</b> docker'),
+      { kind: 'late_answer', seq: 8, at: '', message_id: 'm8', call_id: 'c1', questions: [], answers: null, raw_text: 'x' },
+    ];
+    const { container } = render(Transcript, {
+      hasSession: true,
+      transcript: { ...data([turn('t1', [user(1, 'hi'), assistant(2, 'on it')])]), queued },
+    });
+    const shown = screen.getAllByTestId('queued-message');
+    expect(shown).toHaveLength(1);
+    expect(shown[0]?.textContent).toContain('Queued');
+    expect(shown[0]?.textContent).toContain('also <b>use</b> docker');
+    expect(container.querySelector('.queued b')).toBeNull();
+    const order = Array.from(container.querySelectorAll('.msg')).map((el) => el.textContent?.trim());
+    expect(order[order.length - 1]).toContain('also <b>use</b> docker');
+  });
+
+  it('says when earlier turns were summarised or left out for the model', () => {
+    render(Transcript, {
+      hasSession: true,
+      transcript: data([
+        turn('t1', [
+          user(1, 'hi'),
+          { kind: 'history_compacted', seq: 2, at: '', through_seq: 1, summary: 'We set up <script>x</script> the repo.' },
+          { kind: 'history_compacted', seq: 3, at: '', through_seq: 2, summary: null },
+        ]),
+      ]),
+    });
+    const [summarised, left] = screen.getAllByTestId('history-compacted');
+    expect(summarised?.textContent).toContain('Earlier turns were summarised to fit the model’s context');
+    expect(summarised?.textContent).toContain('We set up <script>x</script> the repo.');
+    expect(summarised?.querySelector('script')).toBeNull();
+    expect(left?.textContent).toContain('left out');
+  });
 });
