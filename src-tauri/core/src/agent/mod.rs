@@ -1,4 +1,4 @@
-//! The agent loop (DESIGN §2): streams a model step, runs its tool calls, records everything in the
+//! The agent loop: streams a model step, runs its tool calls, records everything in the
 //! session log, and repeats until the model stops. Tauri-free: front doors subscribe to
 //! [`AgentEvent`]s and bridge them (the desktop to a Channel, the CLI to stdout).
 //!

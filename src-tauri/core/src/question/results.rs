@@ -12,7 +12,7 @@ pub fn answered_result_text(batch: &AnswerBatch) -> String {
     json!({ "answers": answers_json(batch) }).to_string()
 }
 
-/// The pending text (DESIGN §3 "Results the model sees"), mentioning `answer_to_pending_question` and the call id.
+/// The pending text, mentioning `answer_to_pending_question` and the call id.
 ///
 /// Plain prose rather than JSON: it must read as an instruction, and it must not look like an
 /// `{"answers": ...}` result a careless model could mistake for a choice.

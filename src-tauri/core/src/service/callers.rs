@@ -1,4 +1,4 @@
-//! Which agent instance may ask the user in a session: exactly its live root instance (seed 002).
+//! Which agent instance may ask the user in a session: exactly its live root instance.
 //! A stale instance (the session was reopened and a new root took over) and a sub-agent owned by
 //! another agent are refused, so a question never reaches a person on behalf of something that can
 //! no longer use the answer.

@@ -1,4 +1,4 @@
-//! The second settlement of a timed question (DESIGN §4 step 4): continued questions, the single
+//! The second settlement of a timed question: continued questions, the single
 //! per-session reply reservation, and the steer channel that carries a late answer to the agent.
 //!
 //! A continued question settles only when its reply is *admitted* (the agent appends it as

@@ -1,4 +1,4 @@
-//! UserQuestionService: the host side of `ask_user_question` (DESIGN §3–§4).
+//! UserQuestionService: the host side of `ask_user_question`.
 //!
 //! - Foreground: [`UserQuestionService::ask`] / [`UserQuestionService::ask_timed`] open a pending
 //!   entry, hand the request to the registered [`InteractionProvider`], and end on the first of: the

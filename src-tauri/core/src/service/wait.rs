@@ -1,7 +1,7 @@
 //! The foreground wait of one question: its original host deadline and the client take-overs that
 //! pause it. This is the only place that decides when a deadline fires.
 //!
-//! The rule (DESIGN §4, seed 002): the host timer runs only while no client holds a take-over. The
+//! The rule: the host timer runs only while no client holds a take-over. The
 //! deadline itself never moves: when the last take-over is released the *original* deadline is
 //! armed again, and if it already passed the wait expires at once. Pausing therefore does not buy
 //! extra host time; it only stops the host from expiring a question a person is looking at, while

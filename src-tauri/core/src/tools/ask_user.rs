@@ -13,7 +13,7 @@ use crate::question::{
 };
 use crate::service::{AskParams, UserQuestionService};
 
-/// The question settings in force for a turn (DESIGN §6 Settings). A setting, never the model's
+/// The question settings in force for a turn. A setting, never the model's
 /// choice; the agent records it in `request/header` alongside the tools.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct QuestionSettings {

@@ -1,5 +1,5 @@
 //! Workspace tools: `list_dir`, `read_file`, `write_file`, confined to the session's folder, so the
-//! agent has real work to continue with while a question stays open (DESIGN §2).
+//! agent has real work to continue with while a question stays open.
 //!
 //! Model arguments are untrusted: each tool parses them into a typed input struct, refuses paths
 //! outside the workspace (PATH_OUTSIDE_WORKSPACE), and bounds what it reads and writes.

@@ -1,4 +1,4 @@
-// Which question the panel shows (DESIGN §6, seed 002 "卡片状态与投递竞争"). Every pending request is
+// Which question the panel shows. Every pending request is
 // kept; one panel at a time. Foreground questions open by themselves (unless the person hid or closed
 // them); continued ones open only when asked for. Pure data: the controller holds the state.
 import type { Question } from '../question/types';

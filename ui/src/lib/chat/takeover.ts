@@ -1,4 +1,4 @@
-// The take-over of a timed foreground question (DESIGN §4 step 2): held while the panel shows it in a
+// The take-over of a timed foreground question: held while the panel shows it in a
 // visible window, so the host deadline pauses; released when the session is switched, the window is
 // hidden, or the question resolved. One at a time. `want()` states what should be held; the keeper
 // attaches and releases to match, and never leaks a take-over whose attach returned late.

@@ -1,4 +1,4 @@
-// The client countdown of a timed question (DESIGN §4 step 2, seed 002 "本地倒计时与面板操作") as a
+// The client countdown of a timed question as a
 // pure state machine. No timers live here: the panel passes `now` (ms, e.g. Date.now()) into every
 // call and re-renders on its own tick.
 //

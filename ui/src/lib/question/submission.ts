@@ -1,4 +1,4 @@
-// What happens to the panel after Submit (DESIGN §4 steps 4–5, §6; seed 002 "卡片状态与投递竞争").
+// What happens to the panel after Submit.
 // The draft is kept in every state but `done`: only the host's resolved frame ends the panel, never a
 // local submit or a transport error on its own.
 

@@ -1,4 +1,4 @@
-// TS mirrors of the question protocol (src-tauri/core/src/question/types.rs, DESIGN §3). Field names
+// TS mirrors of the question protocol (src-tauri/core/src/question/types.rs). Field names
 // are snake_case exactly as they cross IPC.
 
 /** One choice. `label` is both what the user sees and the value the model gets back. */
