@@ -8,14 +8,15 @@
 //! agent and checks what reaches the model.
 
 mod agent_support;
+mod child_process;
 
-use std::io::{BufRead, BufReader};
+use std::ffi::OsStr;
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
 
 use agent_support::*;
+use child_process::spawn_until_ready;
 use hark_core::agent::{Agent, AgentDeps};
 use hark_core::model::{OpenAiConfig, OpenAiProvider};
 use hark_core::question::{Answer, AnswerBatch, ErrorCode, ToolMode};
@@ -182,25 +183,11 @@ fn child_agent() {
 
 /// Runs the child `scenario` on `session` in `dir` and SIGKILLs it once it reports ready.
 fn kill_child_when_ready(scenario: &str, dir: &Path, session: &str) {
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "child_agent", "--nocapture", "--test-threads=1"])
-        .env(CHILD_SCENARIO, scenario)
-        .env(CHILD_DIR, dir)
-        .env(CHILD_SESSION, session)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let ready = BufReader::new(stdout).lines().any(|l| l.is_ok_and(|l| l == READY));
-        let _ = tx.send(ready);
-    });
-    if rx.recv_timeout(Duration::from_secs(30)) != Ok(true) {
-        let _ = child.kill();
+    let env =
+        [(CHILD_SCENARIO, OsStr::new(scenario)), (CHILD_DIR, dir.as_os_str()), (CHILD_SESSION, OsStr::new(session))];
+    let Some(mut child) = spawn_until_ready("child_agent", &env, READY, Duration::from_secs(30)) else {
         panic!("the {scenario} child never got ready");
-    }
+    };
     child.kill().unwrap(); // SIGKILL on Unix: no destructor, no Quit, no turn end recorded.
     child.wait().unwrap();
 }

@@ -4,12 +4,14 @@
 //! through environment variables). The child appends forever, mixing single events and batches; the
 //! parent kills it at a random moment, reopens the store and checks the log is a clean prefix.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+mod child_process;
+
+use std::ffi::OsStr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use child_process::spawn_until_ready;
 use hark_core::session::{Event, Store, StoredEvent, DB_FILE};
 
 const CHILD_DIR: &str = "HARK_STORE_TEST_CHILD_DIR";
@@ -118,25 +120,15 @@ fn killed_writers_leave_a_clean_prefix_and_appending_continues() {
     let mut stored_before = 1;
     let mut grew = 0;
     for round in 0..KILLS {
-        let mut child = Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "child_writer", "--nocapture", "--test-threads=1"])
-            .env(CHILD_DIR, dir.path())
-            .env(CHILD_SESSION, &session)
-            .env(CHILD_SEED, rng.next().to_string())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let ready = BufReader::new(stdout).lines().any(|l| l.is_ok_and(|l| l == READY));
-            let _ = tx.send(ready);
-        });
-        if rx.recv_timeout(Duration::from_secs(10)) != Ok(true) {
-            let _ = child.kill();
+        let seed = rng.next().to_string();
+        let env = [
+            (CHILD_DIR, dir.path().as_os_str()),
+            (CHILD_SESSION, OsStr::new(&session)),
+            (CHILD_SEED, OsStr::new(&seed)),
+        ];
+        let Some(mut child) = spawn_until_ready("child_writer", &env, READY, Duration::from_secs(10)) else {
             panic!("round {round}: the child never started appending");
-        }
+        };
         std::thread::sleep(Duration::from_millis(5 + rng.below(120)));
         child.kill().unwrap(); // SIGKILL on Unix: no destructor, no rollback, no checkpoint.
         child.wait().unwrap();
