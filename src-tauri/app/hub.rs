@@ -216,7 +216,9 @@ impl Hub {
     /// The session's transcript; with `turns`, only its newest `turns` turns (see `earlier_turns`).
     pub fn transcript(&self, session: &str, turns: Option<usize>) -> Result<Transcript, CommandError> {
         let transcript = self.host.transcript(session, turns)?;
-        release_freed_memory();
+        if transcript.earlier_turns + transcript.turns.len() > LONG_SESSION_TURNS {
+            release_freed_memory();
+        }
         Ok(transcript)
     }
 
@@ -342,6 +344,10 @@ impl Hub {
         self.host.shutdown().await;
     }
 }
+
+/// Past this many turns (some 10 000 events in a busy session), reading the log leaves enough freed
+/// heap behind to be worth returning.
+const LONG_SESSION_TURNS: usize = 100;
 
 /// glibc keeps freed heap for reuse, so a process that once read a 100 000-event log stays that big;
 /// this hands it back to the OS (measured by `make bench-desktop`'s app PSS).
