@@ -94,7 +94,7 @@ test-e2e: ui tauri-driver
 	@echo "screenshots: $$(ls target/e2e/*.png | wc -l) files in target/e2e/"
 
 bench: check-tools system-deps ui
-	cargo bench -p hark-core --bench store --bench service
+	cargo bench -p hark-core --bench store --bench service --bench agent
 	@$(MAKE) --no-print-directory bench-desktop
 
 # Hark's window next to an empty Tauri window (examples/baseline.rs), same Xvfb, one run: start-up to

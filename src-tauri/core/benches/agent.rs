@@ -1,0 +1,120 @@
+//! Agent step overhead: what a turn costs the agent itself (admitting the message, building the
+//! request, recording the reply), with a model that answers at once, on a 100-event and a
+//! 100 000-event session side by side. Prints `name value unit` lines.
+//!
+//! Goal: `step_overhead_100k_vs_100` ≤ 1.2. `log_read_100k_ms` is what reading the log back costs,
+//! which a step no longer does. Run with `cargo bench -p hark-core --bench agent`.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use async_trait::async_trait;
+use hark_core::agent::{Agent, AgentConfig, AgentDeps};
+use hark_core::model::{ModelDescription, ModelError, ModelEvent, ModelEventReceiver, ModelProvider, ModelRequest};
+use hark_core::service::{SessionLog, UserQuestionService};
+use hark_core::session::{Event, Store, ToolOutcome};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+const SMALL: usize = 100;
+const BIG: usize = 100_000;
+const TURNS: usize = 30;
+
+/// Answers every request at once with one short text.
+struct AtOnce;
+
+#[async_trait]
+impl ModelProvider for AtOnce {
+    fn describe(&self) -> ModelDescription {
+        ModelDescription {
+            provider: "bench".into(),
+            label: "instant".into(),
+            base_url: None,
+            model: None,
+            script: None,
+        }
+    }
+
+    async fn stream(
+        &self,
+        _request: ModelRequest,
+        _cancel: CancellationToken,
+    ) -> Result<ModelEventReceiver, ModelError> {
+        let (tx, rx) = tokio::sync::mpsc::channel(4);
+        let _ = tx.send(Ok(ModelEvent::TextDelta("ok".into()))).await;
+        let _ = tx.send(Ok(ModelEvent::Finished { finish_reason: Some("stop".into()) })).await;
+        Ok(rx)
+    }
+}
+
+/// Messages, calls and results of a few hundred bytes, paired as a real log pairs them.
+fn filler(i: usize) -> Event {
+    match i % 4 {
+        0 => Event::AssistantMessage {
+            text: format!("Step {i}: reading the next file and summarising what it does. ").repeat(3),
+            reasoning: None,
+            tool_calls: vec![format!("r{i}")],
+            usage: Some(json!({"prompt_tokens": 1200, "completion_tokens": 80})),
+        },
+        1 => Event::ToolCall {
+            call_id: format!("r{}", i - 1),
+            name: "read_file".into(),
+            arguments: json!({"path": format!("src/module_{}.rs", i % 50)}),
+        },
+        2 => Event::ToolResult {
+            call_id: format!("r{}", i - 2),
+            outcome: ToolOutcome::Ok { content: "fn main() { println!(\"hello\"); }\n".repeat(8) },
+        },
+        _ => Event::UserMessage { message_id: format!("m{i}"), text: "Keep going, please.".into(), source: None },
+    }
+}
+
+fn median(mut xs: Vec<f64>) -> f64 {
+    xs.sort_by(f64::total_cmp);
+    xs[xs.len() / 2]
+}
+
+/// Median microseconds from `steer` until the agent is idle again, over `TURNS` turns.
+async fn turn_us(events: usize) -> (f64, f64) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = Arc::new(Store::open(dir.path()).expect("store"));
+    let session = store.create_session("bench", None, None).expect("session");
+    let mut batch = Vec::new();
+    for i in 0..events {
+        batch.push(filler(i));
+        if batch.len() == 5_000 {
+            store.append_batch(&session, std::mem::take(&mut batch)).expect("seed");
+        }
+    }
+    store.append_batch(&session, batch).expect("seed");
+    let read = Instant::now();
+    let _ = store.events(&session).expect("read");
+    let read_ms = read.elapsed().as_secs_f64() * 1e3;
+
+    let service = UserQuestionService::new(Arc::clone(&store) as Arc<dyn SessionLog>);
+    let deps = AgentDeps { store: Arc::clone(&store), service, model: Arc::new(AtOnce) };
+    let agent = Agent::open(deps, &session, AgentConfig::default()).expect("open");
+    let mut times = Vec::new();
+    for i in 0..TURNS + 3 {
+        let start = Instant::now();
+        agent.steer(format!("next {i}")).expect("steer");
+        tokio::time::timeout(Duration::from_secs(60), agent.wait_idle()).await.expect("the turn ends");
+        if i >= 3 {
+            times.push(start.elapsed().as_secs_f64() * 1e6);
+        }
+    }
+    agent.close().await;
+    (median(times), read_ms)
+}
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    runtime.block_on(async {
+        let (small, _) = turn_us(SMALL).await;
+        let (big, read_ms) = turn_us(BIG).await;
+        println!("step_overhead_100_us {small:.0} us");
+        println!("step_overhead_100k_us {big:.0} us");
+        println!("step_overhead_100k_vs_100 {:.2} ratio", big / small);
+        println!("log_read_100k_ms {read_ms:.1} ms");
+    });
+}
