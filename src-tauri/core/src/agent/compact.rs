@@ -4,7 +4,6 @@
 //! later request, also after a restart, is built the same way. When the summary request fails too,
 //! the older turns are left out without one.
 
-use crate::sync::lock;
 use tokio_util::sync::CancellationToken;
 
 use super::context::{self, message_tokens};
@@ -44,8 +43,7 @@ pub(super) async fn compact(
     error: &ModelError,
     abort: &CancellationToken,
 ) -> Result<Compacted, AgentError> {
-    // A copy: the summary request below awaits the model, which no lock may span.
-    let events = lock(&shared.recorded).events().to_vec();
+    let events = shared.deps.store.events(&shared.session_id)?;
     let reserve = u64::from(shared.config.reply_reserve_tokens);
     let requested = u64::try_from(sent_tokens).unwrap_or(u64::MAX).saturating_add(reserve);
     let window = learned_window(context::window(&shared.config, &events), requested, reserve, error.message());

@@ -42,7 +42,9 @@ pub(super) async fn run(shared: Arc<Shared>) {
 }
 
 pub(super) fn append(shared: &Shared, event: Event) -> Result<(), AgentError> {
-    shared.record(vec![event]).map(drop)
+    let stored = shared.deps.store.append(&shared.session_id, event)?;
+    shared.emit(AgentEvent::EventAppended { event: stored });
+    Ok(())
 }
 
 fn registry(shared: &Shared) -> ToolRegistry {
@@ -60,17 +62,14 @@ fn registry(shared: &Shared) -> ToolRegistry {
 
 /// Records `request/header` when the tools or question settings differ from the last recorded one.
 fn header(shared: &Shared, tools: &ToolRegistry) -> Result<(), AgentError> {
+    let events = shared.deps.store.events(&shared.session_id)?;
     let current = Event::RequestHeader {
         tools: tools.names(),
         question_mode: shared.config.questions.mode,
         default_timeout_secs: shared.config.questions.default_timeout_secs,
     };
-    let changed = {
-        let recorded = lock(&shared.recorded);
-        let last = recorded.events().iter().rev().find(|e| matches!(e.event, Event::RequestHeader { .. }));
-        last.map(|e| &e.event) != Some(&current)
-    };
-    if changed {
+    let last = events.iter().rev().find(|e| matches!(e.event, Event::RequestHeader { .. }));
+    if last.map(|e| &e.event) != Some(&current) {
         append(shared, current)?;
     }
     Ok(())

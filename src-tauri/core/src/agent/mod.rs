@@ -20,7 +20,6 @@ mod context;
 mod driver;
 mod events;
 mod history;
-mod recorded;
 mod step;
 
 use std::collections::{HashSet, VecDeque};
@@ -40,7 +39,7 @@ use crate::model::ModelProvider;
 use crate::question::AnswerBatch;
 use crate::service::{lock, Responded, ServiceError, SteerMessage, UserQuestionService};
 use crate::session::{
-    project_questions, queued_messages, Event, MessageSource, ModelRef, SessionId, Store, StoreError, StoredEvent,
+    project_questions, queued_messages, Event, MessageSource, ModelRef, SessionId, Store, StoreError,
 };
 use crate::tools::QuestionSettings;
 
@@ -168,24 +167,11 @@ struct Shared {
     wake: Notify,
     /// `true` while a turn runs or input waits for one.
     busy: watch::Sender<bool>,
-    /// What requests are built from; every event this agent writes goes through [`Shared::record`].
-    recorded: Mutex<recorded::Recorded>,
 }
 
 impl Shared {
     fn emit(&self, event: AgentEvent) {
         let _ = self.events.send(event);
-    }
-
-    /// Writes `events` to the log in one transaction, keeps what requests need of them, and tells
-    /// subscribers. The one way the agent records anything.
-    fn record(&self, events: Vec<Event>) -> Result<Vec<StoredEvent>, AgentError> {
-        let stored = self.deps.store.append_batch(&self.session_id, events)?;
-        lock(&self.recorded).extend(&stored);
-        for event in &stored {
-            self.emit(AgentEvent::EventAppended { event: event.clone() });
-        }
-        Ok(stored)
     }
 
     fn push(&self, input: Input) -> Result<(), AgentError> {
@@ -291,7 +277,6 @@ impl Agent {
             state: Mutex::new(State { queue, admitted, ..State::default() }),
             wake: Notify::new(),
             busy: watch::channel(busy).0,
-            recorded: Mutex::new(recorded::Recorded::new(&events)),
         });
         if busy {
             shared.wake.notify_one();

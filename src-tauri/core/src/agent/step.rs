@@ -1,7 +1,6 @@
 //! One model step: build the request from the log, stream the reply, record it, run its tool calls.
 //! A request the server finds too long for the model's context is compacted and tried once more.
 
-use crate::sync::lock;
 use tokio_util::sync::CancellationToken;
 
 use super::compact::{self, Compacted};
@@ -107,9 +106,8 @@ pub(super) async fn run(
         // Call ids enter the log only through this function, so the ones read here stay all there
         // are while the model streams. The log itself is not kept that long.
         let (request, used_ids) = {
-            let recorded = lock(&shared.recorded);
-            let events = recorded.events();
-            (context::request_for(&shared.config, tools.definitions(), events), call_ids::used(events))
+            let events = shared.deps.store.events(&shared.session_id)?;
+            (context::request_for(&shared.config, tools.definitions(), &events), call_ids::used(&events))
         };
         let sent_tokens = context::request_tokens(&request);
         let (streamed, failure) = stream(shared, request, abort, true).await;
@@ -142,7 +140,9 @@ pub(super) async fn run(
             name: c.name.clone(),
             arguments: recorded_arguments(tools, c),
         }));
-        shared.record(batch)?;
+        for stored in shared.deps.store.append_batch(&shared.session_id, batch)? {
+            shared.emit(AgentEvent::EventAppended { event: stored });
+        }
     }
     if let Some(e) = failure {
         if abort.is_cancelled() || e == ModelError::Cancelled {
