@@ -66,9 +66,10 @@ fn details(event: &Event) -> String {
             format!("{} {} {}", text(call_id), text(name), text(&arguments.to_string()))
         }
         Event::ToolResult { call_id, outcome } => format!("{} {}", text(call_id), outcome_text(outcome)),
-        Event::InboxQueued { message_id, source, .. } => {
-            format!("id={} {} for {}", text(message_id), text(&source.kind), text(&source.call_id))
-        }
+        Event::InboxQueued { message_id, source, .. } => match source.reply_call_id() {
+            Some(call_id) => format!("id={} {} for {}", text(message_id), text(&source.kind), text(call_id)),
+            None => format!("id={} {}", text(message_id), text(&source.kind)),
+        },
         Event::InboxDiscarded { message_id, reason } => format!("id={} reason={}", text(message_id), text(reason)),
         Event::ModelError { error } => text(&error.to_string()),
         Event::HistoryCompacted { through_seq, summary, window_tokens } => {
@@ -88,5 +89,25 @@ fn outcome_text(outcome: &ToolOutcome) -> String {
             format!("error {}", safe_text(code, 40))
         }
         ToolOutcome::Unknown => "TOOL_OUTCOME_UNKNOWN".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use hark_core::session::{Event, MessageSource};
+
+    use super::details;
+
+    #[test]
+    fn a_queued_message_names_its_call_only_when_it_answers_one() {
+        let typed =
+            Event::InboxQueued { message_id: "m1".into(), text: "also docker".into(), source: MessageSource::typed() };
+        assert_eq!(details(&typed), "id=m1 user-typed");
+        let reply = Event::InboxQueued {
+            message_id: "m2".into(),
+            text: "x".into(),
+            source: MessageSource::question_reply("c1"),
+        };
+        assert_eq!(details(&reply), "id=m2 user-question-reply for c1");
     }
 }
