@@ -97,8 +97,9 @@ async fn settings_view(state: &AppState) -> Result<SettingsView, CommandError> {
     // The keyring talks to D-Bus / the OS synchronously.
     let (probe, key_set, key_source) = tauri::async_runtime::spawn_blocking(move || {
         let probe = crate::secrets::probe();
-        let key_set = probe.is_none() && needs_key && matches!(crate::secrets::get(&base_url), Ok(Some(_)));
         let source = if needs_key { crate::secrets::key_for(&base_url).1 } else { KeySource::None };
+        // A stored key is the keyring's answer to that one lookup.
+        let key_set = probe.is_none() && source == KeySource::Keyring;
         (probe, key_set, source)
     })
     .await

@@ -247,12 +247,17 @@ impl Hub {
     /// question paused by the old page runs on its deadline again. Returns the new page's number.
     pub fn new_page(&self) -> u64 {
         let page = self.page.fetch_add(1, Ordering::SeqCst) + 1;
+        self.let_go_of_window();
+        page
+    }
+
+    /// Every take-over the window holds goes back to its deadline and every stream to it stops.
+    fn let_go_of_window(&self) {
         self.release_all();
         let views: Vec<JoinHandle<()>> = lock(&self.views).drain().map(|(_, v)| v).collect();
         for view in views {
             view.abort();
         }
-        page
     }
 
     /// Refuses a call from a page load that is no longer shown; `None` (an older window build, tests
@@ -336,11 +341,7 @@ impl Hub {
     /// Quitting: the window lets go of what it held and its streams stop, then the host quits the
     /// same way from every front door (see [`Host::shutdown`]).
     pub async fn shutdown(&self) {
-        self.release_all();
-        let views: Vec<JoinHandle<()>> = lock(&self.views).drain().map(|(_, v)| v).collect();
-        for view in views {
-            view.abort();
-        }
+        self.let_go_of_window();
         self.host.shutdown().await;
     }
 }

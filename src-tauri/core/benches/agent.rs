@@ -14,9 +14,12 @@ use async_trait::async_trait;
 use hark_core::agent::{Agent, AgentConfig, AgentDeps};
 use hark_core::model::{ModelDescription, ModelError, ModelEvent, ModelEventReceiver, ModelProvider, ModelRequest};
 use hark_core::service::{SessionLog, UserQuestionService};
-use hark_core::session::{Event, Store, ToolOutcome};
-use serde_json::json;
+use hark_core::session::Store;
 use tokio_util::sync::CancellationToken;
+
+#[path = "support/filler.rs"]
+mod filler;
+use filler::filler;
 
 const SMALL: usize = 100;
 const BIG: usize = 100_000;
@@ -46,28 +49,6 @@ impl ModelProvider for AtOnce {
         let _ = tx.send(Ok(ModelEvent::TextDelta("ok".into()))).await;
         let _ = tx.send(Ok(ModelEvent::Finished { finish_reason: Some("stop".into()) })).await;
         Ok(rx)
-    }
-}
-
-/// Messages, calls and results of a few hundred bytes, paired as a real log pairs them.
-fn filler(i: usize) -> Event {
-    match i % 4 {
-        0 => Event::AssistantMessage {
-            text: format!("Step {i}: reading the next file and summarising what it does. ").repeat(3),
-            reasoning: None,
-            tool_calls: vec![format!("r{i}")],
-            usage: Some(json!({"prompt_tokens": 1200, "completion_tokens": 80})),
-        },
-        1 => Event::ToolCall {
-            call_id: format!("r{}", i - 1),
-            name: "read_file".into(),
-            arguments: json!({"path": format!("src/module_{}.rs", i % 50)}),
-        },
-        2 => Event::ToolResult {
-            call_id: format!("r{}", i - 2),
-            outcome: ToolOutcome::Ok { content: "fn main() { println!(\"hello\"); }\n".repeat(8) },
-        },
-        _ => Event::UserMessage { message_id: format!("m{i}"), text: "Keep going, please.".into(), source: None },
     }
 }
 

@@ -15,6 +15,10 @@ use hark_core::session::{
     project_questions, project_transcript, Event, MessageSource, QuestionState, Store, ToolOutcome, DB_FILE,
 };
 use rusqlite::{params, Connection};
+
+#[path = "support/filler.rs"]
+mod filler;
+use filler::filler;
 use serde_json::json;
 
 const APPENDS: usize = 20_000;
@@ -40,28 +44,6 @@ fn median(mut xs: Vec<f64>) -> f64 {
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
-}
-
-/// A realistic mix of small events: messages, tool calls and results of a few hundred bytes.
-fn filler(i: usize) -> Event {
-    match i % 4 {
-        0 => Event::AssistantMessage {
-            text: format!("Step {i}: reading the next file and summarising what it does. ").repeat(3),
-            reasoning: Some("The user asked for a summary of each module.".into()),
-            tool_calls: vec![format!("r{i}")],
-            usage: Some(json!({"prompt_tokens": 1200 + i % 97, "completion_tokens": 80})),
-        },
-        1 => Event::ToolCall {
-            call_id: format!("r{}", i - 1),
-            name: "read_file".into(),
-            arguments: json!({"path": format!("src/module_{}.rs", i % 50)}),
-        },
-        2 => Event::ToolResult {
-            call_id: format!("r{}", i - 2),
-            outcome: ToolOutcome::Ok { content: "fn main() { println!(\"hello\"); }\n".repeat(8) },
-        },
-        _ => Event::UserMessage { message_id: format!("m{i}"), text: "Keep going, please.".into(), source: None },
-    }
 }
 
 fn append_throughput() {

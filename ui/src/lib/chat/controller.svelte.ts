@@ -111,9 +111,11 @@ export class Chat {
   private readonly refresher: Refresher<Read>;
   private readonly takeover: TakeoverKeeper;
   private readonly timers: Timers;
-  /** Text deltas not shown yet: a model streaming fast re-renders the bubble once per frame, not per token. */
+  /**
+   * Text deltas of the shown session not shown yet: a model streaming fast re-renders the bubble once
+   * per frame, not per token. Leaving the session drops them.
+   */
   private unshownText = '';
-  private unshownFor: string | null = null;
   private textTimer: unknown = null;
 
   constructor(opts: ChatOptions = {}) {
@@ -305,7 +307,6 @@ export class Chat {
     if (sessionId !== this.activeId) return;
     if (e.type === 'text_delta' && e.session_id === sessionId) {
       this.unshownText += e.text;
-      this.unshownFor = sessionId;
       this.textTimer ??= this.timers.setTimeout(() => this.showUnshownText(), TEXT_FRAME_MS);
       return;
     }
@@ -322,9 +323,9 @@ export class Chat {
   }
 
   private showUnshownText(): void {
-    const [text, session] = [this.unshownText, this.unshownFor];
+    const [text, session] = [this.unshownText, this.activeId];
     this.dropUnshownText();
-    if (text === '' || session === null || session !== this.activeId) return;
+    if (text === '' || session === null) return;
     this.live = onEvent(this.live, { type: 'text_delta', session_id: session, text }, session).live;
   }
 
@@ -332,7 +333,6 @@ export class Chat {
     if (this.textTimer !== null) this.timers.clearTimeout(this.textTimer);
     this.textTimer = null;
     this.unshownText = '';
-    this.unshownFor = null;
   }
 
   private async read(id: string): Promise<Read> {
