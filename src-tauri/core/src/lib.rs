@@ -6,6 +6,7 @@ pub mod agent;
 pub mod data_dir;
 pub mod error;
 pub mod host;
+pub mod live;
 pub mod model;
 pub mod notify;
 pub mod question;

@@ -4,42 +4,49 @@
 //! Before a step is recorded, every call whose id is empty or already taken in the session gets a
 //! fresh one, and that id is the call's everywhere afterwards.
 
+use std::collections::hash_map::DefaultHasher;
 use std::collections::HashSet;
+use std::hash::{Hash, Hasher};
 
 use crate::model::ToolCallRequest;
-use crate::session::{Event, StoredEvent};
+use crate::session::Event;
 
-/// Every call id a session log mentions.
-pub(super) fn used(events: &[StoredEvent]) -> HashSet<String> {
-    let mut ids = HashSet::new();
-    for stored in events {
-        match &stored.event {
+/// The call ids a session log mentions, kept as hashes: a long session holds tens of thousands, and
+/// a collision only costs a call a fresh id it did not need.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct CallIds(HashSet<u64>);
+
+fn hash(id: &str) -> u64 {
+    // Fixed keys: the same id hashes the same in every run.
+    let mut h = DefaultHasher::new();
+    id.hash(&mut h);
+    h.finish()
+}
+
+impl CallIds {
+    /// Counts the ids `event` mentions as used.
+    pub fn note(&mut self, event: &Event) {
+        match event {
             Event::ToolCall { call_id, .. } | Event::ToolResult { call_id, .. } => {
-                ids.insert(call_id.clone());
+                self.0.insert(hash(call_id));
             }
-            Event::AssistantMessage { tool_calls, .. } => ids.extend(tool_calls.iter().cloned()),
+            Event::AssistantMessage { tool_calls, .. } => self.0.extend(tool_calls.iter().map(|id| hash(id))),
             _ => {}
         }
     }
-    ids
-}
 
-/// Gives each call an id not in `used` and not shared with another call of the batch, keeping the
-/// model's own id when it already is; `used` gains the ids given out.
-pub(super) fn make_unique(calls: &mut [ToolCallRequest], used: &mut HashSet<String>) {
-    for call in calls {
-        if call.id.is_empty() || used.contains(&call.id) {
-            call.id = fresh(used);
-        }
-        used.insert(call.id.clone());
+    fn contains(&self, id: &str) -> bool {
+        self.0.contains(&hash(id))
     }
-}
 
-fn fresh(used: &HashSet<String>) -> String {
-    loop {
-        let id = format!("call_{}", uuid::Uuid::new_v4().simple());
-        if !used.contains(&id) {
-            return id;
+    /// Gives each call an id not used yet and not shared with another call of the batch, keeping the
+    /// model's own id when it already is; the ids given out count as used from now on.
+    pub fn make_unique(&mut self, calls: &mut [ToolCallRequest]) {
+        for call in calls {
+            while call.id.is_empty() || self.contains(&call.id) {
+                call.id = format!("call_{}", uuid::Uuid::new_v4().simple());
+            }
+            self.0.insert(hash(&call.id));
         }
     }
 }
@@ -54,9 +61,10 @@ mod tests {
 
     #[test]
     fn empty_reused_and_repeated_ids_are_replaced_and_the_rest_kept() {
-        let mut used: HashSet<String> = ["call_0".to_string()].into();
+        let mut used = CallIds::default();
+        used.note(&Event::ToolCall { call_id: "call_0".into(), name: "t".into(), arguments: serde_json::json!({}) });
         let mut calls = vec![call("call_0"), call(""), call("call_1"), call("call_1"), call("mine")];
-        make_unique(&mut calls, &mut used);
+        used.make_unique(&mut calls);
         let ids: Vec<&str> = calls.iter().map(|c| c.id.as_str()).collect();
         assert_eq!((ids[2], ids[4]), ("call_1", "mine"), "unique ids are the model's own");
         for replaced in [ids[0], ids[1], ids[3]] {
@@ -65,22 +73,21 @@ mod tests {
         let distinct: HashSet<&str> = ids.iter().copied().collect();
         assert_eq!(distinct.len(), 5, "{ids:?}");
         assert!(!distinct.contains("call_0") && !distinct.contains(""));
-        assert_eq!(used.len(), 6, "the session's ids now include the batch's");
+        assert!(ids.iter().all(|id| used.contains(id)), "the session's ids now include the batch's");
     }
 
     #[test]
     fn ids_of_calls_results_and_assistant_messages_count_as_used() {
-        let stored = |event| StoredEvent { session_id: "s".into(), seq: 1, at: chrono::Utc::now(), event };
-        let events = [
-            stored(Event::AssistantMessage {
-                text: String::new(),
-                reasoning: None,
-                tool_calls: vec!["a".into()],
-                usage: None,
-            }),
-            stored(Event::ToolCall { call_id: "b".into(), name: "t".into(), arguments: serde_json::json!({}) }),
-            stored(Event::ToolResult { call_id: "c".into(), outcome: crate::session::ToolOutcome::Unknown }),
-        ];
-        assert_eq!(used(&events), ["a", "b", "c"].map(String::from).into());
+        let mut used = CallIds::default();
+        used.note(&Event::AssistantMessage {
+            text: String::new(),
+            reasoning: None,
+            tool_calls: vec!["a".into()],
+            usage: None,
+        });
+        used.note(&Event::ToolCall { call_id: "b".into(), name: "t".into(), arguments: serde_json::json!({}) });
+        used.note(&Event::ToolResult { call_id: "c".into(), outcome: crate::session::ToolOutcome::Unknown });
+        assert!(["a", "b", "c"].iter().all(|id| used.contains(id)));
+        assert!(!used.contains("d"));
     }
 }

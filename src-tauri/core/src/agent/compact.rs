@@ -43,10 +43,16 @@ pub(super) async fn compact(
     error: &ModelError,
     abort: &CancellationToken,
 ) -> Result<Compacted, AgentError> {
-    let events = shared.deps.store.events(&shared.session_id)?;
+    // Rare (the server refused a request), so the log is read whole here rather than kept.
+    let events = shared.session.store().events(&shared.session_id)?;
     let reserve = u64::from(shared.config.reply_reserve_tokens);
     let requested = u64::try_from(sent_tokens).unwrap_or(u64::MAX).saturating_add(reserve);
-    let window = learned_window(context::window(&shared.config, &events), requested, reserve, error.message());
+    let window = learned_window(
+        shared.session.with_folds(|f| context::window(&shared.config, f.history())),
+        requested,
+        reserve,
+        error.message(),
+    );
     let budget = context::prompt_budget(window, &shared.config);
     let entries = history::entries(&events);
     let (through_seq, summary) = match cut(&entries, budget) {

@@ -1,6 +1,7 @@
-//! Fitting every request into the model's context window. The conversation is rebuilt from the log
-//! for each step, so the fitting is a pure function of the log and the configuration: a reopened
-//! session sends the same request, and nothing but a compaction (see `compact`) is recorded.
+//! Fitting every request into the model's context window. The conversation comes from the session's
+//! history fold, which is a function of the log alone, so the fitting is a pure function of the log
+//! and the configuration: a reopened session sends the same request, and nothing but a compaction
+//! (see `compact`) is recorded.
 //!
 //! Over budget, in this order: the content of older large tool results gives way to a short marker
 //! (the model can call the tool again); then the oldest whole turns go, never parting an assistant
@@ -11,10 +12,9 @@
 
 use serde_json::Value;
 
-use super::history::{self, Entry};
+use super::history::{self, Entry, HistoryFold};
 use super::AgentConfig;
 use crate::model::{ChatMessage, ModelRequest};
-use crate::session::StoredEvent;
 
 /// The context window assumed for the model, in tokens. Smaller than DeepSeek's and OpenAI's
 /// current models hold, so that a long session stays fast and cheap; a server with less says so
@@ -85,9 +85,16 @@ fn tools_tokens(tools: &[Value]) -> usize {
 
 /// The window requests of this session are fitted to: the configured one, or less when a
 /// compaction found that the server holds less.
-pub(super) fn window(config: &AgentConfig, events: &[StoredEvent]) -> u64 {
+pub(super) fn window(config: &AgentConfig, history: &HistoryFold) -> u64 {
     let configured = u64::from(config.context_window_tokens);
-    history::compacted_window(events).map_or(configured, |found| found.min(configured))
+    history.compacted_window().map_or(configured, |found| found.min(configured))
+}
+
+/// How much of the conversation a session keeps in memory for requests under `config`: twice what
+/// one request may hold, so that older large results can give way to markers and whole turns need
+/// to go only past that.
+pub fn history_keep_tokens(config: &AgentConfig) -> usize {
+    prompt_budget(u64::from(config.context_window_tokens), config).saturating_mul(2)
 }
 
 /// What the messages and tools of a request may take in `window`, after the reply's reserve.
@@ -96,34 +103,63 @@ pub(super) fn prompt_budget(window: u64, config: &AgentConfig) -> usize {
     usize::try_from(prompt).unwrap_or(usize::MAX).max(MIN_PROMPT_TOKENS)
 }
 
-/// The request for the log `events`, fitted to the session's window.
-pub(super) fn request_for(config: &AgentConfig, tools: Vec<Value>, events: &[StoredEvent]) -> ModelRequest {
-    let budget = prompt_budget(window(config, events), config);
-    build(config.system_prompt.as_deref(), history::entries(events), tools, budget)
+/// The request for the conversation `history` holds, fitted to the session's window.
+pub(super) fn request_for(config: &AgentConfig, tools: Vec<Value>, history: &HistoryFold) -> ModelRequest {
+    let budget = prompt_budget(window(config, history), config);
+    let kept = history.kept();
+    build_after(config.system_prompt.as_deref(), kept.entries, kept.left_out, tools, budget)
 }
 
 /// A request of the system prompt, `entries` and `tools`, fitted to `budget` tokens.
 pub(super) fn build(system: Option<&str>, entries: Vec<Entry>, tools: Vec<Value>, budget: usize) -> ModelRequest {
+    build_after(system, entries, 0, tools, budget)
+}
+
+/// [`build`] for entries whose head (`entries[0]`) is followed by `left_out` messages that are not
+/// among them.
+fn build_after(
+    system: Option<&str>,
+    entries: Vec<Entry>,
+    left_out: usize,
+    tools: Vec<Value>,
+    budget: usize,
+) -> ModelRequest {
     let mut messages: Vec<ChatMessage> = system.map(ChatMessage::system).into_iter().collect();
     let fixed = messages.iter().map(message_tokens).sum::<usize>() + tools_tokens(&tools);
-    messages.extend(fit(entries.into_iter().map(|e| e.message).collect(), budget.saturating_sub(fixed)));
+    messages.extend(fit(entries.into_iter().map(|e| e.message).collect(), left_out, budget.saturating_sub(fixed)));
     ModelRequest { messages, tools }
 }
 
 /// Cuts `messages` down to about `budget` tokens (see the module comment for the order).
+/// `left_out` counts messages already missing after the head; the note that says what was left out
+/// names them together with the turns dropped here.
 ///
 /// Each stage frees a whole multiple of a quarter of the budget rather than just the excess. Were it
 /// to free just enough, every step of a full session would elide one more result and change the
 /// request's prefix, which servers cache; this way the prefix stays put until the conversation has
 /// grown by another quarter.
-pub(super) fn fit(mut messages: Vec<ChatMessage>, budget: usize) -> Vec<ChatMessage> {
-    let mut total: usize = messages.iter().map(message_tokens).sum();
-    if total <= budget {
+pub(super) fn fit(mut messages: Vec<ChatMessage>, left_out: usize, budget: usize) -> Vec<ChatMessage> {
+    let total: usize = messages.iter().map(message_tokens).sum();
+    if total <= budget && left_out == 0 {
         return messages;
+    }
+    // Room for the note, whether or not one turns out to be needed.
+    let budget = budget.saturating_sub(MESSAGE_OVERHEAD_TOKENS + estimate_tokens(&left_out_note(usize::MAX)));
+    let dropped = cut_to(&mut messages, total, budget);
+    if left_out + dropped > 0 {
+        note_left_out(&mut messages, left_out + dropped);
+    }
+    messages
+}
+
+/// The stages of [`fit`]; returns how many messages whole dropped turns held.
+fn cut_to(messages: &mut Vec<ChatMessage>, mut total: usize, budget: usize) -> usize {
+    if total <= budget {
+        return 0;
     }
     let step = (budget / 4).max(1);
     let goal = |total: usize| (total - budget).div_ceil(step) * step;
-    let latest = latest_step(&messages);
+    let latest = latest_step(messages);
 
     let wanted = goal(total);
     let mut freed = 0;
@@ -135,18 +171,19 @@ pub(super) fn fit(mut messages: Vec<ChatMessage>, budget: usize) -> Vec<ChatMess
     }
     total -= freed;
     if total <= budget {
-        return messages;
+        return 0;
     }
 
-    total = drop_oldest_turns(&mut messages, goal(total), total);
+    let (after, dropped) = drop_oldest_turns(messages, goal(total), total);
+    total = after;
     if total <= budget {
-        return messages;
+        return dropped;
     }
 
-    let latest = latest_step(&messages);
+    let latest = latest_step(messages);
     for i in latest {
         if total <= budget {
-            return messages;
+            return dropped;
         }
         total -= elide(&mut messages[i]);
     }
@@ -155,7 +192,7 @@ pub(super) fn fit(mut messages: Vec<ChatMessage>, budget: usize) -> Vec<ChatMess
             *content = history::shorten(content, HEAD_KEEP_BYTES);
         }
     }
-    messages
+    dropped
 }
 
 /// The tool results of the last assistant message: what the model is about to read.
@@ -182,9 +219,9 @@ fn elide(message: &mut ChatMessage) -> usize {
 }
 
 /// Drops whole turns (a user message and everything up to the next one), oldest first, until about
-/// `wanted` tokens are freed. The opening user message stays, saying how much was left out after
-/// it, and so does the latest turn. Returns the new total.
-fn drop_oldest_turns(messages: &mut Vec<ChatMessage>, wanted: usize, total: usize) -> usize {
+/// `wanted` tokens are freed. The opening user message stays, and so does the latest turn. Returns
+/// the new total and how many messages were dropped.
+fn drop_oldest_turns(messages: &mut Vec<ChatMessage>, wanted: usize, total: usize) -> (usize, usize) {
     let head = usize::from(matches!(messages.first(), Some(ChatMessage::User { .. })));
     // Where each turn after the head begins; the head's own turn runs up to the first of them.
     let starts: Vec<usize> =
@@ -199,29 +236,24 @@ fn drop_oldest_turns(messages: &mut Vec<ChatMessage>, wanted: usize, total: usiz
         freed += messages[cut..end].iter().map(message_tokens).sum::<usize>();
         cut = end;
     }
-    if cut == head {
-        return total;
-    }
-    let left_out = cut - head;
     messages.drain(head..cut);
-    let note = format!("[Hark left out the {left_out} messages that followed here to fit the model's context.]");
-    let added = match messages.first_mut() {
-        Some(first @ ChatMessage::User { .. }) if head == 1 => {
-            let before = message_tokens(first);
-            if let ChatMessage::User { content } = first {
-                content.push_str("\n\n");
-                content.push_str(&note);
-            }
-            message_tokens(first) - before
+    (total - freed, cut - head)
+}
+
+fn left_out_note(count: usize) -> String {
+    format!("[Hark left out the {count} messages that followed here to fit the model's context.]")
+}
+
+/// Says after the opening user message (or first, without one) that `count` messages were left out.
+fn note_left_out(messages: &mut Vec<ChatMessage>, count: usize) {
+    let note = left_out_note(count);
+    match messages.first_mut() {
+        Some(ChatMessage::User { content }) => {
+            content.push_str("\n\n");
+            content.push_str(&note);
         }
-        _ => {
-            let note = ChatMessage::user(note);
-            let cost = message_tokens(&note);
-            messages.insert(0, note);
-            cost
-        }
-    };
-    total - freed + added
+        _ => messages.insert(0, ChatMessage::user(note)),
+    }
 }
 
 #[cfg(test)]

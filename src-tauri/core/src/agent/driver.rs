@@ -42,8 +42,7 @@ pub(super) async fn run(shared: Arc<Shared>) {
 }
 
 pub(super) fn append(shared: &Shared, event: Event) -> Result<(), AgentError> {
-    let stored = shared.deps.store.append(&shared.session_id, event)?;
-    shared.emit(AgentEvent::EventAppended { event: stored });
+    shared.session.record_one(event)?;
     Ok(())
 }
 
@@ -62,14 +61,12 @@ fn registry(shared: &Shared) -> ToolRegistry {
 
 /// Records `request/header` when the tools or question settings differ from the last recorded one.
 fn header(shared: &Shared, tools: &ToolRegistry) -> Result<(), AgentError> {
-    let events = shared.deps.store.events(&shared.session_id)?;
     let current = Event::RequestHeader {
         tools: tools.names(),
         question_mode: shared.config.questions.mode,
         default_timeout_secs: shared.config.questions.default_timeout_secs,
     };
-    let last = events.iter().rev().find(|e| matches!(e.event, Event::RequestHeader { .. }));
-    if last.map(|e| &e.event) != Some(&current) {
+    if shared.session.last_header().as_ref() != Some(&current) {
         append(shared, current)?;
     }
     Ok(())

@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use crate::service::QuestionEvent;
-use crate::session::StoredEvent;
+use crate::session::{StoredEvent, TranscriptDelta};
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -24,6 +24,13 @@ pub enum AgentEvent {
     /// An event was durably appended to the session log.
     EventAppended {
         event: StoredEvent,
+    },
+    /// What the event with `seq` changed in the session's transcript: sent for every recorded
+    /// event, right after its `EventAppended`, so a window follows the session without reading it.
+    Transcript {
+        session_id: String,
+        seq: u64,
+        deltas: Vec<TranscriptDelta>,
     },
     /// The service's question events for this session (requested, resolved, reply queued/released).
     Question {

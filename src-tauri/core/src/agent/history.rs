@@ -8,6 +8,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use super::context::message_tokens;
 use crate::model::{ChatMessage, ToolCallRequest};
 use crate::session::{Event, StoredEvent, ToolOutcome};
 
@@ -30,7 +31,7 @@ const FIRST_REQUEST_BYTES: usize = 4096;
 /// One message of the conversation, with the `seq` of the event it came from (for a tool message
 /// standing in for a missing result, its assistant message's).
 #[derive(Debug, Clone, PartialEq)]
-pub(super) struct Entry {
+pub(crate) struct Entry {
     pub seq: u64,
     pub message: ChatMessage,
 }
@@ -61,119 +62,316 @@ pub fn history(events: &[StoredEvent]) -> Vec<ChatMessage> {
     entries(events).into_iter().map(|e| e.message).collect()
 }
 
-/// Events of one call id in log order, with their index in the log; taken front first.
-type Queue<'a> = VecDeque<(usize, &'a StoredEvent)>;
-
-/// The first event in `queue` recorded after `index`. Earlier ones are passed over for good: the
-/// messages are walked in log order, so no later message could claim them either.
-fn take_after<'a>(queue: Option<&mut Queue<'a>>, index: usize) -> Option<&'a StoredEvent> {
-    let queue = queue?;
-    while queue.front().is_some_and(|(i, _)| *i < index) {
-        queue.pop_front();
-    }
-    queue.pop_front().map(|(_, stored)| stored)
-}
-
 /// [`history`] with each message's source `seq`, for fitting a request and choosing what to compact.
 pub(super) fn entries(events: &[StoredEvent]) -> Vec<Entry> {
-    let mut out = Vec::new();
-    let compacted = latest_compaction(events);
-    let mut live = events;
-    if let Some((through_seq, summary)) = compacted {
-        live = &events[events.partition_point(|e| e.seq <= through_seq)..];
-        if live.len() < events.len() {
-            out.push(Entry { seq: through_seq, message: ChatMessage::user(compacted_text(events, summary)) });
+    let mut fold = HistoryFold::keeping(usize::MAX);
+    for stored in events {
+        fold.apply(stored);
+    }
+    fold.kept().entries
+}
+
+/// A made call of an assistant message and, once recorded, its result (`seq`, text).
+#[derive(Debug, Clone)]
+struct MadeCall {
+    call: ToolCallRequest,
+    result: Option<(u64, String)>,
+}
+
+/// What a slot says, while it is kept in memory.
+#[derive(Debug, Clone)]
+enum Content {
+    User(String),
+    /// `calls[i]` is the call the message claimed at position `i`, once a `tool/call` made it.
+    Assistant {
+        text: String,
+        reasoning: Option<String>,
+        calls: Vec<Option<MadeCall>>,
+    },
+}
+
+/// A user message, or an assistant message with its calls and their results: the unit the
+/// conversation grows and is cut by. Slots older than what requests can hold forget their content
+/// and keep only their size, so a long session costs memory for its newest turns only.
+#[derive(Debug, Clone)]
+struct Slot {
+    seq: u64,
+    user: bool,
+    tokens: usize,
+    messages: usize,
+    content: Option<Content>,
+}
+
+impl Slot {
+    fn new(seq: u64, content: Content) -> Slot {
+        let user = matches!(content, Content::User(_));
+        let mut slot = Slot { seq, user, tokens: 0, messages: 0, content: Some(content) };
+        slot.measure();
+        slot
+    }
+
+    fn is_user(&self) -> bool {
+        self.user
+    }
+
+    fn entries(&self) -> Vec<Entry> {
+        match &self.content {
+            None => Vec::new(),
+            Some(Content::User(text)) => vec![Entry { seq: self.seq, message: ChatMessage::user(text.clone()) }],
+            Some(Content::Assistant { text, reasoning, calls }) => {
+                let made: Vec<&MadeCall> = calls.iter().flatten().collect();
+                let mut out = Vec::with_capacity(made.len() + 1);
+                let message = ChatMessage::Assistant {
+                    content: text.clone(),
+                    reasoning: reasoning.clone(),
+                    tool_calls: made.iter().map(|m| m.call.clone()).collect(),
+                };
+                out.push(Entry { seq: self.seq, message });
+                out.extend(made.iter().map(|m| {
+                    let (seq, text) = match &m.result {
+                        Some((seq, text)) => (*seq, text.clone()),
+                        None => (self.seq, UNKNOWN_OUTCOME_TEXT.to_string()),
+                    };
+                    Entry { seq, message: ChatMessage::tool(m.call.id.clone(), text) }
+                }));
+                out
+            }
         }
     }
-    // A call id can repeat in logs written before ids were made unique, so each id keeps a queue and
-    // an assistant message claims the first call and result recorded after it: the same pairing
-    // crash repair uses.
-    let mut calls: HashMap<&str, Queue> = HashMap::new();
-    let mut results: HashMap<&str, Queue> = HashMap::new();
-    for (i, stored) in live.iter().enumerate() {
-        match &stored.event {
-            Event::ToolCall { call_id, .. } => calls.entry(call_id).or_default().push_back((i, stored)),
-            Event::ToolResult { call_id, .. } => results.entry(call_id).or_default().push_back((i, stored)),
-            _ => {}
+
+    /// Recounts tokens and messages after the content changed.
+    fn measure(&mut self) {
+        let entries = self.entries();
+        self.tokens = entries.iter().map(|e| message_tokens(&e.message)).sum();
+        self.messages = entries.len();
+    }
+}
+
+/// The conversation of a session, built one event at a time, so a live session never reads its log
+/// back to make a request. This fold is the one rule for what the model reads: [`entries`] is this
+/// fold over a whole log, so a reopened session rebuilds exactly what it sent before.
+///
+/// A call id can repeat in logs written before ids were made unique, so an assistant message claims
+/// the first call with each id recorded after it, and each made call the first result after it:
+/// the same pairing crash repair uses. Results are placed after their call wherever they were
+/// logged (crash repair appends them at the end).
+#[derive(Debug, Clone)]
+pub(crate) struct HistoryFold {
+    slots: Vec<Slot>,
+    /// Claims of assistant messages waiting for their `tool/call`: id → (slot, position), oldest first.
+    claims: HashMap<String, VecDeque<(usize, usize)>>,
+    /// Made calls waiting for their result: id → (slot, position), oldest first.
+    awaiting: HashMap<String, VecDeque<(usize, usize)>>,
+    /// The session's first request, for compacted turns the model could not summarise.
+    first_request: Option<String>,
+    /// The window the last compaction found, if any.
+    compacted_window: Option<u64>,
+    /// Tokens of content to keep; see [`HistoryFold::keeping`].
+    keep: usize,
+    /// The first slot after the head that is still kept; slots between the head and it are sizes only.
+    kept_from: usize,
+    /// Tokens of the slots from `kept_from` on.
+    kept_tokens: usize,
+    /// Messages of the slots whose content was let go.
+    forgotten_messages: usize,
+}
+
+/// What a request can be built from: the conversation's head (its opening message), a count of
+/// messages left out after it, and the newest turns.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Kept {
+    pub entries: Vec<Entry>,
+    /// Messages between the head (`entries[0]`) and the rest that are no longer in memory.
+    pub left_out: usize,
+}
+
+impl HistoryFold {
+    /// A fold that keeps the content of the newest `keep` tokens or so (whole turns, and the
+    /// opening message). Once the kept turns exceed `keep` by a quarter, the oldest of them are let
+    /// go until `keep` is met again: in steps, so the start of what requests hold stays put for a
+    /// while (servers cache a request's prefix), and by the log alone, so a reopened session keeps
+    /// the same turns as the run that wrote it.
+    pub fn keeping(keep: usize) -> HistoryFold {
+        HistoryFold {
+            slots: Vec::new(),
+            claims: HashMap::new(),
+            awaiting: HashMap::new(),
+            first_request: None,
+            compacted_window: None,
+            keep,
+            kept_from: 0,
+            kept_tokens: 0,
+            forgotten_messages: 0,
         }
     }
-    for (i, stored) in live.iter().enumerate() {
+
+    pub fn compacted_window(&self) -> Option<u64> {
+        self.compacted_window
+    }
+
+    pub fn apply(&mut self, stored: &StoredEvent) {
         let seq = stored.seq;
         match &stored.event {
-            Event::UserMessage { text, .. } => out.push(Entry { seq, message: ChatMessage::user(text.clone()) }),
+            Event::UserMessage { text, .. } => {
+                if self.first_request.is_none() {
+                    self.first_request = Some(shorten(text, FIRST_REQUEST_BYTES));
+                }
+                self.push(Slot::new(seq, Content::User(text.clone())));
+            }
             Event::AssistantMessage { text, reasoning, tool_calls, .. } => {
-                let made: Vec<ToolCallRequest> = tool_calls
-                    .iter()
-                    .filter_map(|id| match &take_after(calls.get_mut(id.as_str()), i)?.event {
-                        Event::ToolCall { name, arguments, .. } => Some(ToolCallRequest {
-                            id: id.clone(),
-                            name: name.clone(),
-                            arguments: raw_arguments(arguments),
-                        }),
-                        _ => None,
-                    })
-                    .collect();
-                let answers: Vec<Entry> = made
-                    .iter()
-                    .map(|call| {
-                        let (seq, text) = match take_after(results.get_mut(call.id.as_str()), i) {
-                            Some(StoredEvent { seq, event: Event::ToolResult { outcome, .. }, .. }) => {
-                                (*seq, outcome_text(outcome))
-                            }
-                            _ => (seq, UNKNOWN_OUTCOME_TEXT.to_string()),
-                        };
-                        Entry { seq, message: ChatMessage::tool(call.id.clone(), text) }
-                    })
-                    .collect();
-                let message =
-                    ChatMessage::Assistant { content: text.clone(), reasoning: reasoning.clone(), tool_calls: made };
-                out.push(Entry { seq, message });
-                out.extend(answers);
+                let index = self.slots.len();
+                for (position, id) in tool_calls.iter().enumerate() {
+                    self.claims.entry(id.clone()).or_default().push_back((index, position));
+                }
+                let content = Content::Assistant {
+                    text: text.clone(),
+                    reasoning: reasoning.clone(),
+                    calls: vec![None; tool_calls.len()],
+                };
+                self.push(Slot::new(seq, content));
+            }
+            Event::ToolCall { call_id, name, arguments } => {
+                let Some((slot, position)) = pop(&mut self.claims, call_id) else { return };
+                let call =
+                    ToolCallRequest { id: call_id.clone(), name: name.clone(), arguments: raw_arguments(arguments) };
+                if self.change(slot, |calls| calls[position] = Some(MadeCall { call, result: None })) {
+                    self.awaiting.entry(call_id.clone()).or_default().push_back((slot, position));
+                }
+            }
+            Event::ToolResult { call_id, outcome } => {
+                let Some((slot, position)) = pop(&mut self.awaiting, call_id) else { return };
+                let text = outcome_text(outcome);
+                self.change(slot, |calls| {
+                    if let Some(made) = &mut calls[position] {
+                        made.result = Some((seq, text));
+                    }
+                });
+            }
+            Event::HistoryCompacted { through_seq, summary, window_tokens } => {
+                self.compacted_window = Some(*window_tokens);
+                self.compact(*through_seq, summary.as_deref());
             }
             Event::SessionCreated { .. }
             | Event::RequestHeader { .. }
             | Event::TurnStarted { .. }
-            | Event::ToolCall { .. }
-            | Event::ToolResult { .. }
             | Event::InboxQueued { .. }
             | Event::InboxDiscarded { .. }
             | Event::TurnEnded { .. }
-            | Event::ModelError { .. }
-            | Event::HistoryCompacted { .. } => {}
+            | Event::ModelError { .. } => {}
             // An event only a newer build understands is not part of what this build tells the model.
             Event::Unknown { .. } => {}
         }
     }
-    out
-}
 
-/// The last compaction's `through_seq` and summary.
-fn latest_compaction(events: &[StoredEvent]) -> Option<(u64, Option<&str>)> {
-    events.iter().rev().find_map(|e| match &e.event {
-        Event::HistoryCompacted { through_seq, summary, .. } => Some((*through_seq, summary.as_deref())),
-        _ => None,
-    })
-}
-
-/// The window the last compaction found, if any.
-pub(super) fn compacted_window(events: &[StoredEvent]) -> Option<u64> {
-    events.iter().rev().find_map(|e| match &e.event {
-        Event::HistoryCompacted { window_tokens, .. } => Some(*window_tokens),
-        _ => None,
-    })
-}
-
-/// What the model reads in place of compacted turns: their summary, or else the session's first
-/// request (shortened), so the model still knows what it was asked to do.
-fn compacted_text(events: &[StoredEvent], summary: Option<&str>) -> String {
-    if let Some(summary) = summary {
-        return format!("{SUMMARY_INTRO}\n{summary}");
+    fn head_len(&self) -> usize {
+        usize::from(self.slots.first().is_some_and(Slot::is_user))
     }
-    let first = events.iter().find_map(|e| match &e.event {
-        Event::UserMessage { text, .. } => Some(text.as_str()),
-        _ => None,
-    });
-    format!("{LEFT_OUT_INTRO}\n{}", shorten(first.unwrap_or_default(), FIRST_REQUEST_BYTES))
+
+    fn push(&mut self, slot: Slot) {
+        let tokens = slot.tokens;
+        self.slots.push(slot);
+        if self.slots.len() == 1 && self.slots[0].is_user() {
+            // The head is kept apart from the turns after it.
+            self.kept_from = 1;
+            return;
+        }
+        self.kept_tokens += tokens;
+        self.let_go();
+    }
+
+    /// Changes the calls of an assistant slot and recounts it. False when the slot's content was
+    /// already let go: its size then grows by a result it no longer holds, which only shifts where
+    /// older turns are cut.
+    fn change(&mut self, index: usize, edit: impl FnOnce(&mut Vec<Option<MadeCall>>)) -> bool {
+        let Some(slot) = self.slots.get_mut(index) else { return false };
+        let Some(Content::Assistant { calls, .. }) = &mut slot.content else { return false };
+        let before = slot.tokens;
+        edit(calls);
+        slot.measure();
+        let after = slot.tokens;
+        if index >= self.kept_from {
+            self.kept_tokens = self.kept_tokens - before + after;
+        }
+        self.let_go();
+        true
+    }
+
+    /// Lets go of the oldest kept turns once they exceed `keep` by a quarter (see [`keeping`]).
+    ///
+    /// [`keeping`]: HistoryFold::keeping
+    fn let_go(&mut self) {
+        if self.kept_tokens <= self.keep.saturating_add(self.keep / 4) {
+            return;
+        }
+        // Whole turns only: the cut lands on a user message, never after the latest one.
+        let Some(latest) = self.slots.iter().rposition(Slot::is_user) else { return };
+        let mut cut = self.kept_from;
+        let mut tokens = self.kept_tokens;
+        let mut i = self.kept_from;
+        while i < latest && tokens > self.keep {
+            tokens -= self.slots[i].tokens;
+            i += 1;
+            if self.slots[i].is_user() {
+                cut = i;
+            }
+        }
+        let cut_tokens: usize = self.slots[self.kept_from..cut].iter().map(|s| s.tokens).sum();
+        for slot in &mut self.slots[self.kept_from..cut] {
+            self.forgotten_messages += slot.messages;
+            slot.content = None;
+        }
+        self.kept_tokens -= cut_tokens;
+        self.kept_from = cut;
+    }
+
+    /// Replaces the turns up to `through_seq` with one user message holding their summary, or else
+    /// the session's first request (shortened), so the model still knows what it was asked to do.
+    fn compact(&mut self, through_seq: u64, summary: Option<&str>) {
+        if through_seq == 0 {
+            return;
+        }
+        let cut = self.slots.partition_point(|s| s.seq <= through_seq);
+        let text = match summary {
+            Some(summary) => format!("{SUMMARY_INTRO}\n{summary}"),
+            None => format!("{LEFT_OUT_INTRO}\n{}", self.first_request.as_deref().unwrap_or_default()),
+        };
+        let rest: Vec<Slot> = self.slots.drain(cut..).collect();
+        for queues in [&mut self.claims, &mut self.awaiting] {
+            for queue in queues.values_mut() {
+                queue.retain(|(slot, _)| *slot >= cut);
+                for (slot, _) in queue.iter_mut() {
+                    *slot = *slot - cut + 1;
+                }
+            }
+            queues.retain(|_, q| !q.is_empty());
+        }
+        // Slots already let go stay so: they are the oldest of what remains.
+        let forgotten = rest.iter().take_while(|s| s.content.is_none()).count();
+        self.forgotten_messages = rest[..forgotten].iter().map(|s| s.messages).sum();
+        self.kept_tokens = rest[forgotten..].iter().map(|s| s.tokens).sum();
+        self.kept_from = 1 + forgotten;
+        self.slots = std::iter::once(Slot::new(through_seq, Content::User(text))).chain(rest).collect();
+        self.let_go();
+    }
+
+    /// The head and the kept turns, as messages.
+    pub fn kept(&self) -> Kept {
+        let head = self.head_len();
+        let mut entries: Vec<Entry> = self.slots[..head].iter().flat_map(Slot::entries).collect();
+        for slot in &self.slots[self.kept_from.max(head)..] {
+            entries.extend(slot.entries());
+        }
+        Kept { entries, left_out: self.forgotten_messages }
+    }
+}
+
+fn pop(queues: &mut HashMap<String, VecDeque<(usize, usize)>>, id: &str) -> Option<(usize, usize)> {
+    let queue = queues.get_mut(id)?;
+    let first = queue.pop_front();
+    if queue.is_empty() {
+        queues.remove(id);
+    }
+    first
 }
 
 /// `text` cut to at most about `max` bytes on a character boundary, saying so when it was cut.

@@ -31,16 +31,17 @@ use tokio::sync::{broadcast, watch, Notify};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-pub use context::{request_tokens, DEFAULT_CONTEXT_WINDOW_TOKENS, DEFAULT_REPLY_RESERVE_TOKENS};
+pub(crate) use call_ids::CallIds;
+pub use context::{history_keep_tokens, request_tokens, DEFAULT_CONTEXT_WINDOW_TOKENS, DEFAULT_REPLY_RESERVE_TOKENS};
 pub use events::AgentEvent;
+pub(crate) use history::HistoryFold;
 pub use history::{history, outcome_text, UNKNOWN_OUTCOME_TEXT};
 
+use crate::live::Session;
 use crate::model::ModelProvider;
 use crate::question::AnswerBatch;
 use crate::service::{lock, Responded, ServiceError, SteerMessage, UserQuestionService};
-use crate::session::{
-    project_questions, queued_messages, Event, MessageSource, ModelRef, SessionId, Store, StoreError,
-};
+use crate::session::{Event, MessageSource, ModelRef, SessionId, Store, StoreError};
 use crate::tools::QuestionSettings;
 
 /// The default bound on model steps in one turn.
@@ -149,8 +150,8 @@ enum Input {
 #[derive(Default)]
 struct State {
     queue: VecDeque<Input>,
-    /// Message ids already recorded as `user/message`: a late reply can reach the agent twice (from
-    /// the log on open and from the service), and must be admitted once.
+    /// Message ids this agent admitted: a late reply can reach the agent twice (from the log on open
+    /// and from the service), and must be admitted once (the session knows the ones admitted before).
     admitted: HashSet<String>,
     turn_abort: Option<CancellationToken>,
     closed: bool,
@@ -162,7 +163,7 @@ struct Shared {
     session_id: SessionId,
     instance_id: String,
     workspace: Option<PathBuf>,
-    events: broadcast::Sender<AgentEvent>,
+    session: Arc<Session>,
     state: Mutex<State>,
     wake: Notify,
     /// `true` while a turn runs or input waits for one.
@@ -171,7 +172,7 @@ struct Shared {
 
 impl Shared {
     fn emit(&self, event: AgentEvent) {
-        let _ = self.events.send(event);
+        self.session.emit(event);
     }
 
     fn push(&self, input: Input) -> Result<(), AgentError> {
@@ -190,7 +191,9 @@ impl Shared {
             if let Input::Message(message) = &input {
                 let queued =
                     state.queue.iter().any(|i| matches!(i, Input::Message(m) if m.message_id == message.message_id));
-                if queued || state.admitted.contains(&message.message_id) {
+                let admitted =
+                    state.admitted.contains(&message.message_id) || self.session.reply_admitted(&message.message_id);
+                if queued || admitted {
                     return Ok(());
                 }
             }
@@ -206,9 +209,6 @@ impl Shared {
         Ok(())
     }
 }
-
-/// Capacity of the event fan-out; a slower subscriber sees `Lagged` and can resynchronise from the log.
-const EVENT_CAPACITY: usize = 4096;
 
 /// The live root agent of one session. Dropping it stops the agent (aborting a running turn).
 pub struct Agent {
@@ -226,12 +226,18 @@ impl Agent {
     /// Creates a session and opens its agent.
     pub fn create(deps: AgentDeps, session: NewSession, config: AgentConfig) -> Result<Agent, AgentError> {
         let workspace = session.workspace.as_ref().map(|p| p.to_string_lossy().into_owned());
-        let id = deps.store.create_session(&session.title, workspace.as_deref(), session.model)?;
-        Agent::open(deps, &id, config)
+        let live = Session::create(
+            Arc::clone(&deps.store),
+            &session.title,
+            workspace.as_deref(),
+            session.model,
+            history_keep_tokens(&config),
+        )?;
+        Ok(Agent::attach(deps, live, config).0)
     }
 
-    /// Opens an existing session: repairs what a dead run left open, loads its continued questions
-    /// into the service, and becomes the session's live root. Call inside a tokio runtime.
+    /// Opens an existing session (see [`Session::open`]), loads its continued questions into the
+    /// service, and becomes the session's live root. Call inside a tokio runtime.
     pub fn open(deps: AgentDeps, session_id: &str, config: AgentConfig) -> Result<Agent, AgentError> {
         Agent::open_subscribed(deps, session_id, config).map(|(agent, _)| agent)
     }
@@ -243,38 +249,37 @@ impl Agent {
         session_id: &str,
         config: AgentConfig,
     ) -> Result<(Agent, broadcast::Receiver<AgentEvent>), AgentError> {
-        deps.store.repair_after_crash(session_id)?;
-        let events = deps.store.events(session_id)?;
-        let workspace = events.iter().find_map(|e| match &e.event {
-            Event::SessionCreated { workspace, .. } => workspace.clone().map(PathBuf::from),
-            _ => None,
-        });
-        let records = project_questions(&events);
-        deps.service.load_session(session_id, &records);
+        let live = Session::open(Arc::clone(&deps.store), session_id, history_keep_tokens(&config))?;
+        Ok(Agent::attach(deps, live, config))
+    }
+
+    /// Becomes the live root of an open session: its continued questions go to the service, and what
+    /// an earlier run accepted and never admitted (it was stopped, quit or killed first) is queued
+    /// again. Returns a subscription taken before any turn can start. Call inside a tokio runtime.
+    pub fn attach(
+        deps: AgentDeps,
+        session: Arc<Session>,
+        config: AgentConfig,
+    ) -> (Agent, broadcast::Receiver<AgentEvent>) {
+        let session_id = session.id().to_string();
+        deps.service.load_session(&session_id, &session.question_records());
         let instance_id = uuid::Uuid::new_v4().to_string();
-        let mut steer = deps.service.set_live_root(session_id, &instance_id);
-        // What an earlier run accepted and never admitted (it was stopped, quit or killed first)
-        // waits in the log; the service does not re-send a reply it only knows the id of.
-        let queue: VecDeque<Input> = queued_messages(&events)
+        let mut steer = deps.service.set_live_root(&session_id, &instance_id);
+        // The service does not re-send a reply it only knows the id of: the log's inbox is the queue.
+        let queue: VecDeque<Input> = session
+            .queued_messages()
             .into_iter()
             .map(|m| Input::Message(SteerMessage { message_id: m.message_id, text: m.text, source: m.source }))
-            .collect();
-        let admitted = events
-            .iter()
-            .filter_map(|e| match &e.event {
-                Event::UserMessage { message_id, .. } => Some(message_id.clone()),
-                _ => None,
-            })
             .collect();
         let busy = !queue.is_empty();
         let shared = Arc::new(Shared {
             deps: deps.clone(),
             config,
-            session_id: session_id.to_string(),
+            session_id: session_id.clone(),
             instance_id,
-            workspace,
-            events: broadcast::channel(EVENT_CAPACITY).0,
-            state: Mutex::new(State { queue, admitted, ..State::default() }),
+            workspace: session.workspace(),
+            session,
+            state: Mutex::new(State { queue, ..State::default() }),
             wake: Notify::new(),
             busy: watch::channel(busy).0,
         });
@@ -307,9 +312,14 @@ impl Agent {
                 }
             })
         };
-        let subscription = shared.events.subscribe();
+        let subscription = shared.session.subscribe();
         let driver = tokio::spawn(driver::run(Arc::clone(&shared)));
-        Ok((Agent { shared, tasks: vec![driver, forward_steer, forward_questions] }, subscription))
+        (Agent { shared, tasks: vec![driver, forward_steer, forward_questions] }, subscription)
+    }
+
+    /// The open session this agent runs.
+    pub fn session(&self) -> &Arc<Session> {
+        &self.shared.session
     }
 
     pub fn session_id(&self) -> &str {
@@ -326,7 +336,7 @@ impl Agent {
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<AgentEvent> {
-        self.shared.events.subscribe()
+        self.shared.session.subscribe()
     }
 
     /// A user message: admitted at the next step boundary of the running turn, or starts a turn.

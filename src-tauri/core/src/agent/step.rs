@@ -5,7 +5,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::compact::{self, Compacted};
 use super::driver::append;
-use super::{call_ids, context, AgentError, AgentEvent, Shared};
+use super::{context, AgentError, AgentEvent, Shared};
 use crate::model::{ModelError, ModelEvent, ModelRequest, ToolCallRequest};
 use crate::question::{ErrorCode, UserInteractionError};
 use crate::service::Caller;
@@ -102,13 +102,9 @@ pub(super) async fn run(
     abort: &CancellationToken,
 ) -> Result<StepEnd, AgentError> {
     let mut compacted = false;
-    let (mut streamed, failure, mut used_ids) = loop {
-        // Call ids enter the log only through this function, so the ones read here stay all there
-        // are while the model streams. The log itself is not kept that long.
-        let (request, used_ids) = {
-            let events = shared.deps.store.events(&shared.session_id)?;
-            (context::request_for(&shared.config, tools.definitions(), &events), call_ids::used(&events))
-        };
+    let (mut streamed, failure) = loop {
+        let request =
+            shared.session.with_folds(|f| context::request_for(&shared.config, tools.definitions(), f.history()));
         let sent_tokens = context::request_tokens(&request);
         let (streamed, failure) = stream(shared, request, abort, true).await;
         match &failure {
@@ -119,14 +115,14 @@ pub(super) async fn run(
                     return Ok(StepEnd::Aborted);
                 }
             }
-            _ => break (streamed, failure, used_ids),
+            _ => break (streamed, failure),
         }
     };
     if failure.is_some() {
         // Text streamed before a failure is kept; half a step's tool calls are never run.
         streamed.calls.clear();
     }
-    call_ids::make_unique(&mut streamed.calls, &mut used_ids);
+    shared.session.make_call_ids_unique(&mut streamed.calls);
     if !streamed.is_empty() {
         let reasoning = Some(streamed.reasoning).filter(|r| !r.is_empty());
         let mut batch = vec![Event::AssistantMessage {
@@ -140,9 +136,7 @@ pub(super) async fn run(
             name: c.name.clone(),
             arguments: recorded_arguments(tools, c),
         }));
-        for stored in shared.deps.store.append_batch(&shared.session_id, batch)? {
-            shared.emit(AgentEvent::EventAppended { event: stored });
-        }
+        shared.session.record(batch)?;
     }
     if let Some(e) = failure {
         if abort.is_cancelled() || e == ModelError::Cancelled {

@@ -6,6 +6,7 @@
 mod error;
 mod lock;
 mod models;
+mod sessions;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -19,13 +20,14 @@ pub use error::HostError;
 pub use lock::{HostLock, LockError, LOCK_FILE};
 pub use models::{label, questions_for, ModelSource};
 
-use crate::agent::{recorded_settings, Agent, AgentConfig, AgentDeps, AgentEvent, NewSession};
+use crate::agent::{history_keep_tokens, Agent, AgentConfig, AgentDeps, AgentEvent};
+use crate::live::Session;
 use crate::question::AnswerBatch;
 use crate::service::{
     ContinuedQuestion, InteractionProvider, InteractionRequest, ProviderRegistration, Responded, SessionLog,
     UserQuestionService,
 };
-use crate::session::{match_session, project_questions, project_transcript, Event, Store, Transcript};
+use crate::session::{match_session, Event, Store, Transcript};
 use crate::sync::lock as guard;
 
 /// How long quitting waits for a live timed question's continuation to be recorded.
@@ -58,6 +60,7 @@ pub struct Host {
     store: Arc<Store>,
     service: UserQuestionService,
     models: Arc<dyn ModelSource>,
+    sessions: Arc<sessions::OpenSessions>,
     live: Mutex<HashMap<String, Live>>,
     /// Held while an agent is being opened, so a session never gets two (a second live root would
     /// retire the first); `live` itself is only ever held briefly.
@@ -77,13 +80,16 @@ impl Host {
     ) -> Result<Host, HostError> {
         let lock = HostLock::acquire(dir)?;
         let store = Arc::new(Store::open(dir)?);
-        let service = UserQuestionService::new(Arc::clone(&store) as Arc<dyn SessionLog>);
+        let sessions =
+            Arc::new(sessions::OpenSessions::new(Arc::clone(&store), history_keep_tokens(&AgentConfig::default())));
+        let service = UserQuestionService::new(Arc::clone(&sessions) as Arc<dyn SessionLog>);
         let registration = service.register(surface)?;
         Ok(Host {
             data_dir: dir.to_path_buf(),
             store,
             service,
             models,
+            sessions,
             live: Mutex::new(HashMap::new()),
             opening: Mutex::new(()),
             _surface: registration,
@@ -135,8 +141,9 @@ impl Host {
         let deps = self.deps(&model)?;
         let title: String = text.lines().next().unwrap_or(text).chars().take(TITLE_CHARS).collect();
         let config = AgentConfig { questions: questions_for(self.models.as_ref(), None), ..AgentConfig::default() };
-        let agent = Agent::create(deps, NewSession { title, workspace, model: Some(model.clone()) }, config)?;
-        let events = agent.subscribe();
+        let workspace = workspace.map(|w| w.to_string_lossy().into_owned());
+        let session = self.sessions.create(&title, workspace.as_deref(), Some(model.clone()))?;
+        let (agent, events) = Agent::attach(deps, session, config);
         let id = agent.session_id().to_string();
         agent.steer(text)?;
         guard(&self.live).insert(id.clone(), Live { agent: Arc::new(agent), model_label: label(&model) });
@@ -153,23 +160,20 @@ impl Host {
         if let Some(live) = guard(&self.live).get(session) {
             return Ok((Arc::clone(&live.agent), live.agent.subscribe()));
         }
-        let events = self.store.events(session)?;
-        if events.is_empty() {
-            return Err(HostError::NotFound(format!("session {session:?} not found")));
-        }
-        let recorded = events.iter().find_map(|e| match &e.event {
-            Event::SessionCreated { model, .. } => model.clone(),
-            _ => None,
-        });
-        let questions = questions_for(self.models.as_ref(), recorded_settings(&events));
-        drop(events);
-        let model = self.models.for_existing(recorded);
+        let open = self.session(session)?;
+        let questions = questions_for(self.models.as_ref(), open.recorded_settings());
+        let model = self.models.for_existing(open.model());
         let deps = self.deps(&model)?;
         let config = AgentConfig { questions, ..AgentConfig::default() };
-        let (agent, rx) = Agent::open_subscribed(deps, session, config)?;
+        let (agent, rx) = Agent::attach(deps, open, config);
         let agent = Arc::new(agent);
         guard(&self.live).insert(session.to_string(), Live { agent: Arc::clone(&agent), model_label: label(&model) });
         Ok((agent, rx))
+    }
+
+    /// The open session (read once, when first needed). NOT_FOUND for an unknown id.
+    pub fn session(&self, session: &str) -> Result<Arc<Session>, HostError> {
+        Ok(self.sessions.get(session)?)
     }
 
     /// The session's agent if it is live.
@@ -248,12 +252,8 @@ impl Host {
 
     /// Makes the service know a session's continued questions without opening its agent.
     fn load_questions(&self, session: &str) -> Result<(), HostError> {
-        self.store.repair_after_crash(session)?;
-        let events = self.store.events(session)?;
-        if events.is_empty() {
-            return Err(HostError::NotFound(format!("session {session:?} not found")));
-        }
-        self.service.load_session(session, &project_questions(&events));
+        let open = self.session(session)?;
+        self.service.load_session(session, &open.question_records());
         Ok(())
     }
 
@@ -267,13 +267,7 @@ impl Host {
 
     /// The session's transcript; with `turns`, only its newest `turns` turns.
     pub fn transcript(&self, session: &str, turns: Option<usize>) -> Result<Transcript, HostError> {
-        let events = self.store.events(session)?;
-        let mut transcript = project_transcript(&events);
-        drop(events);
-        if let Some(n) = turns {
-            transcript.keep_last_turns(n.max(1));
-        }
-        Ok(transcript)
+        Ok(self.session(session)?.transcript(turns)?)
     }
 
     /// Quitting, the same from every front door: a live timed question continues (its result is

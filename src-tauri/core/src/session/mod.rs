@@ -19,8 +19,10 @@ pub use projection::inbox::{queued_messages, InboxFold, QueuedMessage};
 pub use projection::questions::{
     fold_events, project_questions, QuestionCounts, QuestionFold, QuestionRecord, QuestionState,
 };
-pub use projection::transcript::{project_transcript, ToolResultView, Transcript, TranscriptItem, Turn, TurnEnd};
-pub use store::{repairs_needed, SessionSummary, Store, DB_FILE};
+pub use projection::transcript::{
+    project_transcript, ToolResultView, Transcript, TranscriptDelta, TranscriptFold, TranscriptItem, Turn, TurnEnd,
+};
+pub use store::{repairs_needed, RepairFold, SessionSummary, Store, DB_FILE};
 
 /// The session a person typed: its full id, or a prefix matching exactly one session. `Err` is the
 /// sentence to show them.

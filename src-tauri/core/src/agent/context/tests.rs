@@ -86,7 +86,7 @@ fn the_reply_reserve_matches_what_the_openai_provider_asks_for() {
 #[test]
 fn a_conversation_within_budget_is_sent_as_it_is() {
     let messages: Vec<ChatMessage> = (0..3).flat_map(|n| turn(n, 5000)).collect();
-    assert_eq!(fit(messages.clone(), total(&messages)), messages);
+    assert_eq!(fit(messages.clone(), 0, total(&messages)), messages);
 }
 
 #[test]
@@ -94,7 +94,7 @@ fn older_large_results_go_first_oldest_first_while_small_ones_and_the_latest_ste
     let mut messages: Vec<ChatMessage> = (0..4).flat_map(|n| turn(n, 40_000)).collect();
     messages.extend([user("check"), calls(&["small", "last"]), result("small", 200), result("last", 40_000)]);
     let budget = total(&messages) - 30_000;
-    let fitted = fit(messages.clone(), budget);
+    let fitted = fit(messages.clone(), 0, budget);
     assert!(total(&fitted) <= budget);
     // 30 000 tokens over, freed in quarters of the budget: the three oldest results go.
     assert_eq!(elided(&fitted), ["c0", "c1", "c2"]);
@@ -113,11 +113,11 @@ fn the_elided_part_stays_the_same_while_the_conversation_grows_a_little() {
     // Results of about a thousand tokens: freeing just the excess would elide one more every turn.
     let mut messages: Vec<ChatMessage> = (0..100).flat_map(|n| turn(n, 3_000)).collect();
     let budget = 57_344;
-    let mut previous = fit(messages.clone(), budget);
+    let mut previous = fit(messages.clone(), 0, budget);
     let mut changes = 0;
     for n in 100..110 {
         messages.extend(turn(n, 3_000));
-        let fitted = fit(messages.clone(), budget);
+        let fitted = fit(messages.clone(), 0, budget);
         assert!(total(&fitted) <= budget);
         // The previous request, less its last turn (whose result was the latest then), is a prefix.
         let kept = previous.len() - 4;
@@ -137,7 +137,7 @@ fn then_the_oldest_whole_turns_go_keeping_the_opening_request_and_the_latest_tur
     let latest = turn(60, 600);
     messages.extend(latest.clone());
     let budget = 2_000;
-    let fitted = fit(messages.clone(), budget);
+    let fitted = fit(messages.clone(), 0, budget);
     assert!(total(&fitted) <= budget, "{} > {budget}", total(&fitted));
     assert!(elided(&fitted).is_empty(), "small results are not elided");
     assert!(strictly_ordered(&fitted), "{fitted:#?}");
@@ -153,7 +153,7 @@ fn then_the_oldest_whole_turns_go_keeping_the_opening_request_and_the_latest_tur
 #[test]
 fn when_nothing_else_is_left_the_latest_step_and_the_opening_request_are_cut_too() {
     let messages = vec![user(&"the task ".repeat(2000)), calls(&["a", "b"]), result("a", 40_000), result("b", 40_000)];
-    let fitted = fit(messages, 2_000);
+    let fitted = fit(messages, 0, 2_000);
     assert_eq!(elided(&fitted), ["a", "b"]);
     let ChatMessage::User { content } = &fitted[0] else { panic!() };
     assert!(content.len() < 4200 && content.ends_with("to fit the model's context.]"), "{content}");

@@ -93,6 +93,11 @@ impl QuestionFold {
         }
     }
 
+    /// The call whose question a queued late reply `message_id` holds, if it holds one.
+    pub fn reserved_call(&self, message_id: &str) -> Option<&str> {
+        self.reservations.get(message_id).map(String::as_str)
+    }
+
     pub fn get(&self, call_id: &str) -> Option<&QuestionRecord> {
         self.by_call.get(call_id).and_then(|&i| self.slots[i].as_ref())
     }

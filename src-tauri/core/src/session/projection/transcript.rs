@@ -26,6 +26,9 @@ pub struct Transcript {
     /// `queued_answers`). `seq`/`at` are those of the `inbox/queued` event. Once admitted, a message
     /// leaves this list and appears in its turn under the same `message_id`.
     pub queued: Vec<TranscriptItem>,
+    /// The `seq` of the last event this transcript includes (0 when unknown): a window applies only
+    /// the [`TranscriptDelta`]s of later events to it.
+    pub seq: u64,
 }
 
 impl Transcript {
@@ -128,33 +131,130 @@ pub struct ToolResultView {
     pub outcome: ToolOutcome,
 }
 
-/// Builds the transcript of a session log.
-pub fn project_transcript(events: &[StoredEvent]) -> Transcript {
-    let mut b = Builder::default();
-    for stored in events {
-        b.questions.apply(&stored.event);
-        b.inbox.apply(stored);
-        b.add(stored);
-    }
-    b.finish()
+/// One change to a shown transcript, so a window that shows a session follows it without reading
+/// it again. Turn indexes count from the session's first turn, whatever page the window holds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum TranscriptDelta {
+    /// A turn began; `value.items` is empty.
+    TurnOpened {
+        turn: usize,
+        value: Turn,
+    },
+    TurnClosed {
+        turn: usize,
+        ended: TurnEnd,
+    },
+    /// An item was added at `item`, the turn's length before it.
+    ItemAdded {
+        turn: usize,
+        item: usize,
+        value: TranscriptItem,
+    },
+    /// The tool call at (`turn`, `item`) got its result.
+    Result {
+        turn: usize,
+        item: usize,
+        result: ToolResultView,
+    },
+    /// A call's question record, or the late answer waiting for it, changed: the `tool_call` item
+    /// with `call_id` (wherever it is) and the transcript's `questions` take them.
+    Call {
+        call_id: String,
+        question: Option<QuestionRecord>,
+        queued_answers: Option<AnswerBatch>,
+    },
+    /// The messages waiting for the agent, replacing the transcript's `queued`.
+    Queued {
+        queued: Vec<TranscriptItem>,
+    },
 }
 
-#[derive(Default)]
-struct Builder {
+/// Builds the transcript of a session log.
+pub fn project_transcript(events: &[StoredEvent]) -> Transcript {
+    let mut fold = TranscriptFold::whole();
+    let mut questions = QuestionFold::new();
+    let mut inbox = InboxFold::new();
+    for stored in events {
+        questions.apply(&stored.event);
+        inbox.apply(stored);
+        fold.add(stored, &questions, None);
+    }
+    let mut transcript = fold.finish(&questions, &inbox, None);
+    transcript.seq = events.last().map_or(0, |e| e.seq);
+    transcript
+}
+
+/// Where an item is: its turn (counted within the fold) and its index there.
+type Place = (usize, usize);
+
+/// What kind of transcript a [`TranscriptFold`] builds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Keep {
+    /// Every turn with its items.
+    Whole,
+    /// Turns from some turn on: results of calls made before it are not shown as orphans.
+    Page,
+    /// Only the latest turn's items: what a live session needs to say what changed, at the memory
+    /// cost of one turn however long the session is.
+    Tail,
+}
+
+/// The transcript of a log, one event at a time. [`project_transcript`] folds a whole log with it;
+/// a live session keeps the tail of one and reports each change as [`TranscriptDelta`]s; a page of
+/// the newest turns is folded from where they begin. The folds of questions and the inbox are the
+/// caller's, applied to each event before it is added here, so every view shares them.
+#[derive(Debug, Clone)]
+pub struct TranscriptFold {
+    keep: Keep,
     title: Option<String>,
     workspace: Option<String>,
     model: Option<ModelRef>,
+    /// Turns before the first one held (a page's offset).
+    offset: usize,
     turns: Vec<Turn>,
     /// Whether the last turn still takes items.
     current_open: bool,
+    /// Where each call's item is; a tail keeps only calls still waiting for their result.
     calls: HashMap<String, (usize, usize)>,
-    inbox_texts: HashMap<String, String>,
-    inbox: InboxFold,
-    questions: QuestionFold,
+    /// Texts of queued late answers, to show their answers on the call's row while they wait.
+    reply_texts: HashMap<String, String>,
 }
 
-impl Builder {
-    fn add(&mut self, stored: &StoredEvent) {
+impl TranscriptFold {
+    fn new(keep: Keep, offset: usize) -> Self {
+        TranscriptFold {
+            keep,
+            title: None,
+            workspace: None,
+            model: None,
+            offset,
+            turns: Vec::new(),
+            current_open: false,
+            calls: HashMap::new(),
+            reply_texts: HashMap::new(),
+        }
+    }
+
+    pub fn whole() -> Self {
+        Self::new(Keep::Whole, 0)
+    }
+
+    pub fn tail() -> Self {
+        Self::new(Keep::Tail, 0)
+    }
+
+    /// A page whose first turn is the session's turn `offset` (counting from 0).
+    pub fn page(offset: usize) -> Self {
+        Self::new(Keep::Page, offset)
+    }
+
+    /// How many turns the session has so far (the pages before included).
+    pub fn turn_count(&self) -> usize {
+        self.offset + self.turns.len()
+    }
+
+    pub fn add(&mut self, stored: &StoredEvent, questions: &QuestionFold, out: Option<&mut Vec<TranscriptDelta>>) {
         let (seq, at) = (stored.seq, stored.at);
         match &stored.event {
             Event::SessionCreated { title, workspace, model } => {
@@ -164,28 +264,35 @@ impl Builder {
             }
             Event::RequestHeader { .. } => {}
             Event::TurnStarted { turn_id, run_id } => {
-                self.turns.push(Turn {
+                let turn = Turn {
                     turn_id: Some(turn_id.clone()),
                     run_id: Some(run_id.clone()),
                     started_at: at,
                     ended: None,
                     items: Vec::new(),
-                });
-                self.current_open = true;
+                };
+                self.open_turn(turn, out);
             }
             Event::TurnEnded { turn_id, reason } => {
-                let turn = self.turns.iter_mut().rev().find(|t| t.turn_id.as_deref() == Some(turn_id));
-                if let Some(turn) = turn {
-                    turn.ended = Some(TurnEnd { reason: reason.clone(), seq, at });
+                let found = self.turns.iter().rposition(|t| t.turn_id.as_deref() == Some(turn_id));
+                if let Some(t) = found {
+                    let ended = TurnEnd { reason: reason.clone(), seq, at };
+                    self.turns[t].ended = Some(ended.clone());
+                    if let Some(out) = out {
+                        out.push(TranscriptDelta::TurnClosed { turn: self.offset + t, ended });
+                    }
                 }
                 self.current_open = false;
             }
             Event::UserMessage { message_id, text, source } => {
                 let item = match source.as_ref().and_then(|s| s.reply_call_id()) {
-                    Some(call_id) => self.late_answer(seq, at, message_id, call_id, text),
+                    Some(call_id) => {
+                        self.reply_texts.remove(message_id);
+                        self.late_answer(questions, seq, at, message_id, call_id, text)
+                    }
                     None => TranscriptItem::UserMessage { seq, at, message_id: message_id.clone(), text: text.clone() },
                 };
-                self.push(at, item);
+                self.push(at, item, out);
             }
             Event::AssistantMessage { text, reasoning, tool_calls, .. } => {
                 let item = TranscriptItem::AssistantMessage {
@@ -195,7 +302,7 @@ impl Builder {
                     reasoning: reasoning.clone(),
                     tool_calls: tool_calls.clone(),
                 };
-                self.push(at, item);
+                self.push(at, item, out);
             }
             Event::ToolCall { call_id, name, arguments } => {
                 let item = TranscriptItem::ToolCall {
@@ -205,34 +312,66 @@ impl Builder {
                     name: name.clone(),
                     arguments: arguments.clone(),
                     result: None,
-                    question: None,
+                    // What a window is sent now; a whole projection fills in the final state.
+                    question: questions.get(call_id).cloned(),
                     queued_answers: None,
                 };
-                let place = self.push(at, item);
+                let place = self.push(at, item, out);
                 self.calls.entry(call_id.clone()).or_insert(place);
             }
-            Event::ToolResult { call_id, outcome } => self.pair_result(seq, at, call_id, outcome),
-            Event::InboxQueued { message_id, text, .. } => {
-                self.inbox_texts.insert(message_id.clone(), text.clone());
+            Event::ToolResult { call_id, outcome } => {
+                let result = ToolResultView { seq, at, outcome: outcome.clone() };
+                self.pair_result(at, call_id, result, out);
             }
-            Event::InboxDiscarded { .. } => {}
+            Event::InboxQueued { message_id, text, source } => {
+                if source.reply_call_id().is_some() {
+                    self.reply_texts.insert(message_id.clone(), text.clone());
+                }
+            }
+            Event::InboxDiscarded { message_id, .. } => {
+                self.reply_texts.remove(message_id);
+            }
             Event::ModelError { error } => {
-                self.push(at, TranscriptItem::ModelError { seq, at, error: error.clone() });
+                self.push(at, TranscriptItem::ModelError { seq, at, error: error.clone() }, out);
             }
             Event::HistoryCompacted { through_seq, summary, .. } => {
                 let item =
                     TranscriptItem::HistoryCompacted { seq, at, through_seq: *through_seq, summary: summary.clone() };
-                self.push(at, item);
+                self.push(at, item, out);
             }
             // Nothing to show for an event only a newer build understands.
             Event::Unknown { .. } => {}
         }
     }
 
-    fn late_answer(&self, seq: u64, at: DateTime<Utc>, message_id: &str, call_id: &str, text: &str) -> TranscriptItem {
+    fn open_turn(&mut self, turn: Turn, out: Option<&mut Vec<TranscriptDelta>>) {
+        if self.keep == Keep::Tail {
+            // A closed turn changes only by results of its calls and by question records, which
+            // are reported without its items.
+            if let Some(last) = self.turns.last_mut() {
+                last.items = Vec::new();
+            }
+        }
+        let index = self.offset + self.turns.len();
+        if let Some(out) = out {
+            out.push(TranscriptDelta::TurnOpened { turn: index, value: turn.clone() });
+        }
+        self.turns.push(turn);
+        self.current_open = true;
+    }
+
+    fn late_answer(
+        &self,
+        questions: &QuestionFold,
+        seq: u64,
+        at: DateTime<Utc>,
+        message_id: &str,
+        call_id: &str,
+        text: &str,
+    ) -> TranscriptItem {
         // Recognised by its source only: a user pasting the same JSON stays a plain message.
         let parsed = parse_late_answer_text(text).filter(|(id, _)| id == call_id);
-        let questions = self.call_questions(call_id).unwrap_or_default();
+        let questions = self.call_questions(questions, call_id).unwrap_or_default();
         TranscriptItem::LateAnswer {
             seq,
             at,
@@ -244,57 +383,98 @@ impl Builder {
         }
     }
 
-    fn call_questions(&self, call_id: &str) -> Option<Vec<Question>> {
-        if let Some(record) = self.questions.get(call_id) {
+    fn call_questions(&self, questions: &QuestionFold, call_id: &str) -> Option<Vec<Question>> {
+        if let Some(record) = questions.get(call_id) {
             return Some(record.questions.clone());
         }
         let &(t, i) = self.calls.get(call_id)?;
-        match &self.turns[t].items[i] {
+        match self.turns.get(t)?.items.get(i)? {
             TranscriptItem::ToolCall { arguments, .. } => recorded_questions(arguments),
             _ => None,
         }
     }
 
-    fn pair_result(&mut self, seq: u64, at: DateTime<Utc>, call_id: &str, outcome: &ToolOutcome) {
+    fn pair_result(
+        &mut self,
+        at: DateTime<Utc>,
+        call_id: &str,
+        result: ToolResultView,
+        out: Option<&mut Vec<TranscriptDelta>>,
+    ) {
         if let Some(&(t, i)) = self.calls.get(call_id) {
-            if let TranscriptItem::ToolCall { result: slot @ None, .. } = &mut self.turns[t].items[i] {
-                *slot = Some(ToolResultView { seq, at, outcome: outcome.clone() });
+            if self.keep == Keep::Tail {
+                // Paired for good: a second result with this id is an orphan, as it is in a whole fold.
+                self.calls.remove(call_id);
+                if let Some(TranscriptItem::ToolCall { result: slot, .. }) =
+                    self.turns.get_mut(t).and_then(|turn| turn.items.get_mut(i))
+                {
+                    *slot = Some(result.clone());
+                }
+                if let Some(out) = out {
+                    out.push(TranscriptDelta::Result { turn: self.offset + t, item: i, result });
+                }
                 return;
             }
+            if let TranscriptItem::ToolCall { result: slot @ None, .. } = &mut self.turns[t].items[i] {
+                *slot = Some(result);
+                return;
+            }
+        } else if self.keep == Keep::Page {
+            // Its call is on an earlier page (or nowhere); a page does not show it.
+            return;
         }
-        let item = TranscriptItem::OrphanResult { seq, at, call_id: call_id.to_string(), outcome: outcome.clone() };
-        self.push(at, item);
+        let item =
+            TranscriptItem::OrphanResult { seq: result.seq, at, call_id: call_id.to_string(), outcome: result.outcome };
+        self.push(at, item, out);
     }
 
     /// Adds an item to the current turn, or to a turn of its own when no turn is running.
-    fn push(&mut self, at: DateTime<Utc>, item: TranscriptItem) -> (usize, usize) {
+    fn push(
+        &mut self,
+        at: DateTime<Utc>,
+        item: TranscriptItem,
+        out: Option<&mut Vec<TranscriptDelta>>,
+    ) -> (usize, usize) {
+        let mut out = out;
         if !self.current_open {
-            self.turns.push(Turn { turn_id: None, run_id: None, started_at: at, ended: None, items: Vec::new() });
-            self.current_open = true;
+            let turn = Turn { turn_id: None, run_id: None, started_at: at, ended: None, items: Vec::new() };
+            self.open_turn(turn, out.as_deref_mut());
         }
         let t = self.turns.len() - 1;
+        let i = self.turns[t].items.len();
+        if let Some(out) = out {
+            out.push(TranscriptDelta::ItemAdded { turn: self.offset + t, item: i, value: item.clone() });
+        }
         self.turns[t].items.push(item);
-        (t, self.turns[t].items.len() - 1)
+        (t, i)
     }
 
-    fn finish(mut self) -> Transcript {
-        for (call_id, &(t, i)) in &self.calls {
-            if let TranscriptItem::ToolCall { question, queued_answers, .. } = &mut self.turns[t].items[i] {
-                let record = self.questions.get(call_id);
-                *queued_answers = record
-                    .and_then(|r| r.reply_queued.as_ref())
-                    .and_then(|m| self.inbox_texts.get(m))
-                    .and_then(|text| parse_late_answer_text(text))
-                    .filter(|(id, _)| id == call_id)
-                    .map(|(_, batch)| batch);
-                *question = record.cloned();
-            }
+    /// The late answer waiting for `call_id`'s question, as answers.
+    fn queued_answers(&self, record: Option<&QuestionRecord>, call_id: &str) -> Option<AnswerBatch> {
+        record
+            .and_then(|r| r.reply_queued.as_ref())
+            .and_then(|m| self.reply_texts.get(m))
+            .and_then(|text| parse_late_answer_text(text))
+            .filter(|(id, _)| id == call_id)
+            .map(|(_, batch)| batch)
+    }
+
+    /// The change of `call_id`'s question, for a window.
+    pub fn call_delta(&self, questions: &QuestionFold, call_id: &str) -> TranscriptDelta {
+        let record = questions.get(call_id);
+        TranscriptDelta::Call {
+            call_id: call_id.to_string(),
+            question: record.cloned(),
+            queued_answers: self.queued_answers(record, call_id),
         }
-        let queued = self
-            .inbox
-            .waiting(&self.questions)
+    }
+
+    /// The messages waiting for the agent, as the transcript shows them.
+    pub fn queued(&self, questions: &QuestionFold, inbox: &InboxFold) -> Vec<TranscriptItem> {
+        inbox
+            .waiting(questions)
             .map(|m| match m.source.reply_call_id() {
-                Some(call_id) => self.late_answer(m.seq, m.at, &m.message_id, call_id, &m.text),
+                Some(call_id) => self.late_answer(questions, m.seq, m.at, &m.message_id, call_id, &m.text),
                 None => TranscriptItem::UserMessage {
                     seq: m.seq,
                     at: m.at,
@@ -302,15 +482,65 @@ impl Builder {
                     text: m.text.clone(),
                 },
             })
+            .collect()
+    }
+
+    /// The transcript, with every call's question in its final state. `texts` are the waiting
+    /// late answers' texts when this fold did not see them queued (a page folds only its turns).
+    pub fn finish(
+        mut self,
+        questions: &QuestionFold,
+        inbox: &InboxFold,
+        texts: Option<&HashMap<String, String>>,
+    ) -> Transcript {
+        if let Some(texts) = texts {
+            for (id, text) in texts {
+                self.reply_texts.entry(id.clone()).or_insert_with(|| text.clone());
+            }
+        }
+        let updates: Vec<(Place, Option<QuestionRecord>, Option<AnswerBatch>)> = self
+            .calls
+            .iter()
+            .map(|(call_id, &place)| {
+                let record = questions.get(call_id);
+                (place, record.cloned(), self.queued_answers(record, call_id))
+            })
             .collect();
+        for ((t, i), record, answers) in updates {
+            if let Some(TranscriptItem::ToolCall { question, queued_answers, .. }) =
+                self.turns.get_mut(t).and_then(|turn| turn.items.get_mut(i))
+            {
+                *queued_answers = answers;
+                *question = record;
+            }
+        }
+        let queued = self.queued(questions, inbox);
         Transcript {
             title: self.title,
             workspace: self.workspace,
             model: self.model,
             turns: self.turns,
-            earlier_turns: 0,
-            questions: self.questions.into_records(),
+            earlier_turns: self.offset,
+            questions: questions.records().cloned().collect(),
             queued,
+            seq: 0,
         }
+    }
+
+    /// The texts of late answers waiting in the inbox, by message id.
+    pub fn reply_texts(&self) -> &HashMap<String, String> {
+        &self.reply_texts
+    }
+
+    pub fn title(&self) -> Option<&str> {
+        self.title.as_deref()
+    }
+
+    pub fn workspace(&self) -> Option<&str> {
+        self.workspace.as_deref()
+    }
+
+    pub fn model(&self) -> Option<&ModelRef> {
+        self.model.as_ref()
     }
 }

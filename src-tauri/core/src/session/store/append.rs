@@ -67,6 +67,10 @@ impl Writer {
         result
     }
 
+    pub fn adopt(&mut self, session: &str, last_seq: u64, fold: QuestionFold) {
+        self.live.insert(session.to_string(), Live::new(fold, last_seq + 1));
+    }
+
     pub fn repair(&mut self, path: &Path, session: &str) -> Result<Vec<StoredEvent>, StoreError> {
         let events = read::events(&self.conn, path, session)?;
         let needed = repair::repairs_needed(events.iter().map(|e| &e.event));

@@ -22,7 +22,7 @@ use super::error::StoreError;
 use super::events::{Event, ModelRef, SessionId, StoredEvent};
 use super::migrations::{self, Outcome};
 
-pub use self::repair::repairs_needed;
+pub use self::repair::{repairs_needed, RepairFold};
 
 /// The store's file name inside the data directory.
 pub const DB_FILE: &str = "hark.sqlite3";
@@ -99,6 +99,26 @@ impl Store {
     /// the read with EVENT_UNREADABLE, naming the row.
     pub fn events(&self, session: &str) -> Result<Vec<StoredEvent>, StoreError> {
         self.readers.with(|conn| read::events(conn, self.readers.path(), session))
+    }
+
+    /// The session's events from `from_seq` on, handed to `each` one at a time in `seq` order (see
+    /// [`Store::events`] for errors). For folding a long log without holding it.
+    pub fn scan(&self, session: &str, from_seq: u64, each: &mut dyn FnMut(StoredEvent)) -> Result<(), StoreError> {
+        self.readers.with(|conn| read::scan(conn, self.readers.path(), session, from_seq, each))
+    }
+
+    /// The session's events from `from_seq` on, in `seq` order.
+    pub fn events_from(&self, session: &str, from_seq: u64) -> Result<Vec<StoredEvent>, StoreError> {
+        let mut out = Vec::new();
+        self.scan(session, from_seq, &mut |e| out.push(e))?;
+        Ok(out)
+    }
+
+    /// Tells the writer the question fold of a session whose log the caller has just read whole and
+    /// whose last `seq` is `last_seq`, so its next append does not read the log again to rebuild it.
+    /// Ignored when the log has grown since (the writer then rebuilds it as usual).
+    pub fn adopt(&self, session: &str, last_seq: u64, fold: crate::session::QuestionFold) {
+        self.writer().adopt(session, last_seq, fold);
     }
 
     /// All sessions, most recently active first.

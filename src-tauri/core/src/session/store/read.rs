@@ -29,6 +29,36 @@ pub fn events(conn: &Connection, path: &Path, session: &str) -> Result<Vec<Store
     Ok(out)
 }
 
+/// Hands the session's events from `from_seq` on to `each`, in `seq` order, one at a time: a long log
+/// is folded without being held whole. One statement, so one consistent snapshot. NOT_FOUND for an
+/// unknown session.
+pub fn scan(
+    conn: &Connection,
+    path: &Path,
+    session: &str,
+    from_seq: u64,
+    each: &mut dyn FnMut(StoredEvent),
+) -> Result<(), StoreError> {
+    let err = |e| StoreError::sqlite(path, e);
+    let mut stmt = conn
+        .prepare_cached("SELECT seq, at, type, body FROM events WHERE session_id = ?1 AND seq >= ?2 ORDER BY seq")
+        .map_err(err)?;
+    let from = i64::try_from(from_seq).unwrap_or(i64::MAX);
+    let mut rows = stmt.query(rusqlite::params![session, from]).map_err(err)?;
+    let mut any = false;
+    while let Some(row) = rows.next().map_err(err)? {
+        let seq: i64 = row.get(0).map_err(err)?;
+        let text = |i| row.get_ref(i).map_err(err)?.as_str().map_err(|e| StoreError::bad_row(path, session, seq, e));
+        each(stored_event(path, session, seq, row.get(1).map_err(err)?, text(2)?, text(3)?)?);
+        any = true;
+    }
+    drop(rows);
+    if !any && !session_exists(conn, path, session)? {
+        return Err(StoreError::not_found(session));
+    }
+    Ok(())
+}
+
 /// One row as an event; `tag` is the `type` column.
 fn stored_event(
     path: &Path,

@@ -6,22 +6,36 @@ use crate::session::events::{Event, ToolOutcome};
 /// without a result (in call order), then an "interrupted" end for every turn without one. Results
 /// come first so they land inside the turn they belong to. Empty when nothing is open, which makes
 /// repair idempotent.
+pub fn repairs_needed<'a>(events: impl IntoIterator<Item = &'a Event>) -> Vec<Event> {
+    let mut fold = RepairFold::default();
+    for event in events {
+        fold.apply(event);
+    }
+    fold.needed()
+}
+
+/// What is open in a log, one event at a time (for [`repairs_needed`] and for readers that fold a
+/// log as they read it).
 ///
 /// A result closes the earliest open call with its id, so a call that reuses the id of a finished
 /// one (older logs kept the model's ids as they came) still counts as open.
-pub fn repairs_needed<'a>(events: impl IntoIterator<Item = &'a Event>) -> Vec<Event> {
-    let mut open_calls: Vec<&str> = Vec::new();
-    let mut turns: Vec<&str> = Vec::new();
-    for event in events {
+#[derive(Debug, Clone, Default)]
+pub struct RepairFold {
+    open_calls: Vec<String>,
+    turns: Vec<String>,
+}
+
+impl RepairFold {
+    pub fn apply(&mut self, event: &Event) {
         match event {
-            Event::ToolCall { call_id, .. } => open_calls.push(call_id),
+            Event::ToolCall { call_id, .. } => self.open_calls.push(call_id.clone()),
             Event::ToolResult { call_id, .. } => {
-                if let Some(i) = open_calls.iter().position(|c| c == call_id) {
-                    open_calls.remove(i);
+                if let Some(i) = self.open_calls.iter().position(|c| c == call_id) {
+                    self.open_calls.remove(i);
                 }
             }
-            Event::TurnStarted { turn_id, .. } => turns.push(turn_id),
-            Event::TurnEnded { turn_id, .. } => turns.retain(|t| t != turn_id),
+            Event::TurnStarted { turn_id, .. } => self.turns.push(turn_id.clone()),
+            Event::TurnEnded { turn_id, .. } => self.turns.retain(|t| t != turn_id),
             Event::SessionCreated { .. }
             | Event::RequestHeader { .. }
             | Event::UserMessage { .. }
@@ -34,11 +48,15 @@ pub fn repairs_needed<'a>(events: impl IntoIterator<Item = &'a Event>) -> Vec<Ev
             Event::Unknown { .. } => {}
         }
     }
-    let results =
-        open_calls.into_iter().map(|c| Event::ToolResult { call_id: c.to_string(), outcome: ToolOutcome::Unknown });
-    let ends =
-        turns.into_iter().map(|t| Event::TurnEnded { turn_id: t.to_string(), reason: "interrupted".to_string() });
-    results.chain(ends).collect()
+
+    /// The events that close what is open now.
+    pub fn needed(&self) -> Vec<Event> {
+        let results =
+            self.open_calls.iter().map(|c| Event::ToolResult { call_id: c.clone(), outcome: ToolOutcome::Unknown });
+        let ends =
+            self.turns.iter().map(|t| Event::TurnEnded { turn_id: t.clone(), reason: "interrupted".to_string() });
+        results.chain(ends).collect()
+    }
 }
 
 #[cfg(test)]

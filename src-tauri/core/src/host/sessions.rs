@@ -1,0 +1,62 @@
+//! The sessions this host has open: each is read once, when it is first needed, and every append
+//! the question service makes to one goes through its [`Session::record`], so what the session keeps
+//! and what its followers see never lag behind the log.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use crate::live::Session;
+use crate::service::{LogError, SessionLog};
+use crate::session::{Event, ModelRef, Store, StoreError};
+use crate::sync::lock;
+
+pub(super) struct OpenSessions {
+    store: Arc<Store>,
+    open: Mutex<HashMap<String, Arc<Session>>>,
+    /// Held while a session is being read, so it is read once even when two callers want it.
+    opening: Mutex<()>,
+    keep_tokens: usize,
+}
+
+impl OpenSessions {
+    pub fn new(store: Arc<Store>, keep_tokens: usize) -> OpenSessions {
+        OpenSessions { store, open: Mutex::new(HashMap::new()), opening: Mutex::new(()), keep_tokens }
+    }
+
+    /// The open session, opened (read and repaired) if this host has not yet. NOT_FOUND for an
+    /// unknown id.
+    pub fn get(&self, id: &str) -> Result<Arc<Session>, StoreError> {
+        if let Some(session) = lock(&self.open).get(id) {
+            return Ok(Arc::clone(session));
+        }
+        let _opening = lock(&self.opening);
+        if let Some(session) = lock(&self.open).get(id) {
+            return Ok(Arc::clone(session));
+        }
+        let session = Session::open(Arc::clone(&self.store), id, self.keep_tokens)?;
+        lock(&self.open).insert(id.to_string(), Arc::clone(&session));
+        Ok(session)
+    }
+
+    pub fn create(
+        &self,
+        title: &str,
+        workspace: Option<&str>,
+        model: Option<ModelRef>,
+    ) -> Result<Arc<Session>, StoreError> {
+        let session = Session::create(Arc::clone(&self.store), title, workspace, model, self.keep_tokens)?;
+        lock(&self.open).insert(session.id().to_string(), Arc::clone(&session));
+        Ok(session)
+    }
+}
+
+impl SessionLog for OpenSessions {
+    fn append(&self, session: &str, event: Event) -> Result<(), LogError> {
+        let open = lock(&self.open).get(session).cloned();
+        match open {
+            Some(open) => open.record_one(event).map(|_| ()).map_err(LogError::from),
+            // Not open here: the session reads it when it is opened.
+            None => self.store.append(session, event).map(|_| ()).map_err(LogError::from),
+        }
+    }
+}

@@ -1,0 +1,219 @@
+//! One open session, in memory: its log is read (and repaired) once when it is opened, and from then
+//! on every append goes through [`Session::record`], which writes the events, folds them into what
+//! the session keeps, and broadcasts each with what it changed in the transcript. Nothing reads the
+//! log back to make a request, answer a question or show a change; only a page of older turns is
+//! read from the store, starting where its first turn begins.
+//!
+//! What it keeps costs memory by what is live, not by how long the session is: the question records,
+//! the inbox, the newest turns of the model's history (older ones as sizes only), the call ids in
+//! use (as hashes) and the latest turn of the transcript with the `seq` where each turn begins.
+
+mod folds;
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use tokio::sync::broadcast;
+
+use crate::agent::AgentEvent;
+use crate::model::ToolCallRequest;
+use crate::session::{
+    Event, ModelRef, QuestionRecord, QueuedMessage, RepairFold, Store, StoreError, StoredEvent, Transcript,
+    TranscriptFold,
+};
+use crate::sync::lock;
+use crate::tools::QuestionSettings;
+
+pub(crate) use folds::Folds;
+
+/// Capacity of the event fan-out; a slower subscriber sees `Lagged` and reads the session again.
+const EVENT_CAPACITY: usize = 4096;
+
+pub struct Session {
+    id: String,
+    store: Arc<Store>,
+    folds: Mutex<Folds>,
+    events: broadcast::Sender<AgentEvent>,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session").field("id", &self.id).finish()
+    }
+}
+
+impl Session {
+    /// Creates a session (its `session/created`) and opens it.
+    pub fn create(
+        store: Arc<Store>,
+        title: &str,
+        workspace: Option<&str>,
+        model: Option<ModelRef>,
+        keep_tokens: usize,
+    ) -> Result<Arc<Session>, StoreError> {
+        let id = store.create_session(title, workspace, model)?;
+        Session::open(store, &id, keep_tokens)
+    }
+
+    /// Reads the session's log once, folding it as it is read, and closes what a dead run left open
+    /// (every call without a result gets an unknown outcome, every turn without an end is
+    /// interrupted). Call it once per process and session: only one process hosts a data
+    /// directory, so any earlier run is dead. `keep_tokens` is how much of the model's history to
+    /// keep in memory (see `agent::history_keep_tokens`).
+    pub fn open(store: Arc<Store>, id: &str, keep_tokens: usize) -> Result<Arc<Session>, StoreError> {
+        let mut folds = Folds::new(keep_tokens);
+        let mut repair = RepairFold::default();
+        store.scan(id, 1, &mut |stored| {
+            repair.apply(&stored.event);
+            folds.apply(&stored, false);
+        })?;
+        store.adopt(id, folds.last_seq(), folds.questions().clone());
+        let needed = repair.needed();
+        if !needed.is_empty() {
+            for stored in store.append_batch(id, needed)? {
+                folds.apply(&stored, false);
+            }
+        }
+        Ok(Arc::new(Session {
+            id: id.to_string(),
+            store,
+            folds: Mutex::new(folds),
+            events: broadcast::channel(EVENT_CAPACITY).0,
+        }))
+    }
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    pub fn store(&self) -> &Arc<Store> {
+        &self.store
+    }
+
+    pub fn subscribe(&self) -> broadcast::Receiver<AgentEvent> {
+        self.events.subscribe()
+    }
+
+    /// Sends an event to everyone following the session (nobody listening is fine).
+    pub fn emit(&self, event: AgentEvent) {
+        let _ = self.events.send(event);
+    }
+
+    /// Appends `events` in one transaction; each is durable, folded and broadcast (as
+    /// `event_appended`, then `transcript` with what it changed) before this returns. Events another
+    /// writer appended meanwhile are folded and broadcast first, in `seq` order.
+    pub fn record(&self, events: Vec<Event>) -> Result<Vec<StoredEvent>, StoreError> {
+        let mut folds = lock(&self.folds);
+        let stored = self.store.append_batch(&self.id, events)?;
+        if let Some(first) = stored.first() {
+            if first.seq > folds.last_seq() + 1 {
+                let mut missed = Vec::new();
+                self.store.scan(&self.id, folds.last_seq() + 1, &mut |e| {
+                    if e.seq < first.seq {
+                        missed.push(e)
+                    }
+                })?;
+                for event in &missed {
+                    self.fold_and_send(&mut folds, event);
+                }
+            }
+        }
+        for event in &stored {
+            self.fold_and_send(&mut folds, event);
+        }
+        Ok(stored)
+    }
+
+    /// [`record`](Self::record) for one event.
+    pub fn record_one(&self, event: Event) -> Result<StoredEvent, StoreError> {
+        self.record(vec![event])?.pop().ok_or_else(|| StoreError::Io {
+            path: self.store.path().to_path_buf(),
+            detail: "the append stored nothing".into(),
+        })
+    }
+
+    fn fold_and_send(&self, folds: &mut Folds, event: &StoredEvent) {
+        let deltas = folds.apply(event, true);
+        self.emit(AgentEvent::EventAppended { event: event.clone() });
+        self.emit(AgentEvent::Transcript { session_id: self.id.clone(), seq: event.seq, deltas });
+    }
+
+    /// The folder the session works on, as `session/created` recorded it.
+    pub fn workspace(&self) -> Option<PathBuf> {
+        lock(&self.folds).transcript().workspace().map(PathBuf::from)
+    }
+
+    /// The model `session/created` recorded.
+    pub fn model(&self) -> Option<ModelRef> {
+        lock(&self.folds).transcript().model().cloned()
+    }
+
+    /// The question settings the session last recorded in `request/header`.
+    pub fn recorded_settings(&self) -> Option<QuestionSettings> {
+        lock(&self.folds).recorded_settings()
+    }
+
+    /// The last `request/header` recorded.
+    pub fn last_header(&self) -> Option<Event> {
+        lock(&self.folds).last_header().cloned()
+    }
+
+    /// `f` on what the session keeps, as it stands (for building a request).
+    pub(crate) fn with_folds<R>(&self, f: impl FnOnce(&Folds) -> R) -> R {
+        f(&lock(&self.folds))
+    }
+
+    /// Gives each call an id the session has not used (see `agent::call_ids`).
+    pub fn make_call_ids_unique(&self, calls: &mut [ToolCallRequest]) {
+        lock(&self.folds).make_call_ids_unique(calls);
+    }
+
+    pub fn question_records(&self) -> Vec<QuestionRecord> {
+        lock(&self.folds).questions().records().cloned().collect()
+    }
+
+    /// What waits in the inbox for admission, in the order it was queued.
+    pub fn queued_messages(&self) -> Vec<QueuedMessage> {
+        let folds = lock(&self.folds);
+        folds.inbox().waiting(folds.questions()).cloned().collect()
+    }
+
+    /// Whether a late reply with this inbox id was admitted (recorded as `user/message`).
+    pub fn reply_admitted(&self, message_id: &str) -> bool {
+        lock(&self.folds).reply_admitted(message_id)
+    }
+
+    /// The transcript; with `turns`, only its newest `turns` turns, read from where the first of
+    /// them begins (the rest is counted in `earlier_turns`). Its `seq` is the last event it
+    /// includes, so a window applies only later deltas to it.
+    pub fn transcript(&self, turns: Option<usize>) -> Result<Transcript, StoreError> {
+        let (from_turn, from_seq, through, questions, inbox, texts, meta) = {
+            let folds = lock(&self.folds);
+            let tail = folds.transcript();
+            let from_turn = turns.map_or(0, |n| tail.turn_count().saturating_sub(n.max(1)));
+            let from_seq = folds.turn_start(from_turn).unwrap_or(1);
+            let meta = (tail.title().map(String::from), tail.workspace().map(String::from), tail.model().cloned());
+            (
+                from_turn,
+                from_seq,
+                folds.last_seq(),
+                folds.questions().clone(),
+                folds.inbox().clone(),
+                tail.reply_texts().clone(),
+                meta,
+            )
+        };
+        let mut page = if from_turn == 0 { TranscriptFold::whole() } else { TranscriptFold::page(from_turn) };
+        self.store.scan(&self.id, from_seq, &mut |stored| {
+            if stored.seq <= through {
+                // Items show their question as it is now; a whole fold gets there by its end anyway.
+                page.add(&stored, &questions, None);
+            }
+        })?;
+        let mut transcript = page.finish(&questions, &inbox, Some(&texts));
+        // A page starts after `session/created`.
+        (transcript.title, transcript.workspace, transcript.model) = meta;
+        transcript.seq = through;
+        Ok(transcript)
+    }
+}
