@@ -55,7 +55,7 @@ const settingsView = (isDemo: boolean) => ({
   active_model: { provider: isDemo ? 'demo' : 'deepseek', label: isDemo ? 'Demo' : 'DeepSeek', is_demo: isDemo },
 });
 const question = { id: 'db', question: 'Which database?', options: [{ label: 'SQLite' }, { label: 'Postgres' }] };
-const emptyTranscript = { title: 'x', workspace: null, model: null, turns: [], questions: [] };
+const emptyTranscript = { title: 'x', workspace: null, model: null, turns: [], questions: [], seq: 0 };
 let pendingNow: unknown = { foreground: [], continued: [] };
 
 beforeEach(() => {

@@ -17,6 +17,13 @@ export type ToolOutcome =
   | { status: 'error'; error: HarkError }
   | { status: 'TOOL_OUTCOME_UNKNOWN' };
 
+/** A tool call's recorded result. */
+export interface ToolResult {
+  seq: number;
+  at: string;
+  outcome: ToolOutcome;
+}
+
 export interface QuestionRecord {
   call_id: string;
   state: 'open' | 'continued' | 'settled';
@@ -47,7 +54,7 @@ export type TranscriptItem =
       call_id: string;
       name: string;
       arguments: unknown;
-      result: { seq: number; at: string; outcome: ToolOutcome } | null;
+      result: ToolResult | null;
       question: QuestionRecord | null;
       queued_answers: AnswerBatch | null;
     }
@@ -56,10 +63,16 @@ export type TranscriptItem =
   /** Older turns were replaced for the model (by its own summary, or left out when `summary` is null). */
   | { kind: 'history_compacted'; seq: number; at: string; through_seq: number; summary: string | null };
 
+export interface TurnEnd {
+  reason: string;
+  seq: number;
+  at: string;
+}
+
 export interface Turn {
   turn_id: string | null;
   started_at: string;
-  ended: { reason: string; seq: number; at: string } | null;
+  ended: TurnEnd | null;
   items: TranscriptItem[];
 }
 
@@ -73,6 +86,41 @@ export interface Transcript {
   questions: QuestionRecord[];
   /** Accepted input the agent has not read yet (typed messages, late answers), in the order given. */
   queued?: TranscriptItem[];
+  /** The seq of the newest session event this transcript includes (0 for none). */
+  seq: number;
+}
+
+/**
+ * One change to a transcript. `turn` is a turn's index in the whole session (0 = its first turn); in
+ * a transcript that leaves older turns out, that turn is at `turn - earlier_turns`.
+ */
+export type TranscriptDelta =
+  /** A turn began (its `items` are empty). */
+  | { kind: 'turn_opened'; turn: number; value: Turn }
+  | { kind: 'turn_closed'; turn: number; ended: TurnEnd }
+  /** An item was appended: `item` is always the turn's length before it. */
+  | { kind: 'item_added'; turn: number; item: number; value: TranscriptItem }
+  /** The tool call at (turn, item) got its result. */
+  | { kind: 'result'; turn: number; item: number; result: ToolResult }
+  /**
+   * A call's question state or the late answer waiting for it changed, possibly in a turn long ago: the
+   * `tool_call` item with this `call_id` gets both fields, and `question` (when set) replaces that
+   * call's record in `questions`, or is added to them.
+   */
+  | { kind: 'call'; call_id: string; question: QuestionRecord | null; queued_answers: AnswerBatch | null }
+  /** The messages waiting for the agent changed: the new `queued`. */
+  | { kind: 'queued'; queued: TranscriptItem[] };
+
+/**
+ * Sent for every event recorded in the session, right after its `event_appended`: exactly one per seq,
+ * in seq order, so the window can keep its transcript up to date without re-reading it.
+ */
+export interface TranscriptEvent {
+  type: 'transcript';
+  session_id: string;
+  seq: number;
+  /** May be empty (the event changes nothing shown). */
+  deltas: TranscriptDelta[];
 }
 
 // ---- desktop IPC (docs/desktop-ipc.md) ----
@@ -193,7 +241,8 @@ export type AgentEvent =
   | { type: 'event_appended'; event: StoredEvent }
   | { type: 'question'; event: QuestionEvent }
   | { type: 'turn_ended'; session_id: string; turn_id: string; reason: string }
-  | { type: 'error'; session_id: string; error: unknown };
+  | { type: 'error'; session_id: string; error: unknown }
+  | TranscriptEvent;
 
 /** `hark://focus`: show that session and, when call_id is set, open the panel on that question. */
 export interface FocusPayload {

@@ -1,6 +1,11 @@
 // The chat window's state and what each action does over IPC. Components read the fields and call the
-// methods; the rules live in the pure modules next to this file (stream, questionQueue, takeover,
-// refresher) and in ../question. The API is injected so tests can drive the whole flow with fakes.
+// methods; the rules live in the pure modules next to this file (stream, deltas, missed, questionQueue,
+// takeover, refresher) and in ../question. The API is injected so tests can drive the whole flow with
+// fakes.
+//
+// The transcript is read whole only on open, on "Show earlier turns", after the person acted, and when
+// the `transcript` events cannot be applied to it; otherwise those events keep it up to date. Question
+// and turn events re-read only the pending questions.
 import * as realApi from '../api';
 import type { Result } from '../api';
 import type { HarkError } from '../errors';
@@ -23,7 +28,10 @@ import type {
   Settings,
   SettingsView,
   Transcript,
+  TranscriptEvent,
 } from '../types';
+import { REREAD, applyTranscriptEvent, catchUp } from './deltas';
+import { MissedEvents } from './missed';
 import * as queueOps from './questionQueue';
 import { type Asked, type Queue, emptyQueue, findAsked, isResolved, noPending } from './questionQueue';
 import { Refresher, type Timers, realTimers } from './refresher';
@@ -62,10 +70,17 @@ export interface ChatOptions {
   refreshDelayMs?: number;
 }
 
+/** What a re-read covers: everything, or only the pending questions. */
+type Want = 'all' | 'questions';
+
+const mergeWants = (a: Want, b: Want): Want => (a === 'all' || b === 'all' ? 'all' : 'questions');
+
 interface Read {
-  transcript: Result<Transcript>;
+  /** null when only the questions were read. */
+  transcript: Result<Transcript> | null;
+  /** Transcript events that arrived while the transcript was read. */
+  missed: TranscriptEvent[];
   pending: Result<PendingQuestions>;
-  recordedAtRead: number;
 }
 
 function localStore(): DraftStore | null {
@@ -108,7 +123,7 @@ export class Chat {
 
   private readonly api: ChatApi;
   private readonly storage: DraftStore | null;
-  private readonly refresher: Refresher<Read>;
+  private readonly refresher: Refresher<Read, Want>;
   private readonly takeover: TakeoverKeeper;
   private readonly timers: Timers;
   /**
@@ -117,14 +132,16 @@ export class Chat {
    */
   private unshownText = '';
   private textTimer: unknown = null;
+  private readonly missed = new MissedEvents();
 
   constructor(opts: ChatOptions = {}) {
     this.api = opts.api ?? realApi;
     this.timers = opts.timers ?? realTimers;
     this.storage = opts.storage === undefined ? localStore() : opts.storage;
-    this.refresher = new Refresher<Read>({
-      load: (id) => this.read(id),
+    this.refresher = new Refresher<Read, Want>({
+      load: (id, want) => this.read(id, want),
       apply: (id, data) => this.applyRead(id, data),
+      merge: mergeWants,
       current: () => this.activeId,
       delayMs: opts.refreshDelayMs ?? 80,
       timers: opts.timers ?? realTimers,
@@ -214,7 +231,9 @@ export class Chat {
     this.activeId = id;
     this.loading = true;
     this.turnLimit = TURN_PAGE;
-    const r = await this.api.openSession(id, (e) => this.onStream(id, e), this.turnLimit);
+    const { value: r, missed } = await this.missed.during(() =>
+      this.api.openSession(id, (e) => this.onStream(id, e), this.turnLimit),
+    );
     if (this.activeId !== id) {
       // The person moved on while the session opened: stop streaming it to this window.
       if (r.ok) void this.api.closeSessionView(id);
@@ -226,9 +245,9 @@ export class Chat {
       return;
     }
     const v = r.value;
-    this.transcript = v.transcript;
-    this.pending = v.questions;
     this.live = { ...idle, busy: v.busy };
+    this.showRead(id, v.transcript, missed);
+    this.pending = v.questions;
     this.modelLabel = v.model_label;
     this.reconcileQuestions();
   }
@@ -267,7 +286,7 @@ export class Chat {
       if (this.activeId === id) this.error = r.error;
       return false;
     }
-    this.refresher.schedule(id);
+    this.refresher.schedule(id, 'all');
     return true;
   }
 
@@ -312,14 +331,51 @@ export class Chat {
     }
     // Anything else may depend on how much text there is (an assistant message was recorded).
     this.showUnshownText();
+    if (e.type === 'transcript') {
+      if (e.session_id === sessionId) this.onTranscriptEvent(sessionId, e);
+      return;
+    }
     const effect = onEvent(this.live, e, sessionId);
-    this.live = effect.live;
+    // A read may have overtaken the stream: the transcript shown can already have what this recorded.
+    this.live = this.transcript ? onTranscript(effect.live, this.transcript.seq) : effect.live;
     if (e.type === 'question' && e.event.type === 'reply_released') {
       const callId = e.event.call_id;
       this.setSubmit(callId, replyDiscarded(this.submitState(callId)));
     }
-    if (effect.refresh) this.refresher.schedule(sessionId);
+    if (effect.refreshQuestions) this.refresher.schedule(sessionId, 'questions');
     if (effect.refreshSessions) void this.refreshSessions();
+  }
+
+  private onTranscriptEvent(sessionId: string, e: TranscriptEvent): void {
+    this.missed.note(e);
+    // While the session opens there is nothing to apply it to: the opened view catches up with it.
+    if (!this.transcript) return;
+    const next = applyTranscriptEvent(this.transcript, e);
+    if (next === REREAD) {
+      this.refresher.schedule(sessionId, 'all');
+      return;
+    }
+    const questionsChanged = next.questions !== this.transcript.questions;
+    this.showTranscript(next);
+    // A question may have been resolved by this event after the pending list was last read.
+    if (questionsChanged) this.reconcileQuestions();
+  }
+
+  private showTranscript(t: Transcript): void {
+    this.transcript = t;
+    this.live = onTranscript(this.live, t.seq);
+  }
+
+  /** Shows a transcript read, brought up to date with the events that arrived while it was read. */
+  private showRead(sessionId: string, read: Transcript, missed: readonly TranscriptEvent[]): void {
+    const caughtUp = catchUp(read, missed);
+    if (caughtUp !== REREAD) {
+      this.showTranscript(caughtUp);
+      return;
+    }
+    // The read is a consistent picture of an earlier moment; the next one includes what it missed.
+    this.showTranscript(read);
+    this.refresher.schedule(sessionId, 'all');
   }
 
   private showUnshownText(): void {
@@ -335,19 +391,21 @@ export class Chat {
     this.unshownText = '';
   }
 
-  private async read(id: string): Promise<Read> {
-    const recordedAtRead = this.live.recorded;
-    const [transcript, pending] = await Promise.all([this.api.sessionTranscript(id, this.turnLimit), this.api.pendingQuestions(id)]);
-    return { transcript, pending, recordedAtRead };
+  private async read(id: string, want: Want): Promise<Read> {
+    const pending = this.api.pendingQuestions(id);
+    if (want === 'questions') return { transcript: null, missed: [], pending: await pending };
+    const [transcript, pendingRead] = await Promise.all([
+      this.missed.during(() => this.api.sessionTranscript(id, this.turnLimit)),
+      pending,
+    ]);
+    return { transcript: transcript.value, missed: transcript.missed, pending: pendingRead };
   }
 
-  private applyRead(_id: string, data: Read): void {
-    if (data.transcript.ok) {
-      this.transcript = data.transcript.value;
-      this.live = onTranscript(this.live, data.recordedAtRead);
-    }
+  private applyRead(id: string, data: Read): void {
+    if (data.transcript?.ok) this.showRead(id, data.transcript.value, data.missed);
     if (data.pending.ok) this.pending = data.pending.value;
-    if (data.transcript.ok && data.pending.ok) this.reconcileQuestions();
+    const transcriptOk = data.transcript === null || data.transcript.ok;
+    if (transcriptOk && data.pending.ok) this.reconcileQuestions();
   }
 
   /** Shows another page of older turns of the active session. */
@@ -358,7 +416,7 @@ export class Chat {
 
   /** Re-reads now (after the person acted), dropping the result if they left the session meanwhile. */
   refreshNow(): Promise<boolean> {
-    return this.activeId ? this.refresher.now(this.activeId) : Promise.resolve(false);
+    return this.activeId ? this.refresher.now(this.activeId, 'all') : Promise.resolve(false);
   }
 
   // ------------------------------------------------------------------ questions
@@ -447,7 +505,7 @@ export class Chat {
     const r = await this.api.cancelQuestion(sessionId, asked.callId);
     if (this.activeId !== sessionId) return;
     if (!r.ok && r.error.code !== 'NOT_PENDING') this.error = r.error;
-    this.refresher.schedule(sessionId);
+    this.refresher.schedule(sessionId, 'all');
   }
 
   saveDraft(callId: string, json: string): void {
@@ -482,7 +540,7 @@ export class Chat {
       const continued = findAsked(this.pending, callId)?.kind === 'continued';
       this.setSubmit(callId, rejected(this.submitState(callId), r.error, continued));
     }
-    this.refresher.schedule(sessionId);
+    this.refresher.schedule(sessionId, 'all');
   }
 
   /** The panel's own countdown ran out: the host records the question as continued. */
@@ -493,7 +551,7 @@ export class Chat {
     if (this.activeId !== sessionId) return;
     this.expired = [...this.expired, callId];
     this.syncTakeover();
-    this.refresher.schedule(sessionId);
+    this.refresher.schedule(sessionId, 'all');
   }
 
   /** Which take-over is held (tests, diagnostics). */

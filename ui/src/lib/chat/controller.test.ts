@@ -1,6 +1,19 @@
 import { describe, expect, it, vi } from 'vitest';
 import { Chat, TEXT_FRAME_MS, TURN_PAGE, type ChatApi, type DraftStore } from './controller.svelte';
-import { ManualTimers, cont, deferred, fg, flush, pending, record, transcript } from './fakes';
+import {
+  ManualTimers,
+  assistantItem,
+  cont,
+  deferred,
+  fg,
+  flush,
+  pending,
+  record,
+  transcript,
+  transcriptEvent,
+  turn,
+  userItem,
+} from './fakes';
 import { draftKey } from '../question/draft';
 import type { AgentEvent, PendingQuestions, Transcript } from '../types';
 
@@ -64,7 +77,7 @@ function setup(initial: { pending?: PendingQuestions; transcript?: Transcript } 
 const batch = { answers: [{ id: 'db', selected: ['SQLite'] }] };
 
 describe('Chat: sessions and stream', () => {
-  it('opens a session, streams text, and re-reads once after a burst of events', async () => {
+  it('opens a session and streams text; appended events read nothing, a burst of question events only the questions, once', async () => {
     const { chat, api, emit, settle } = setup();
     await chat.select('s1');
     expect(api.openSession).toHaveBeenCalledWith('s1', expect.any(Function), TURN_PAGE);
@@ -73,8 +86,15 @@ describe('Chat: sessions and stream', () => {
     for (let i = 0; i < 5; i++) emit('s1', { type: 'event_appended', event: { session_id: 's1', seq: i, at: '', type: 'tool/call' } });
     expect(chat.live).toMatchObject({ busy: true, streaming: 'Hi' });
     await settle();
-    expect(api.sessionTranscript).toHaveBeenCalledTimes(1);
+    expect(api.pendingQuestions).not.toHaveBeenCalled();
+    for (let i = 0; i < 3; i++) {
+      emit('s1', { type: 'question', event: { type: 'resolved', session_id: 's1', call_id: `c${i}`, outcome: 'answered' } });
+    }
+    emit('s1', { type: 'turn_ended', session_id: 's1', turn_id: 't1', reason: 'completed' });
+    await settle();
     expect(api.pendingQuestions).toHaveBeenCalledTimes(1);
+    expect(api.sessionTranscript).not.toHaveBeenCalled();
+    expect(chat.live.busy).toBe(false);
   });
 
   it('a fast stream re-renders the bubble once per frame, and nothing is lost or reordered', async () => {
@@ -140,6 +160,117 @@ describe('Chat: sessions and stream', () => {
     await chat.retry();
     expect(api.abort).toHaveBeenCalledWith('s1');
     expect(api.retry).toHaveBeenCalledWith('s1');
+  });
+});
+
+describe('Chat: transcript events', () => {
+  it('keep the shown transcript up to date without reading it', async () => {
+    const { chat, api, emit, settle } = setup();
+    await chat.select('s1');
+    const opened = chat.transcript;
+    emit('s1', transcriptEvent(1, { kind: 'turn_opened', turn: 0, value: turn('t1') }));
+    emit('s1', transcriptEvent(2, { kind: 'item_added', turn: 0, item: 0, value: userItem(2, 'hello') }));
+    emit('s1', { ...transcriptEvent(3, { kind: 'turn_opened', turn: 1, value: turn('other') }), session_id: 's2' });
+    await settle();
+    expect(chat.transcript).not.toBe(opened);
+    expect(chat.transcript?.seq).toBe(2);
+    expect(chat.transcript?.turns.map((t) => t.items.map((i) => i.seq))).toEqual([[2]]);
+    expect(api.sessionTranscript).not.toHaveBeenCalled();
+    expect(api.pendingQuestions).not.toHaveBeenCalled();
+  });
+
+  it('an event the stream skipped makes one full re-read, which later events continue', async () => {
+    const { chat, api, emit, settle, state } = setup();
+    await chat.select('s1');
+    state.transcript = { ...transcript(), turns: [turn('t1', [userItem(2)])], seq: 3 };
+    emit('s1', transcriptEvent(2, { kind: 'turn_opened', turn: 0, value: turn('t1') }));
+    emit('s1', transcriptEvent(3, { kind: 'item_added', turn: 0, item: 0, value: userItem(2) }));
+    await settle();
+    expect(api.sessionTranscript).toHaveBeenCalledTimes(1);
+    expect(api.pendingQuestions).toHaveBeenCalledTimes(1);
+    expect(chat.transcript).toEqual(state.transcript);
+    emit('s1', transcriptEvent(4, { kind: 'item_added', turn: 0, item: 1, value: assistantItem(4) }));
+    await settle();
+    expect(chat.transcript?.turns[0]?.items.length).toBe(2);
+    expect(api.sessionTranscript).toHaveBeenCalledTimes(1);
+  });
+
+  it('the bubble drops the recorded text as soon as the transcript shows the message', async () => {
+    const { chat, emit, timers } = setup({ transcript: { ...transcript(), turns: [turn('t1', [userItem(5)])], seq: 5 } });
+    await chat.select('s1');
+    emit('s1', { type: 'turn_started', session_id: 's1', turn_id: 't1' });
+    emit('s1', { type: 'text_delta', session_id: 's1', text: 'Hello' });
+    emit('s1', { type: 'event_appended', event: { session_id: 's1', seq: 6, at: '', type: 'assistant/message' } });
+    // Recorded, but not shown by the transcript yet: the bubble keeps it, so it never goes missing.
+    expect(chat.live).toMatchObject({ streaming: 'Hello', recorded: 5 });
+    emit('s1', transcriptEvent(6, { kind: 'item_added', turn: 0, item: 1, value: assistantItem(6, 'Hello') }));
+    expect(chat.live).toMatchObject({ streaming: '', recorded: 0 });
+    expect(chat.transcript?.turns[0]?.items.at(-1)).toMatchObject({ kind: 'assistant_message', text: 'Hello' });
+    emit('s1', { type: 'text_delta', session_id: 's1', text: ' again' });
+    timers.advance(TEXT_FRAME_MS);
+    expect(chat.live.streaming).toBe(' again');
+  });
+
+  it('a message the shown transcript already has leaves the bubble when the stream reports it', async () => {
+    const read = { ...transcript(), turns: [turn('t1', [userItem(5), assistantItem(6, 'Hello')])], seq: 6 };
+    const { chat, emit } = setup({ transcript: read });
+    await chat.select('s1');
+    // The stream lags behind the read: its text and the message it recorded arrive afterwards.
+    emit('s1', { type: 'text_delta', session_id: 's1', text: 'Hello' });
+    emit('s1', { type: 'event_appended', event: { session_id: 's1', seq: 6, at: '', type: 'assistant/message' } });
+    expect(chat.live).toMatchObject({ streaming: '', recorded: 0 });
+    emit('s1', transcriptEvent(6, { kind: 'item_added', turn: 0, item: 1, value: assistantItem(6, 'Hello') }));
+    expect(chat.transcript).toBe(read);
+  });
+
+  it('events that arrive while the session opens are applied to the opened view', async () => {
+    const { chat, api } = setup();
+    const view = { ...transcript(), turns: [turn('t1')], seq: 1 };
+    api.openSession.mockImplementationOnce(async (id: string, onEvent: (e: AgentEvent) => void) => {
+      // The shell streams from the moment the channel is open, possibly before the view is sent.
+      onEvent(transcriptEvent(1, { kind: 'turn_opened', turn: 0, value: turn('t1') }));
+      onEvent(transcriptEvent(2, { kind: 'item_added', turn: 0, item: 0, value: userItem(2) }));
+      return ok({ session_id: id, transcript: view, questions: pending(), busy: true, model_label: 'Demo' });
+    });
+    await chat.select('s1');
+    expect(chat.transcript?.seq).toBe(2);
+    expect(chat.transcript?.turns.map((t) => t.items.length)).toEqual([1]);
+    expect(api.sessionTranscript).not.toHaveBeenCalled();
+  });
+
+  it('events that arrive while the transcript is read are applied to what the read returns', async () => {
+    const { chat, api, emit, settle } = setup();
+    await chat.select('s1');
+    const slow = deferred<{ ok: true; value: Transcript }>();
+    api.sessionTranscript.mockImplementationOnce(() => slow.promise);
+    const read = chat.refreshNow();
+    emit('s1', transcriptEvent(1, { kind: 'turn_opened', turn: 0, value: turn('t1') }));
+    expect(chat.transcript?.turns.length).toBe(1);
+    // The read was taken before that event.
+    slow.resolve(ok({ ...transcript(), title: 'read' }));
+    expect(await read).toBe(true);
+    expect(chat.transcript).toMatchObject({ title: 'read', seq: 1 });
+    expect(chat.transcript?.turns.map((t) => t.turn_id)).toEqual(['t1']);
+    await settle();
+    expect(api.sessionTranscript).toHaveBeenCalledTimes(1);
+  });
+
+  it('a question that a call event settles closes its panel once the host no longer lists it', async () => {
+    const { chat, api, emit, settle, state, storage } = setup({
+      pending: pending({ foreground: [fg('a')] }),
+      transcript: transcript([record('a', 'open')]),
+    });
+    await chat.select('s1');
+    chat.saveDraft('a', '{"v":1}');
+    state.pending = pending();
+    emit('s1', { type: 'question', event: { type: 'resolved', session_id: 's1', call_id: 'a', outcome: 'answered' } });
+    await settle();
+    // Neither list has it yet as pending, but the transcript still says open: not resolved yet.
+    expect(chat.queue.open?.callId).toBe('a');
+    emit('s1', transcriptEvent(1, { kind: 'call', call_id: 'a', question: record('a', 'settled'), queued_answers: null }));
+    expect(chat.queue.open).toBeNull();
+    expect(storage.map.has(draftKey('s1', 'a'))).toBe(false);
+    expect(api.sessionTranscript).not.toHaveBeenCalled();
   });
 });
 

@@ -1,6 +1,6 @@
 // Test helpers (imported only by tests in this folder).
 import type { Timers } from './refresher';
-import type { PendingQuestions, QuestionRecord, Transcript } from '../types';
+import type { PendingQuestions, QuestionRecord, Transcript, TranscriptDelta, TranscriptEvent, TranscriptItem, Turn } from '../types';
 import type { Question } from '../question/types';
 
 /** Timers that run only when the test says so. */
@@ -64,5 +64,31 @@ export function record(callId: string, state: QuestionRecord['state']): Question
 }
 
 export function transcript(records: QuestionRecord[] = []): Transcript {
-  return { title: 't', workspace: null, model: null, turns: [], questions: records };
+  return { title: 't', workspace: null, model: null, turns: [], questions: records, seq: 0 };
 }
+
+export const turn = (id: string, items: TranscriptItem[] = [], ended: Turn['ended'] = null): Turn => ({
+  turn_id: id,
+  started_at: '',
+  ended,
+  items,
+});
+
+export const userItem = (seq: number, text = `hi ${seq}`): TranscriptItem => ({ kind: 'user_message', seq, at: '', message_id: `m${seq}`, text });
+
+export const assistantItem = (seq: number, text = `a${seq}`): TranscriptItem => ({
+  kind: 'assistant_message',
+  seq,
+  at: '',
+  text,
+  reasoning: null,
+  tool_calls: [],
+});
+
+/** The `transcript` stream event of event `seq`. */
+export const transcriptEvent = (seq: number, ...deltas: TranscriptDelta[]): TranscriptEvent => ({
+  type: 'transcript',
+  session_id: 's1',
+  seq,
+  deltas,
+});

@@ -1,5 +1,6 @@
 // What the live stream of the shown session does to the view: busy state, the streaming assistant
-// bubble, and which re-reads it asks for. Pure: the controller applies the result.
+// bubble, and which re-reads it asks for (the transcript itself follows the `transcript` events, see
+// deltas.ts). Pure: the controller applies the result.
 import { toHarkError, type HarkError } from '../errors';
 import type { AgentEvent } from '../types';
 
@@ -8,20 +9,21 @@ export interface Live {
   /** Assistant text streamed in the current turn that the transcript does not show yet. */
   streaming: string;
   /**
-   * How much of `streaming` is already recorded (an assistant message was appended): the next transcript
-   * read drops that much, so the bubble never shows text twice nor flickers empty before the read lands.
+   * How much of `streaming` is already recorded, by the event `recordedSeq`: once the transcript shown
+   * includes that event the bubble drops that much, so text is never shown twice nor missing meanwhile.
    */
   recorded: number;
+  recordedSeq: number;
   /** An `error` event (e.g. the store failed). */
   error: HarkError | null;
 }
 
-export const idle: Live = { busy: false, streaming: '', recorded: 0, error: null };
+export const idle: Live = { busy: false, streaming: '', recorded: 0, recordedSeq: 0, error: null };
 
 export interface Effect {
   live: Live;
-  /** Re-read the transcript and the pending questions (debounced). */
-  refresh: boolean;
+  /** Re-read the pending questions (debounced). */
+  refreshQuestions: boolean;
   /** Re-read the sessions list. */
   refreshSessions: boolean;
 }
@@ -39,7 +41,7 @@ export function eventSession(e: AgentEvent): string {
 }
 
 export function onEvent(live: Live, e: AgentEvent, sessionId: string): Effect {
-  const same = (l: Live, refresh = false, refreshSessions = false): Effect => ({ live: l, refresh, refreshSessions });
+  const same = (l: Live, refreshQuestions = false, refreshSessions = false): Effect => ({ live: l, refreshQuestions, refreshSessions });
   if (eventSession(e) !== sessionId) return same(live);
   switch (e.type) {
     case 'turn_started':
@@ -49,23 +51,25 @@ export function onEvent(live: Live, e: AgentEvent, sessionId: string): Effect {
     case 'reasoning_delta':
       return same(live);
     case 'event_appended':
-      if (e.event.type === 'assistant/message') return same({ ...live, recorded: live.streaming.length }, true);
-      return same(live, true);
+      // An assistant message records the text streamed so far. A turn records all its text before it
+      // ends, so whatever still streams then is never going to be in the transcript: it goes too.
+      if (e.event.type === 'assistant/message' || e.event.type === 'turn/ended') {
+        return same({ ...live, recorded: live.streaming.length, recordedSeq: e.event.seq });
+      }
+      return same(live);
     case 'question':
       return same(live, true, true);
     case 'turn_ended':
-      return same({ ...live, busy: false, recorded: live.streaming.length }, true, true);
+      return same({ ...live, busy: false }, true, true);
     case 'error':
       return same({ ...live, error: toHarkError(e.error) });
+    case 'transcript':
+      return same(live);
   }
 }
 
-/**
- * A transcript read landed. `recordedAtRead` is `live.recorded` when that read started: only text
- * recorded before the read can be in it, so only that much is dropped from the bubble.
- */
-export function onTranscript(live: Live, recordedAtRead: number): Live {
-  const drop = Math.min(recordedAtRead, live.recorded);
-  if (drop <= 0) return live;
-  return { ...live, streaming: live.streaming.slice(drop), recorded: live.recorded - drop };
+/** The transcript shown now includes the session's events up to `seq`. */
+export function onTranscript(live: Live, seq: number): Live {
+  if (live.recorded === 0 || seq < live.recordedSeq) return live;
+  return { ...live, streaming: live.streaming.slice(live.recorded), recorded: 0 };
 }
