@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answerLines, argumentSummary, canAnswer, outcomeText, questionStatus, turnStartsOpen, turnSummary } from './transcriptView';
+import { answerLines, argumentSummary, canAnswer, outcomeText, questionStatus, turnKey, turnStartsOpen, turnSummary } from './transcriptView';
 import type { QuestionRecord, Turn, TranscriptItem } from './types';
 import type { Question } from './question/types';
 
@@ -99,6 +99,11 @@ describe('turns', () => {
     expect(turnStartsOpen(turn([user, ask('settled')]), false)).toBe(false);
     const error: TranscriptItem = { kind: 'model_error', seq: 3, at: '', error: { name: 'E', code: 'C', message: 'm' } };
     expect(turnStartsOpen(turn([user, error]), false)).toBe(true);
+  });
+
+  it('keys a turn by its id, or by its position when it has none', () => {
+    expect(turnKey(turn([user]), 3)).toBe('t');
+    expect(turnKey({ ...turn([user]), turn_id: null }, 3)).toBe('t3');
   });
 
   it('summarises a turn by what the person said', () => {

@@ -57,6 +57,11 @@ export function turnStartsOpen(turn: Turn, isLast: boolean): boolean {
   );
 }
 
+/** The identity of a turn in the transcript list: its id, or its position for a turn recorded without one. */
+export function turnKey(turn: Turn, index: number): string {
+  return turn.turn_id ?? `t${index}`;
+}
+
 /** A turn's one-line heading: what the person said, shortened. */
 export function turnSummary(turn: Turn, max = 80): string {
   for (const item of turn.items) {

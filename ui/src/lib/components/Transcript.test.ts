@@ -1,13 +1,30 @@
 import { describe, expect, it, vi } from 'vitest';
 import { fireEvent, render, screen } from '@testing-library/svelte';
 import Transcript from './Transcript.svelte';
-import type { Transcript as Data, TranscriptItem, Turn } from '../types';
+import type { QuestionRecord, Transcript as Data, TranscriptItem, Turn } from '../types';
 
 const turn = (id: string, items: TranscriptItem[]): Turn => ({ turn_id: id, started_at: '', ended: null, items });
 const data = (turns: Turn[]): Data => ({ title: 't', workspace: null, model: null, turns, questions: [], seq: 0 });
 const user = (seq: number, text: string): TranscriptItem => ({ kind: 'user_message', seq, at: '', message_id: `m${seq}`, text });
 const assistant = (seq: number, text: string): TranscriptItem => ({ kind: 'assistant_message', seq, at: '', text, reasoning: null, tool_calls: [] });
 const modelError: TranscriptItem = { kind: 'model_error', seq: 9, at: '', error: { name: 'ModelError', code: 'HTTP_401', message: 'Unauthorized' } };
+const tool = (seq: number, content: string): TranscriptItem => ({
+  kind: 'tool_call', seq, at: '', call_id: `c${seq}`, name: 'list_files', arguments: { path: '.' },
+  result: { seq: seq + 1, at: '', outcome: { status: 'ok', content } }, question: null, queued_answers: null,
+});
+const ask = (seq: number, state: QuestionRecord['state']): TranscriptItem => ({
+  kind: 'tool_call', seq, at: '', call_id: `q${seq}`, name: 'ask_user_question', arguments: { questions: [] },
+  result: null, queued_answers: null,
+  question: { call_id: `q${seq}`, state, timed: true, questions: [], answers: null, answered_late: false, reply_queued: null },
+});
+const turnsOf = (container: HTMLElement) => Array.from(container.querySelectorAll<HTMLDetailsElement>('details.turn'));
+/** Clicks a `<details>`'s summary and waits for its toggle event to have been handled. */
+async function toggle(details: HTMLDetailsElement) {
+  const was = details.open;
+  await fireEvent.click(details.querySelector(':scope > summary')!);
+  expect(details.open).toBe(!was);
+  await new Promise((r) => setTimeout(r, 0));
+}
 
 describe('Transcript', () => {
   it('renders assistant Markdown as elements, model HTML as text, and the latest turn open', () => {
@@ -69,7 +86,7 @@ describe('Transcript', () => {
     expect(order[order.length - 1]).toContain('also <b>use</b> docker');
   });
 
-  it('says when earlier turns were summarised or left out for the model', () => {
+  it('says when earlier turns were summarised or left out for the model', async () => {
     render(Transcript, {
       hasSession: true,
       transcript: data([
@@ -82,8 +99,119 @@ describe('Transcript', () => {
     });
     const [summarised, left] = screen.getAllByTestId('history-compacted');
     expect(summarised?.textContent).toContain('Earlier turns were summarised to fit the model’s context');
+    expect(summarised?.textContent).not.toContain('We set up');
+    await toggle(summarised as HTMLDetailsElement);
     expect(summarised?.textContent).toContain('We set up <script>x</script> the repo.');
     expect(summarised?.querySelector('script')).toBeNull();
     expect(left?.textContent).toContain('left out');
+  });
+
+  it('renders a closed older turn as its summary alone until the person opens it', async () => {
+    const { container } = render(Transcript, {
+      hasSession: true,
+      transcript: data([
+        turn('t1', [user(1, 'first'), assistant(2, 'old **bold**'), tool(3, 'README.md')]),
+        turn('t2', [user(5, 'second')]),
+      ]),
+    });
+    const [older] = turnsOf(container);
+    expect(older?.open).toBe(false);
+    expect(older?.children).toHaveLength(1);
+    expect(older?.querySelector(':scope > summary')?.textContent).toBe('first');
+    expect(older?.querySelector('.items')).toBeNull();
+
+    await toggle(older!);
+    expect(older?.querySelector('.msg.user')?.textContent).toBe('first');
+    expect(older?.querySelector('strong')?.textContent).toBe('bold');
+    expect(older?.querySelector('details.tool')).not.toBeNull();
+  });
+
+  it('keeps an opened turn\'s items after the person closes it again', async () => {
+    const { container } = render(Transcript, {
+      hasSession: true,
+      transcript: data([turn('t1', [user(1, 'first'), assistant(2, 'old')]), turn('t2', [user(3, 'second')])]),
+    });
+    const [older] = turnsOf(container);
+    await toggle(older!);
+    const items = older?.querySelector('.items');
+    expect(items).not.toBeNull();
+    await toggle(older!);
+    expect(older?.open).toBe(false);
+    expect(older?.querySelector('.items')).toBe(items);
+    expect(older?.textContent).toContain('old');
+  });
+
+  it('renders the items of an older turn that starts open', () => {
+    const { container } = render(Transcript, {
+      hasSession: true,
+      transcript: data([
+        turn('t1', [user(1, 'first'), ask(2, 'continued')]),
+        turn('t2', [user(3, 'second'), modelError]),
+        turn('t3', [user(10, 'third'), assistant(11, 'newest')]),
+      ]),
+    });
+    const [withQuestion, withError, last] = turnsOf(container);
+    expect(withQuestion?.open).toBe(true);
+    expect(withQuestion?.querySelector('[data-testid="question-row"]')).not.toBeNull();
+    expect(withError?.open).toBe(true);
+    expect(withError?.querySelector('[data-testid="model-error"]')).not.toBeNull();
+    expect(last?.textContent).toContain('newest');
+  });
+
+  it('shows a turn\'s items once it starts open later, and keeps them when it no longer does', async () => {
+    const older = turn('t1', [user(1, 'first'), ask(2, 'settled')]);
+    const { container, rerender } = render(Transcript, {
+      hasSession: true,
+      transcript: data([older, turn('t2', [user(3, 'second')])]),
+    });
+    expect(turnsOf(container)[0]?.querySelector('.items')).toBeNull();
+
+    // Its question continues: the turn opens and shows the row.
+    await rerender({ transcript: data([turn('t1', [user(1, 'first'), ask(2, 'continued')]), turn('t2', [user(3, 'second')])]) });
+    expect(turnsOf(container)[0]?.open).toBe(true);
+    expect(turnsOf(container)[0]?.querySelector('[data-testid="question-row"]')).not.toBeNull();
+    await new Promise((r) => setTimeout(r, 0));
+
+    // The question settles: the turn closes again, but what it showed stays in place.
+    await rerender({ transcript: data([older, turn('t2', [user(3, 'second')])]) });
+    expect(turnsOf(container)[0]?.open).toBe(false);
+    expect(turnsOf(container)[0]?.querySelector('[data-testid="question-row"]')?.getAttribute('data-state')).toBe('settled');
+
+    // The last turn is open; once a newer turn arrives it closes and keeps its items.
+    await rerender({ transcript: data([older, turn('t2', [user(3, 'second')]), turn('t3', [user(4, 'third')])]) });
+    const [, second] = turnsOf(container);
+    expect(second?.open).toBe(false);
+    expect(second?.querySelector('.msg.user')?.textContent).toBe('second');
+  });
+
+  it('renders a tool row\'s result only once the row has been opened', async () => {
+    const orphan: TranscriptItem = { kind: 'orphan_result', seq: 7, at: '', call_id: 'gone', outcome: { status: 'ok', content: 'orphan text' } };
+    const { container } = render(Transcript, {
+      hasSession: true,
+      transcript: data([turn('t1', [user(1, 'hi'), tool(3, 'README.md\nsrc/'), orphan])]),
+    });
+    const rows = Array.from(container.querySelectorAll<HTMLDetailsElement>('details.tool'));
+    expect(rows).toHaveLength(2);
+    expect(rows[0]?.querySelector('.tool-name')?.textContent).toBe('list_files');
+    expect(container.querySelector('.result')).toBeNull();
+
+    await toggle(rows[0]!);
+    expect(rows[0]?.querySelector('.result')?.textContent).toBe('README.md\nsrc/');
+    expect(rows[1]?.querySelector('.result')).toBeNull();
+    await toggle(rows[0]!);
+    expect(rows[0]?.querySelector('.result')?.textContent).toBe('README.md\nsrc/');
+
+    await toggle(rows[1]!);
+    expect(rows[1]?.querySelector('.result')?.textContent).toBe('orphan text');
+  });
+
+  it('keeps the DOM small for a transcript of many closed turns', () => {
+    const count = 100;
+    const turns = Array.from({ length: count }, (_, i) =>
+      turn(`t${i}`, [user(i * 10, `ask ${i}`), assistant(i * 10 + 1, `**done** ${i}\n\n- a\n- b`), tool(i * 10 + 2, 'x'.repeat(200))]),
+    );
+    const { container } = render(Transcript, { hasSession: true, transcript: data(turns) });
+    // A closed turn is three elements (details, summary, title); the open last one adds a few dozen.
+    expect(container.querySelectorAll('*').length).toBeLessThan(count * 3 + 40);
   });
 });
