@@ -152,6 +152,15 @@ async fn stored_sessions_render_with_a_late_answer_and_inert_model_text() {
         .await
         .expect("click session");
 
+    // The turn that asked is closed now (its question is settled; the late answer opened the next
+    // one), and a closed turn renders only its heading: open it as the person would.
+    app.find_x(
+        "//section[@aria-label='Transcript']//details[contains(@class,'turn')]/summary[contains(., 'Set up the notes app')]",
+    )
+    .await
+    .click()
+    .await
+    .expect("open the older turn");
     let row = app.find("[data-testid='question-row'][data-state='settled']").await;
     let row_text = row.text().await.expect("row text");
     assert!(
