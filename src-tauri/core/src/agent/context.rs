@@ -14,7 +14,7 @@ use serde_json::Value;
 
 use super::history::{self, Entry, HistoryFold};
 use super::AgentConfig;
-use crate::model::{ChatMessage, ModelRequest};
+use crate::model::{ChatMessage, ModelRequest, ToolCallRequest};
 
 /// The context window assumed for the model, in tokens. Smaller than DeepSeek's and OpenAI's
 /// current models hold, so that a long session stays fast and cheap; a server with less says so
@@ -49,28 +49,17 @@ const HEAD_KEEP_BYTES: usize = 4096;
 
 /// The estimated tokens of `text`.
 pub(super) fn estimate_tokens(text: &str) -> usize {
-    text.len().div_ceil(BYTES_PER_TOKEN)
+    estimate_tokens_of(text.len())
+}
+
+/// The estimated tokens of a text of `bytes` bytes.
+fn estimate_tokens_of(bytes: usize) -> usize {
+    bytes.div_ceil(BYTES_PER_TOKEN)
 }
 
 /// The estimated tokens of one message as a provider sends it (reasoning is not sent back).
 pub(super) fn message_tokens(message: &ChatMessage) -> usize {
-    MESSAGE_OVERHEAD_TOKENS
-        + match message {
-            ChatMessage::System { content } | ChatMessage::User { content } => estimate_tokens(content),
-            ChatMessage::Assistant { content, tool_calls, .. } => {
-                let calls: usize = tool_calls
-                    .iter()
-                    .map(|c| {
-                        MESSAGE_OVERHEAD_TOKENS
-                            + estimate_tokens(&c.id)
-                            + estimate_tokens(&c.name)
-                            + estimate_tokens(&c.arguments)
-                    })
-                    .sum();
-                estimate_tokens(content) + calls
-            }
-            ChatMessage::Tool { call_id, content } => estimate_tokens(call_id) + estimate_tokens(content),
-        }
+    shape(message).tokens
 }
 
 /// The estimated tokens of a whole request, as the agent counts them to fit it: its messages and its
@@ -106,8 +95,13 @@ pub(super) fn prompt_budget(window: u64, config: &AgentConfig) -> usize {
 /// The request for the conversation `history` holds, fitted to the session's window.
 pub(super) fn request_for(config: &AgentConfig, tools: Vec<Value>, history: &HistoryFold) -> ModelRequest {
     let budget = prompt_budget(window(config, history), config);
-    let kept = history.kept();
-    build_after(config.system_prompt.as_deref(), kept.entries, kept.left_out, tools, budget)
+    let mut messages: Vec<ChatMessage> = config.system_prompt.as_deref().map(ChatMessage::system).into_iter().collect();
+    let fixed = messages.iter().map(message_tokens).sum::<usize>() + tools_tokens(&tools);
+    let (shapes, left_out) = history.shapes();
+    let plan = plan(&shapes, left_out, budget.saturating_sub(fixed));
+    // Only what survives the plan is copied out of the history.
+    messages.extend(plan.apply(history.messages_outside(plan.drop.clone())));
+    ModelRequest { messages, tools }
 }
 
 /// A request of the system prompt, `entries` and `tools`, fitted to `budget` tokens.
@@ -115,8 +109,6 @@ pub(super) fn build(system: Option<&str>, entries: Vec<Entry>, tools: Vec<Value>
     build_after(system, entries, 0, tools, budget)
 }
 
-/// [`build`] for entries whose head (`entries[0]`) is followed by `left_out` messages that are not
-/// among them.
 fn build_after(
     system: Option<&str>,
     entries: Vec<Entry>,
@@ -130,114 +122,217 @@ fn build_after(
     ModelRequest { messages, tools }
 }
 
-/// Cuts `messages` down to about `budget` tokens (see the module comment for the order).
-/// `left_out` counts messages already missing after the head; the note that says what was left out
-/// names them together with the turns dropped here.
+/// What fitting reads of a message: its role and size, so a request is planned before anything is
+/// copied and only what survives is built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Shape {
+    role: Role,
+    /// As [`message_tokens`] counts them.
+    tokens: usize,
+    /// Of the content (what eliding or shortening replaces).
+    bytes: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    System,
+    User,
+    Assistant,
+    Tool,
+}
+
+impl Shape {
+    fn text(role: Role, bytes: usize) -> Shape {
+        Shape { role, tokens: MESSAGE_OVERHEAD_TOKENS + estimate_tokens_of(bytes), bytes }
+    }
+
+    pub(super) fn tokens(&self) -> usize {
+        self.tokens
+    }
+
+    pub(super) fn user(bytes: usize) -> Shape {
+        Shape::text(Role::User, bytes)
+    }
+
+    /// An assistant message of `bytes` of text making `calls`.
+    pub(super) fn assistant<'a>(bytes: usize, calls: impl IntoIterator<Item = &'a ToolCallRequest>) -> Shape {
+        let mut shape = Shape::text(Role::Assistant, bytes);
+        shape.tokens += calls
+            .into_iter()
+            .map(|c| {
+                MESSAGE_OVERHEAD_TOKENS
+                    + estimate_tokens(&c.id)
+                    + estimate_tokens(&c.name)
+                    + estimate_tokens(&c.arguments)
+            })
+            .sum::<usize>();
+        shape
+    }
+
+    pub(super) fn tool(call_id: &str, bytes: usize) -> Shape {
+        let mut shape = Shape::text(Role::Tool, bytes);
+        shape.tokens += estimate_tokens(call_id);
+        shape
+    }
+}
+
+pub(super) fn shape(message: &ChatMessage) -> Shape {
+    match message {
+        ChatMessage::System { content } => Shape::text(Role::System, content.len()),
+        ChatMessage::User { content } => Shape::user(content.len()),
+        ChatMessage::Assistant { content, tool_calls, .. } => Shape::assistant(content.len(), tool_calls),
+        ChatMessage::Tool { call_id, content } => Shape::tool(call_id, content.len()),
+    }
+}
+
+/// What fitting does to a list of messages (indexes into it).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct Plan {
+    /// Tool results whose content gives way to a marker.
+    elide: Vec<usize>,
+    /// Whole turns left out (after the head).
+    pub drop: std::ops::Range<usize>,
+    /// The head is shortened too.
+    shorten_head: bool,
+    /// Messages the note after the head names (0: no note).
+    note: usize,
+}
+
+impl Plan {
+    /// The fitted messages, from the messages outside `drop` with their index.
+    pub(super) fn apply(&self, messages: impl IntoIterator<Item = (usize, ChatMessage)>) -> Vec<ChatMessage> {
+        let mut out: Vec<ChatMessage> = Vec::new();
+        for (i, mut message) in messages {
+            if self.drop.contains(&i) {
+                continue;
+            }
+            if self.elide.binary_search(&i).is_ok() {
+                if let ChatMessage::Tool { content, .. } = &mut message {
+                    *content = elided(content.len());
+                }
+            }
+            if i == 0 && self.shorten_head {
+                if let ChatMessage::User { content } = &mut message {
+                    *content = history::shorten(content, HEAD_KEEP_BYTES);
+                }
+            }
+            out.push(message);
+        }
+        if self.note > 0 {
+            note_left_out(&mut out, self.note);
+        }
+        out
+    }
+}
+
+/// Cuts `messages` down to about `budget` tokens (see [`plan`]).
+pub(super) fn fit(messages: Vec<ChatMessage>, left_out: usize, budget: usize) -> Vec<ChatMessage> {
+    let shapes: Vec<Shape> = messages.iter().map(shape).collect();
+    plan(&shapes, left_out, budget).apply(messages.into_iter().enumerate())
+}
+
+/// How to cut messages of these `shapes` down to about `budget` tokens (see the module comment for
+/// the order). `left_out` counts messages already missing after the head; the note that says what
+/// was left out names them together with the turns dropped here.
 ///
 /// Each stage frees a whole multiple of a quarter of the budget rather than just the excess. Were it
 /// to free just enough, every step of a full session would elide one more result and change the
 /// request's prefix, which servers cache; this way the prefix stays put until the conversation has
 /// grown by another quarter.
-pub(super) fn fit(mut messages: Vec<ChatMessage>, left_out: usize, budget: usize) -> Vec<ChatMessage> {
-    let total: usize = messages.iter().map(message_tokens).sum();
+pub(super) fn plan(shapes: &[Shape], left_out: usize, budget: usize) -> Plan {
+    let mut plan = Plan { drop: 0..0, ..Plan::default() };
+    let mut total: usize = shapes.iter().map(|s| s.tokens).sum();
     if total <= budget && left_out == 0 {
-        return messages;
+        return plan;
     }
+    plan.note = left_out;
     // Room for the note, whether or not one turns out to be needed.
     let budget = budget.saturating_sub(MESSAGE_OVERHEAD_TOKENS + estimate_tokens(&left_out_note(usize::MAX)));
-    let dropped = cut_to(&mut messages, total, budget);
-    if left_out + dropped > 0 {
-        note_left_out(&mut messages, left_out + dropped);
-    }
-    messages
-}
-
-/// The stages of [`fit`]; returns how many messages whole dropped turns held.
-fn cut_to(messages: &mut Vec<ChatMessage>, mut total: usize, budget: usize) -> usize {
     if total <= budget {
-        return 0;
+        return plan;
     }
+    let mut tokens: Vec<usize> = shapes.iter().map(|s| s.tokens).collect();
     let step = (budget / 4).max(1);
     let goal = |total: usize| (total - budget).div_ceil(step) * step;
-    let latest = latest_step(messages);
+    let latest = latest_step(shapes);
 
     let wanted = goal(total);
     let mut freed = 0;
-    for i in (0..messages.len()).filter(|i| !latest.contains(i)) {
+    for i in (0..shapes.len()).filter(|i| !latest.contains(i)) {
         if freed >= wanted {
             break;
         }
-        freed += elide(&mut messages[i]);
+        freed += elide(&mut plan, &mut tokens, shapes, i);
     }
     total -= freed;
     if total <= budget {
-        return 0;
+        return plan;
     }
 
-    let (after, dropped) = drop_oldest_turns(messages, goal(total), total);
-    total = after;
+    let (head, cut, dropped_tokens) = oldest_turns(shapes, &tokens, goal(total));
+    plan.drop = head..cut;
+    plan.note += cut - head;
+    total -= dropped_tokens;
     if total <= budget {
-        return dropped;
+        return plan;
     }
 
-    let latest = latest_step(messages);
     for i in latest {
         if total <= budget {
-            return dropped;
+            return plan;
         }
-        total -= elide(&mut messages[i]);
+        total -= elide(&mut plan, &mut tokens, shapes, i);
     }
-    if total > budget {
-        if let Some(ChatMessage::User { content }) = messages.first_mut() {
-            *content = history::shorten(content, HEAD_KEEP_BYTES);
-        }
-    }
-    dropped
+    plan.shorten_head = total > budget && shapes.first().is_some_and(|s| s.role == Role::User);
+    plan
 }
 
 /// The tool results of the last assistant message: what the model is about to read.
-fn latest_step(messages: &[ChatMessage]) -> std::ops::Range<usize> {
-    let Some(last) = messages.iter().rposition(|m| matches!(m, ChatMessage::Assistant { .. })) else {
+fn latest_step(shapes: &[Shape]) -> std::ops::Range<usize> {
+    let Some(last) = shapes.iter().rposition(|s| s.role == Role::Assistant) else {
         return 0..0;
     };
-    let results = messages[last + 1..].iter().take_while(|m| matches!(m, ChatMessage::Tool { .. })).count();
+    let results = shapes[last + 1..].iter().take_while(|s| s.role == Role::Tool).count();
     last + 1..last + 1 + results
 }
 
-/// Replaces a large tool result's content with a marker; returns the tokens that saved.
-fn elide(message: &mut ChatMessage) -> usize {
-    let ChatMessage::Tool { content, .. } = message else { return 0 };
-    if content.len() <= ELIDE_ABOVE_BYTES {
-        return 0;
-    }
-    let before = estimate_tokens(content);
-    *content = format!(
-        "[Hark elided this {}-byte tool result to fit the model's context; call the tool again if you need it]",
-        content.len()
-    );
-    before - estimate_tokens(content)
+/// What a large tool result's content gives way to.
+fn elided(bytes: usize) -> String {
+    format!(
+        "[Hark elided this {bytes}-byte tool result to fit the model's context; call the tool again if you need it]"
+    )
 }
 
-/// Drops whole turns (a user message and everything up to the next one), oldest first, until about
-/// `wanted` tokens are freed. The opening user message stays, and so does the latest turn. Returns
-/// the new total and how many messages were dropped.
-fn drop_oldest_turns(messages: &mut Vec<ChatMessage>, wanted: usize, total: usize) -> (usize, usize) {
-    let head = usize::from(matches!(messages.first(), Some(ChatMessage::User { .. })));
-    // Where each turn after the head begins; the head's own turn runs up to the first of them.
-    let starts: Vec<usize> =
-        (head..messages.len()).filter(|&i| matches!(messages[i], ChatMessage::User { .. })).collect();
+/// Plans to elide message `i` if it is a large tool result; returns the tokens that saves.
+fn elide(plan: &mut Plan, tokens: &mut [usize], shapes: &[Shape], i: usize) -> usize {
+    let shape = shapes[i];
+    if shape.role != Role::Tool || shape.bytes <= ELIDE_ABOVE_BYTES || plan.elide.binary_search(&i).is_ok() {
+        return 0;
+    }
+    let saved = estimate_tokens_of(shape.bytes).saturating_sub(estimate_tokens(&elided(shape.bytes)));
+    let at = plan.elide.partition_point(|&e| e < i);
+    plan.elide.insert(at, i);
+    tokens[i] -= saved;
+    saved
+}
+
+/// Whole turns (a user message and everything up to the next one) to drop, oldest first, until
+/// about `wanted` tokens are freed. The opening user message stays, and so does the latest turn.
+/// Returns the head's length, where the kept turns begin, and the tokens dropped.
+fn oldest_turns(shapes: &[Shape], tokens: &[usize], wanted: usize) -> (usize, usize, usize) {
+    let head = usize::from(shapes.first().is_some_and(|s| s.role == Role::User));
     let mut cut = head;
     let mut freed = 0;
-    // The last of these ends is where the latest turn begins, so that turn is never dropped.
-    for end in starts.iter().copied().filter(|&s| s > head) {
+    // Each turn after the head begins at a user message; the last of them (the latest turn) is
+    // never passed, so that turn is never dropped.
+    for end in (head + 1..shapes.len()).filter(|&i| shapes[i].role == Role::User) {
         if freed >= wanted {
             break;
         }
-        freed += messages[cut..end].iter().map(message_tokens).sum::<usize>();
+        freed += tokens[cut..end].iter().sum::<usize>();
         cut = end;
     }
-    messages.drain(head..cut);
-    (total - freed, cut - head)
+    (head, cut, freed)
 }
 
 fn left_out_note(count: usize) -> String {

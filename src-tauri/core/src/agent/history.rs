@@ -8,7 +8,7 @@
 
 use std::collections::{HashMap, VecDeque};
 
-use super::context::message_tokens;
+use super::context::Shape;
 use crate::model::{ChatMessage, ToolCallRequest};
 use crate::session::{Event, StoredEvent, ToolOutcome};
 
@@ -139,11 +139,27 @@ impl Slot {
         }
     }
 
+    /// What fitting reads of each of [`entries`](Self::entries), without copying them.
+    fn shapes(&self, out: &mut Vec<Shape>) {
+        match &self.content {
+            None => {}
+            Some(Content::User(text)) => out.push(Shape::user(text.len())),
+            Some(Content::Assistant { text, calls, .. }) => {
+                out.push(Shape::assistant(text.len(), calls.iter().flatten().map(|m| &m.call)));
+                for m in calls.iter().flatten() {
+                    let bytes = m.result.as_ref().map_or(UNKNOWN_OUTCOME_TEXT.len(), |(_, text)| text.len());
+                    out.push(Shape::tool(&m.call.id, bytes));
+                }
+            }
+        }
+    }
+
     /// Recounts tokens and messages after the content changed.
     fn measure(&mut self) {
-        let entries = self.entries();
-        self.tokens = entries.iter().map(|e| message_tokens(&e.message)).sum();
-        self.messages = entries.len();
+        let mut shapes = Vec::new();
+        self.shapes(&mut shapes);
+        self.tokens = shapes.iter().map(Shape::tokens).sum();
+        self.messages = shapes.len();
     }
 }
 
@@ -352,6 +368,37 @@ impl HistoryFold {
         self.kept_from = 1 + forgotten;
         self.slots = std::iter::once(Slot::new(through_seq, Content::User(text))).chain(rest).collect();
         self.let_go();
+    }
+
+    /// The slots a request is built from: the head, then the kept turns.
+    fn kept_slots(&self) -> impl Iterator<Item = &Slot> {
+        let head = self.head_len();
+        self.slots[..head].iter().chain(&self.slots[self.kept_from.max(head)..])
+    }
+
+    /// The shapes of the messages [`kept`](Self::kept) holds, without copying them, and how many
+    /// messages after the head are no longer held.
+    pub(super) fn shapes(&self) -> (Vec<Shape>, usize) {
+        let mut out = Vec::new();
+        for slot in self.kept_slots() {
+            slot.shapes(&mut out);
+        }
+        (out, self.forgotten_messages)
+    }
+
+    /// The messages [`kept`](Self::kept) holds with their index there, copying none in `skip`
+    /// (which must hold whole slots, as whole turns do).
+    pub(super) fn messages_outside(&self, skip: std::ops::Range<usize>) -> Vec<(usize, ChatMessage)> {
+        let mut out = Vec::new();
+        let mut at = 0;
+        for slot in self.kept_slots() {
+            let next = at + slot.messages;
+            if !(skip.contains(&at) && next <= skip.end) {
+                out.extend(slot.entries().into_iter().enumerate().map(|(i, e)| (at + i, e.message)));
+            }
+            at = next;
+        }
+        out
     }
 
     /// The head and the kept turns, as messages.
