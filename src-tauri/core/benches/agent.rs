@@ -2,19 +2,20 @@
 //! request, recording the reply), with a model that answers at once, on a 100-event and a
 //! 100 000-event session side by side. Prints `name value unit` lines.
 //!
-//! Goal: `step_overhead_100k_vs_100` ≤ 1.2. `log_read_100k_ms` is what reading the log back costs
-//! (every step does it today; a copy of what requests need, kept in memory, took a 100k step from
-//! ~206 ms to ~30 ms but added ~94 MB of PSS, so the history to keep must be a compact one).
+//! Goals: `step_overhead_100k_vs_100` ≤ 1.2; `event_update_100k_us` ≤ 1000 (from appending an event
+//! to the window's delta, the 100k session open). `log_read_100k_ms` is what reading the whole log
+//! back would cost, which no step does any more.
 //! Run with `cargo bench -p hark-core --bench agent`.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
-use hark_core::agent::{Agent, AgentConfig, AgentDeps};
+use hark_core::agent::{Agent, AgentConfig, AgentDeps, AgentEvent};
+use hark_core::live::Session;
 use hark_core::model::{ModelDescription, ModelError, ModelEvent, ModelEventReceiver, ModelProvider, ModelRequest};
 use hark_core::service::{SessionLog, UserQuestionService};
-use hark_core::session::Store;
+use hark_core::session::{Event, Store};
 use tokio_util::sync::CancellationToken;
 
 #[path = "support/filler.rs"]
@@ -57,8 +58,9 @@ fn median(mut xs: Vec<f64>) -> f64 {
     xs[xs.len() / 2]
 }
 
-/// Median microseconds from `steer` until the agent is idle again, over `TURNS` turns.
-async fn turn_us(events: usize) -> (f64, f64) {
+/// Median microseconds from `steer` until the agent is idle again, over `TURNS` turns, then the
+/// median from recording one event to its transcript delta, serialized as the window receives it.
+async fn turn_us(events: usize) -> (f64, f64, f64) {
     let dir = tempfile::tempdir().expect("temp dir");
     let store = Arc::new(Store::open(dir.path()).expect("store"));
     let session = store.create_session("bench", None, None).expect("session");
@@ -86,18 +88,45 @@ async fn turn_us(events: usize) -> (f64, f64) {
             times.push(start.elapsed().as_secs_f64() * 1e6);
         }
     }
+    let session = Arc::clone(agent.session());
     agent.close().await;
-    (median(times), read_ms)
+    (median(times), read_ms, event_update_us(&session).await)
+}
+
+/// Host work from appending an event to the window's delta: the append, the folds, the broadcast,
+/// and the delta's JSON (what the desktop sends over its channel).
+async fn event_update_us(session: &Session) -> f64 {
+    let mut rx = session.subscribe();
+    let mut times = Vec::new();
+    for i in 0..200 {
+        let start = Instant::now();
+        let event = Event::UserMessage { message_id: format!("update{i}"), text: "one more".into(), source: None };
+        session.record_one(event).expect("record");
+        loop {
+            match rx.recv().await.expect("stream") {
+                update @ AgentEvent::Transcript { .. } => {
+                    let json = serde_json::to_vec(&update).expect("json");
+                    assert!(json.len() > 10);
+                    break;
+                }
+                _ => continue,
+            }
+        }
+        times.push(start.elapsed().as_secs_f64() * 1e6);
+    }
+    median(times)
 }
 
 fn main() {
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
     runtime.block_on(async {
-        let (small, _) = turn_us(SMALL).await;
-        let (big, read_ms) = turn_us(BIG).await;
+        let (small, _, update_small) = turn_us(SMALL).await;
+        let (big, read_ms, update_big) = turn_us(BIG).await;
         println!("step_overhead_100_us {small:.0} us");
         println!("step_overhead_100k_us {big:.0} us");
         println!("step_overhead_100k_vs_100 {:.2} ratio", big / small);
         println!("log_read_100k_ms {read_ms:.1} ms");
+        println!("event_update_100_us {update_small:.0} us");
+        println!("event_update_100k_us {update_big:.0} us");
     });
 }
