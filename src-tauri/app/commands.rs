@@ -61,7 +61,11 @@ pub async fn session_transcript(
     session_id: String,
     turns: Option<usize>,
 ) -> Result<Transcript, CommandError> {
-    state.hub()?.transcript(&session_id, turns)
+    let hub = state.hub()?;
+    // Reads a page from the store (and opens the session if nothing did yet): off the IPC thread.
+    tokio::task::spawn_blocking(move || hub.transcript(&session_id, turns))
+        .await
+        .map_err(|e| CommandError::Worker(e.to_string()))?
 }
 
 #[derive(Debug, Serialize)]
@@ -181,7 +185,14 @@ pub async fn open_session(
     page: Option<u64>,
     channel: Channel<AgentEvent>,
 ) -> Result<SessionView, CommandError> {
-    state.hub()?.open_session(&session_id, turns, page, Box::new(move |event| channel.send(event).is_ok()))
+    let hub = state.hub()?;
+    // Opening a long session reads its whole log once: that must hold up neither the IPC thread nor
+    // the runtime's workers, which carry every other session's stream meanwhile.
+    tokio::task::spawn_blocking(move || {
+        hub.open_session(&session_id, turns, page, Box::new(move |event| channel.send(event).is_ok()))
+    })
+    .await
+    .map_err(|e| CommandError::Worker(e.to_string()))?
 }
 
 #[tauri::command]

@@ -54,6 +54,9 @@ pub enum CommandError {
     /// A call from a page that has since been reloaded: what it asks for belongs to the new page.
     #[error("this page was reloaded: call {0} came from the page before")]
     PageReloaded(u64),
+    /// Work handed off the IPC thread stopped before it answered (it panicked).
+    #[error("the shell could not finish this call: {0}")]
+    Worker(String),
 }
 
 impl Serialize for CommandError {
@@ -71,6 +74,7 @@ impl Serialize for CommandError {
             CommandError::NotFound(m) => serialize_error(s, "CommandError", "NOT_FOUND", m),
             CommandError::InvalidArgument(m) => serialize_error(s, "CommandError", "INVALID_ARGUMENT", m),
             CommandError::PageReloaded(_) => serialize_error(s, "CommandError", "PAGE_RELOADED", &self.to_string()),
+            CommandError::Worker(_) => serialize_error(s, "CommandError", "INTERNAL", &self.to_string()),
         }
     }
 }

@@ -140,15 +140,15 @@ impl Slot {
     }
 
     /// What fitting reads of each of [`entries`](Self::entries), without copying them.
-    fn shapes(&self, out: &mut Vec<Shape>) {
+    fn each_shape(&self, mut f: impl FnMut(Shape)) {
         match &self.content {
             None => {}
-            Some(Content::User(text)) => out.push(Shape::user(text.len())),
+            Some(Content::User(text)) => f(Shape::user(text.len())),
             Some(Content::Assistant { text, calls, .. }) => {
-                out.push(Shape::assistant(text.len(), calls.iter().flatten().map(|m| &m.call)));
+                f(Shape::assistant(text.len(), calls.iter().flatten().map(|m| &m.call)));
                 for m in calls.iter().flatten() {
                     let bytes = m.result.as_ref().map_or(UNKNOWN_OUTCOME_TEXT.len(), |(_, text)| text.len());
-                    out.push(Shape::tool(&m.call.id, bytes));
+                    f(Shape::tool(&m.call.id, bytes));
                 }
             }
         }
@@ -156,10 +156,13 @@ impl Slot {
 
     /// Recounts tokens and messages after the content changed.
     fn measure(&mut self) {
-        let mut shapes = Vec::new();
-        self.shapes(&mut shapes);
-        self.tokens = shapes.iter().map(Shape::tokens).sum();
-        self.messages = shapes.len();
+        let (mut tokens, mut messages) = (0, 0);
+        self.each_shape(|shape| {
+            tokens += shape.tokens();
+            messages += 1;
+        });
+        self.tokens = tokens;
+        self.messages = messages;
     }
 }
 
@@ -381,7 +384,7 @@ impl HistoryFold {
     pub(super) fn shapes(&self) -> (Vec<Shape>, usize) {
         let mut out = Vec::new();
         for slot in self.kept_slots() {
-            slot.shapes(&mut out);
+            slot.each_shape(|shape| out.push(shape));
         }
         (out, self.forgotten_messages)
     }

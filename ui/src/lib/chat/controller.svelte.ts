@@ -94,8 +94,9 @@ function localStore(): DraftStore | null {
 /** The streaming bubble shows new text at most this often. */
 export const TEXT_FRAME_MS = 50;
 
-/** Turns shown when a session opens, and added by each "Show earlier turns". */
-export const TURN_PAGE = 40;
+/** Turns shown when a session opens, and added by each "Show earlier turns": a handful, because the
+ * window holds every shown turn in memory and a busy turn can hold hundreds of items. */
+export const TURN_PAGE = 10;
 
 export class Chat {
   sessions: SessionSummary[] = $state.raw([]);

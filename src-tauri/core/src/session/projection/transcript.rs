@@ -216,7 +216,10 @@ pub struct TranscriptFold {
     /// Whether the last turn still takes items.
     current_open: bool,
     /// Where each call's item is; a tail keeps only calls still waiting for their result.
-    calls: HashMap<String, (usize, usize)>,
+    calls: HashMap<String, Place>,
+    /// How many items a tail's latest turn has (a tail holds no items: a window that follows the
+    /// session is told of each as it is added, and reads pages from the store).
+    tail_items: usize,
     /// Texts of queued late answers, to show their answers on the call's row while they wait.
     reply_texts: HashMap<String, String>,
 }
@@ -232,6 +235,7 @@ impl TranscriptFold {
             turns: Vec::new(),
             current_open: false,
             calls: HashMap::new(),
+            tail_items: 0,
             reply_texts: HashMap::new(),
         }
     }
@@ -285,17 +289,28 @@ impl TranscriptFold {
                 self.current_open = false;
             }
             Event::UserMessage { message_id, text, source } => {
-                let item = match source.as_ref().and_then(|s| s.reply_call_id()) {
+                let reply = source.as_ref().and_then(|s| s.reply_call_id());
+                if reply.is_some() {
+                    self.reply_texts.remove(message_id);
+                }
+                match reply {
                     Some(call_id) => {
-                        self.reply_texts.remove(message_id);
-                        self.late_answer(questions, seq, at, message_id, call_id, text)
+                        let item = self.late_answer(questions, seq, at, message_id, call_id, text);
+                        self.push(at, || item, out);
                     }
-                    None => TranscriptItem::UserMessage { seq, at, message_id: message_id.clone(), text: text.clone() },
+                    None => {
+                        let item = || TranscriptItem::UserMessage {
+                            seq,
+                            at,
+                            message_id: message_id.clone(),
+                            text: text.clone(),
+                        };
+                        self.push(at, item, out);
+                    }
                 };
-                self.push(at, item, out);
             }
             Event::AssistantMessage { text, reasoning, tool_calls, .. } => {
-                let item = TranscriptItem::AssistantMessage {
+                let item = || TranscriptItem::AssistantMessage {
                     seq,
                     at,
                     text: text.clone(),
@@ -305,7 +320,7 @@ impl TranscriptFold {
                 self.push(at, item, out);
             }
             Event::ToolCall { call_id, name, arguments } => {
-                let item = TranscriptItem::ToolCall {
+                let item = || TranscriptItem::ToolCall {
                     seq,
                     at,
                     call_id: call_id.clone(),
@@ -332,11 +347,15 @@ impl TranscriptFold {
                 self.reply_texts.remove(message_id);
             }
             Event::ModelError { error } => {
-                self.push(at, TranscriptItem::ModelError { seq, at, error: error.clone() }, out);
+                self.push(at, || TranscriptItem::ModelError { seq, at, error: error.clone() }, out);
             }
             Event::HistoryCompacted { through_seq, summary, .. } => {
-                let item =
-                    TranscriptItem::HistoryCompacted { seq, at, through_seq: *through_seq, summary: summary.clone() };
+                let item = || TranscriptItem::HistoryCompacted {
+                    seq,
+                    at,
+                    through_seq: *through_seq,
+                    summary: summary.clone(),
+                };
                 self.push(at, item, out);
             }
             // Nothing to show for an event only a newer build understands.
@@ -345,13 +364,7 @@ impl TranscriptFold {
     }
 
     fn open_turn(&mut self, turn: Turn, out: Option<&mut Vec<TranscriptDelta>>) {
-        if self.keep == Keep::Tail {
-            // A closed turn changes only by results of its calls and by question records, which
-            // are reported without its items.
-            if let Some(last) = self.turns.last_mut() {
-                last.items = Vec::new();
-            }
-        }
+        self.tail_items = 0;
         let index = self.offset + self.turns.len();
         if let Some(out) = out {
             out.push(TranscriptDelta::TurnOpened { turn: index, value: turn.clone() });
@@ -405,11 +418,6 @@ impl TranscriptFold {
             if self.keep == Keep::Tail {
                 // Paired for good: a second result with this id is an orphan, as it is in a whole fold.
                 self.calls.remove(call_id);
-                if let Some(TranscriptItem::ToolCall { result: slot, .. }) =
-                    self.turns.get_mut(t).and_then(|turn| turn.items.get_mut(i))
-                {
-                    *slot = Some(result.clone());
-                }
                 if let Some(out) = out {
                     out.push(TranscriptDelta::Result { turn: self.offset + t, item: i, result });
                 }
@@ -423,27 +431,42 @@ impl TranscriptFold {
             // Its call is on an earlier page (or nowhere); a page does not show it.
             return;
         }
-        let item =
-            TranscriptItem::OrphanResult { seq: result.seq, at, call_id: call_id.to_string(), outcome: result.outcome };
+        let item = || TranscriptItem::OrphanResult {
+            seq: result.seq,
+            at,
+            call_id: call_id.to_string(),
+            outcome: result.outcome,
+        };
         self.push(at, item, out);
     }
 
-    /// Adds an item to the current turn, or to a turn of its own when no turn is running.
+    /// Adds an item to the current turn, or to a turn of its own when no turn is running. A tail
+    /// only counts the items of its turn, so `make` runs only when someone is told of the item.
     fn push(
         &mut self,
         at: DateTime<Utc>,
-        item: TranscriptItem,
+        make: impl FnOnce() -> TranscriptItem,
         out: Option<&mut Vec<TranscriptDelta>>,
-    ) -> (usize, usize) {
+    ) -> Place {
         let mut out = out;
         if !self.current_open {
             let turn = Turn { turn_id: None, run_id: None, started_at: at, ended: None, items: Vec::new() };
             self.open_turn(turn, out.as_deref_mut());
         }
         let t = self.turns.len() - 1;
+        let turn = self.offset + t;
+        if self.keep == Keep::Tail {
+            let i = self.tail_items;
+            self.tail_items += 1;
+            if let Some(out) = out {
+                out.push(TranscriptDelta::ItemAdded { turn, item: i, value: make() });
+            }
+            return (t, i);
+        }
+        let item = make();
         let i = self.turns[t].items.len();
         if let Some(out) = out {
-            out.push(TranscriptDelta::ItemAdded { turn: self.offset + t, item: i, value: item.clone() });
+            out.push(TranscriptDelta::ItemAdded { turn, item: i, value: item.clone() });
         }
         self.turns[t].items.push(item);
         (t, i)
