@@ -465,6 +465,9 @@ def main():
         session = seeded.stdout.strip()
         db_mb = sum(p.stat().st_size for p in data_dir.iterdir() if p.is_file()) / MIB
         log(f"  {seeded.stderr.strip()} ({db_mb:.1f} MB on disk)")
+        log(f"open: the first launch on it (no snapshot yet: the whole log is read once)")
+        first_ms, _, _ = idle_pss(app, TRANSCRIPT_TURN, data_dir, ["--session", session], 0, opts.session_timeout,
+                                  check_text=True)
         log(f"memory: app with the session open (--session {session}), then {opts.idle:.0f} s idle")
         open_ms, big_pss, big_dom = idle_pss(app, TRANSCRIPT_TURN, data_dir, ["--session", session], opts.idle,
                                     opts.session_timeout, check_text=True)
@@ -488,7 +491,8 @@ def main():
     report("baseline_start_max_ms", max(base_ms), "ms")
     report("start_vs_baseline", start_ratio, "x", f"goal <= {GOAL_RATIO}x: {goal(start_ratio, GOAL_RATIO)}")
     report("app_open_100_session_ms", small_ms, "ms", "(launch with --session to a rendered transcript)")
-    report("app_open_100k_session_ms", open_ms, "ms", "(the same, 100 000 events)")
+    report("app_open_100k_first_ms", first_ms, "ms", "(the first launch on a 100 000-event log: no snapshot yet)")
+    report("app_open_100k_session_ms", open_ms, "ms", "(every launch after it)")
     report("app_open_100k_vs_100", open_ms / small_ms, "x", f"goal <= 2x: {goal(open_ms / small_ms, 2.0)}")
     report("app_pss_mb", app_total, "MB", f"({opts.events} events open, {opts.idle:.0f} s idle)")
     breakdown("app_pss_mb", big_pss)

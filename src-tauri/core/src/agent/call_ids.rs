@@ -13,7 +13,7 @@ use crate::session::Event;
 
 /// The call ids a session log mentions, kept as hashes: a long session holds tens of thousands, and
 /// a collision only costs a call a fresh id it did not need.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct CallIds(HashSet<u64>);
 
 fn hash(id: &str) -> u64 {

@@ -8,6 +8,8 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use serde::{Deserialize, Serialize};
+
 use super::context::Shape;
 use crate::model::{ChatMessage, ToolCallRequest};
 use crate::session::{Event, StoredEvent, ToolOutcome};
@@ -72,14 +74,14 @@ pub(super) fn entries(events: &[StoredEvent]) -> Vec<Entry> {
 }
 
 /// A made call of an assistant message and, once recorded, its result (`seq`, text).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct MadeCall {
     call: ToolCallRequest,
     result: Option<(u64, String)>,
 }
 
 /// What a slot says, while it is kept in memory.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 enum Content {
     User(String),
     /// `calls[i]` is the call the message claimed at position `i`, once a `tool/call` made it.
@@ -93,7 +95,7 @@ enum Content {
 /// A user message, or an assistant message with its calls and their results: the unit the
 /// conversation grows and is cut by. Slots older than what requests can hold forget their content
 /// and keep only their size, so a long session costs memory for its newest turns only.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 struct Slot {
     seq: u64,
     user: bool,
@@ -174,7 +176,7 @@ impl Slot {
 /// the first call with each id recorded after it, and each made call the first result after it:
 /// the same pairing crash repair uses. Results are placed after their call wherever they were
 /// logged (crash repair appends them at the end).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct HistoryFold {
     slots: Vec<Slot>,
     /// Claims of assistant messages waiting for their `tool/call`: id → (slot, position), oldest first.

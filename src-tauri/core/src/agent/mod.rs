@@ -38,11 +38,16 @@ pub(crate) use history::HistoryFold;
 pub use history::{history, outcome_text, UNKNOWN_OUTCOME_TEXT};
 
 use crate::live::Session;
-use crate::model::ModelProvider;
+use crate::model::{ModelProvider, ModelRequest};
 use crate::question::AnswerBatch;
 use crate::service::{lock, Responded, ServiceError, SteerMessage, UserQuestionService};
 use crate::session::{Event, MessageSource, ModelRef, SessionId, Store, StoreError};
 use crate::tools::QuestionSettings;
+
+/// The request for the session's conversation as it stands, fitted to `config`'s window.
+pub(crate) fn request_of(session: &Session, config: &AgentConfig, tools: Vec<serde_json::Value>) -> ModelRequest {
+    session.with_folds(|f| context::request_for(config, tools, f.history()))
+}
 
 /// The default bound on model steps in one turn.
 pub const DEFAULT_STEP_LIMIT: u32 = 25;

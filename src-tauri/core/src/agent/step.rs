@@ -103,8 +103,7 @@ pub(super) async fn run(
 ) -> Result<StepEnd, AgentError> {
     let mut compacted = false;
     let (mut streamed, failure) = loop {
-        let request =
-            shared.session.with_folds(|f| context::request_for(&shared.config, tools.definitions(), f.history()));
+        let request = super::request_of(&shared.session, &shared.config, tools.definitions());
         let sent_tokens = context::request_tokens(&request);
         let (streamed, failure) = stream(shared, request, abort, true).await;
         match &failure {

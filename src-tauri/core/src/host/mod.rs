@@ -304,6 +304,7 @@ impl Host {
             }
         }
         self.service.shutdown();
+        self.sessions.save_all();
     }
 }
 

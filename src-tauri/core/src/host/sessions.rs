@@ -50,6 +50,16 @@ impl OpenSessions {
     }
 }
 
+impl OpenSessions {
+    /// Snapshots every open session, so the next start opens each from where this one left it.
+    pub fn save_all(&self) {
+        let open: Vec<Arc<Session>> = lock(&self.open).values().cloned().collect();
+        for session in open {
+            session.save();
+        }
+    }
+}
+
 impl SessionLog for OpenSessions {
     fn append(&self, session: &str, event: Event) -> Result<(), LogError> {
         let open = lock(&self.open).get(session).cloned();

@@ -2,13 +2,23 @@
 
 use std::collections::HashSet;
 
+use serde::{Deserialize, Serialize};
+
 use crate::agent::{CallIds, HistoryFold};
 use crate::model::ToolCallRequest;
-use crate::session::{Event, InboxFold, QuestionFold, StoredEvent, TranscriptDelta, TranscriptFold};
+use crate::session::{Event, InboxFold, QuestionFold, RepairFold, StoredEvent, TranscriptDelta, TranscriptFold};
 use crate::tools::QuestionSettings;
 
+#[derive(Serialize, Deserialize)]
 pub(crate) struct Folds {
     last_seq: u64,
+    /// When the event `last_seq` was stored.
+    last_at: Option<chrono::DateTime<chrono::Utc>>,
+    /// The `seq` a snapshot was last saved at (not part of one).
+    #[serde(skip)]
+    saved_seq: u64,
+    /// What a dead run would leave open, for crash repair when the session is next opened.
+    repair: RepairFold,
     questions: QuestionFold,
     inbox: InboxFold,
     history: HistoryFold,
@@ -27,6 +37,9 @@ impl Folds {
     pub fn new(keep_tokens: usize) -> Folds {
         Folds {
             last_seq: 0,
+            last_at: None,
+            saved_seq: 0,
+            repair: RepairFold::default(),
             questions: QuestionFold::new(),
             inbox: InboxFold::new(),
             history: HistoryFold::keeping(keep_tokens),
@@ -41,6 +54,23 @@ impl Folds {
 
     pub fn last_seq(&self) -> u64 {
         self.last_seq
+    }
+
+    pub fn last_at(&self) -> Option<chrono::DateTime<chrono::Utc>> {
+        self.last_at
+    }
+
+    /// Events folded since a snapshot was last saved (or loaded).
+    pub fn unsaved(&self) -> u64 {
+        self.last_seq - self.saved_seq.min(self.last_seq)
+    }
+
+    pub fn mark_saved(&mut self) {
+        self.saved_seq = self.last_seq;
+    }
+
+    pub fn repair(&self) -> &RepairFold {
+        &self.repair
     }
 
     pub fn questions(&self) -> &QuestionFold {
@@ -88,6 +118,7 @@ impl Folds {
     /// the transcript, for a window that shows it.
     pub fn apply(&mut self, stored: &StoredEvent, deltas: bool) -> Vec<TranscriptDelta> {
         self.last_seq = stored.seq;
+        self.last_at = Some(stored.at);
         let event = &stored.event;
         // The call whose question this event may change, looked up before the fold forgets a discarded reservation.
         let call = match event {
@@ -98,6 +129,7 @@ impl Folds {
             _ => None,
         };
         let changed = self.questions.apply(event);
+        self.repair.apply(event);
         self.inbox.apply(stored);
         self.history.apply(stored);
         self.call_ids.note(event);

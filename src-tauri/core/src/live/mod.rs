@@ -9,6 +9,7 @@
 //! use (as hashes) and the latest turn of the transcript with the `seq` where each turn begins.
 
 mod folds;
+mod snapshot;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -18,8 +19,7 @@ use tokio::sync::broadcast;
 use crate::agent::AgentEvent;
 use crate::model::ToolCallRequest;
 use crate::session::{
-    Event, ModelRef, QuestionRecord, QueuedMessage, RepairFold, Store, StoreError, StoredEvent, Transcript,
-    TranscriptFold,
+    Event, ModelRef, QuestionRecord, QueuedMessage, Store, StoreError, StoredEvent, Transcript, TranscriptFold,
 };
 use crate::sync::lock;
 use crate::tools::QuestionSettings;
@@ -29,9 +29,16 @@ pub(crate) use folds::Folds;
 /// Capacity of the event fan-out; a slower subscriber sees `Lagged` and reads the session again.
 const EVENT_CAPACITY: usize = 4096;
 
+/// A snapshot is saved once this many events were folded since the last one (at open or live):
+/// rarely enough to cost nothing noticeable, often enough that a reopen reads a short tail.
+const SAVE_EVERY: u64 = 2000;
+
 pub struct Session {
     id: String,
     store: Arc<Store>,
+    /// The folder holding the database, where snapshots are kept.
+    data_dir: PathBuf,
+    keep_tokens: usize,
     folds: Mutex<Folds>,
     events: broadcast::Sender<AgentEvent>,
 }
@@ -61,25 +68,52 @@ impl Session {
     /// directory, so any earlier run is dead. `keep_tokens` is how much of the model's history to
     /// keep in memory (see `agent::history_keep_tokens`).
     pub fn open(store: Arc<Store>, id: &str, keep_tokens: usize) -> Result<Arc<Session>, StoreError> {
-        let mut folds = Folds::new(keep_tokens);
-        let mut repair = RepairFold::default();
-        store.scan(id, 1, &mut |stored| {
-            repair.apply(&stored.event);
+        let data_dir = store.path().parent().map(PathBuf::from).unwrap_or_default();
+        let saved = snapshot::load(&data_dir, id, keep_tokens, |seq| store.event_time(id, seq).ok().flatten());
+        let mut folds = saved.unwrap_or_else(|| Folds::new(keep_tokens));
+        folds.mark_saved();
+        store.scan(id, folds.last_seq() + 1, &mut |stored| {
             folds.apply(&stored, false);
         })?;
         store.adopt(id, folds.last_seq(), folds.questions().clone());
-        let needed = repair.needed();
+        let needed = folds.repair().needed();
         if !needed.is_empty() {
             for stored in store.append_batch(id, needed)? {
                 folds.apply(&stored, false);
             }
         }
-        Ok(Arc::new(Session {
+        let session = Session {
             id: id.to_string(),
             store,
+            data_dir,
+            keep_tokens,
             folds: Mutex::new(folds),
             events: broadcast::channel(EVENT_CAPACITY).0,
-        }))
+        };
+        session.save_if(SAVE_EVERY);
+        Ok(Arc::new(session))
+    }
+
+    /// Saves a snapshot of what the session keeps when at least `unsaved` events were folded since
+    /// the last one. A failure costs only the next open's speed, so it is not reported; the next
+    /// attempt waits for as many events again.
+    fn save_if(&self, unsaved: u64) {
+        let mut folds = lock(&self.folds);
+        if folds.unsaved() == 0 || folds.unsaved() < unsaved {
+            return;
+        }
+        if let Some(at) = folds.last_at() {
+            if snapshot::save(&self.data_dir, &self.id, self.keep_tokens, at, &folds).is_err() {
+                snapshot::remove(&self.data_dir, &self.id);
+            }
+        }
+        folds.mark_saved();
+    }
+
+    /// Saves a snapshot of what the session keeps if anything was recorded since the last one, so
+    /// the next open reads only what comes after (quitting does this for every open session).
+    pub fn save(&self) {
+        self.save_if(1);
     }
 
     pub fn id(&self) -> &str {
@@ -121,6 +155,8 @@ impl Session {
         for event in &stored {
             self.fold_and_send(&mut folds, event);
         }
+        drop(folds);
+        self.save_if(SAVE_EVERY);
         Ok(stored)
     }
 
@@ -217,3 +253,6 @@ impl Session {
         Ok(transcript)
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -4,12 +4,13 @@
 //! repair) takes it out. Reopening a session admits what still waits, in the order it was queued.
 
 use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
 
 use super::questions::QuestionFold;
 use crate::session::events::{Event, MessageSource, StoredEvent};
 
 /// One waiting message as its `inbox/queued` recorded it.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct QueuedMessage {
     pub seq: u64,
     pub at: DateTime<Utc>,
@@ -19,7 +20,7 @@ pub struct QueuedMessage {
 }
 
 /// The inbox of one session, built one event at a time.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct InboxFold {
     /// In queue order. Short: messages leave it as soon as the agent reaches a step boundary.
     waiting: Vec<QueuedMessage>,

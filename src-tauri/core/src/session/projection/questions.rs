@@ -46,7 +46,7 @@ pub struct QuestionCounts {
 }
 
 /// The question state of one session, built one event at a time.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct QuestionFold {
     /// The schema of the latest `request/header`; none seen yet means the default, legacy.
     mode: Option<ToolMode>,

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::inbox::InboxFold;
 use super::questions::{recorded_questions, QuestionFold, QuestionRecord};
@@ -45,7 +45,7 @@ impl Transcript {
 
 /// Items between a `turn/started` and its `turn/ended`. Items recorded outside any turn are grouped
 /// in a turn whose `turn_id` is `None`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Turn {
     pub turn_id: Option<String>,
     pub run_id: Option<String>,
@@ -54,14 +54,14 @@ pub struct Turn {
     pub items: Vec<TranscriptItem>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TurnEnd {
     pub reason: String,
     pub seq: u64,
     pub at: DateTime<Utc>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TranscriptItem {
     UserMessage {
@@ -124,7 +124,7 @@ pub enum TranscriptItem {
     },
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ToolResultView {
     pub seq: u64,
     pub at: DateTime<Utc>,
@@ -189,7 +189,7 @@ pub fn project_transcript(events: &[StoredEvent]) -> Transcript {
 type Place = (usize, usize);
 
 /// What kind of transcript a [`TranscriptFold`] builds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 enum Keep {
     /// Every turn with its items.
     Whole,
@@ -204,7 +204,7 @@ enum Keep {
 /// a live session keeps the tail of one and reports each change as [`TranscriptDelta`]s; a page of
 /// the newest turns is folded from where they begin. The folds of questions and the inbox are the
 /// caller's, applied to each event before it is added here, so every view shares them.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct TranscriptFold {
     keep: Keep,
     title: Option<String>,

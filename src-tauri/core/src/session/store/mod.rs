@@ -121,6 +121,12 @@ impl Store {
         self.writer().adopt(session, last_seq, fold);
     }
 
+    /// When the session's event `seq` was stored, if there is one: a cheap check that a copy of
+    /// what the log held up to `seq` still belongs to this log.
+    pub fn event_time(&self, session: &str, seq: u64) -> Result<Option<DateTime<Utc>>, StoreError> {
+        self.readers.with(|conn| read::event_time(conn, self.readers.path(), session, seq))
+    }
+
     /// All sessions, most recently active first.
     pub fn list_sessions(&self) -> Result<Vec<SessionSummary>, StoreError> {
         self.readers.with(|conn| read::sessions(conn, self.readers.path()))

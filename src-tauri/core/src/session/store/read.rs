@@ -59,6 +59,19 @@ pub fn scan(
     Ok(())
 }
 
+pub fn event_time(
+    conn: &Connection,
+    path: &Path,
+    session: &str,
+    seq: u64,
+) -> Result<Option<chrono::DateTime<chrono::Utc>>, StoreError> {
+    let seq = i64::try_from(seq).unwrap_or(i64::MAX);
+    conn.prepare_cached("SELECT at FROM events WHERE session_id = ?1 AND seq = ?2")
+        .and_then(|mut s| s.query_row(rusqlite::params![session, seq], |r| r.get::<_, i64>(0)).optional())
+        .map(|at| at.map(from_micros))
+        .map_err(|e| StoreError::sqlite(path, e))
+}
+
 /// One row as an event; `tag` is the `type` column.
 fn stored_event(
     path: &Path,

@@ -19,7 +19,7 @@ pub fn repairs_needed<'a>(events: impl IntoIterator<Item = &'a Event>) -> Vec<Ev
 ///
 /// A result closes the earliest open call with its id, so a call that reuses the id of a finished
 /// one (older logs kept the model's ids as they came) still counts as open.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct RepairFold {
     open_calls: Vec<String>,
     turns: Vec<String>,

@@ -1,0 +1,145 @@
+use std::sync::Arc;
+
+use chrono::Utc;
+use serde_json::json;
+
+use super::*;
+use crate::agent::{history_keep_tokens, request_of, AgentConfig};
+use crate::question::{late_answer_text, Answer, AnswerBatch, Question, ToolMode, TOOL_NAME};
+use crate::session::{MessageSource, ToolOutcome};
+
+fn keep() -> usize {
+    history_keep_tokens(&AgentConfig::default())
+}
+
+fn question() -> Question {
+    serde_json::from_value(json!({
+        "id": "db", "header": "Database", "question": "Which database?", "multi_select": false,
+        "options": [{"label": "SQLite", "description": "a file"}, {"label": "Postgres", "description": "a server"}]
+    }))
+    .expect("question")
+}
+
+/// A session with finished turns, a question that went on without an answer, and a late answer
+/// queued for it.
+fn seeded(store: &Arc<Store>) -> String {
+    let id = store.create_session("snap", None, None).expect("session");
+    let mut events = Vec::new();
+    for t in 0..30 {
+        let call = format!("read_{t}");
+        events.extend([
+            Event::TurnStarted { turn_id: format!("t{t}"), run_id: "r".into() },
+            Event::UserMessage { message_id: format!("m{t}"), text: format!("step {t}"), source: None },
+            Event::AssistantMessage {
+                text: String::new(),
+                reasoning: None,
+                tool_calls: vec![call.clone()],
+                usage: None,
+            },
+            Event::ToolCall { call_id: call.clone(), name: "read_file".into(), arguments: json!({"path": "a"}) },
+            Event::ToolResult { call_id: call, outcome: ToolOutcome::Ok { content: "x".repeat(3000) } },
+            Event::AssistantMessage { text: format!("done {t}"), reasoning: None, tool_calls: vec![], usage: None },
+            Event::TurnEnded { turn_id: format!("t{t}"), reason: "completed".into() },
+        ]);
+    }
+    events.extend([
+        Event::RequestHeader {
+            tools: vec![TOOL_NAME.into()],
+            question_mode: ToolMode::Timed,
+            default_timeout_secs: 60,
+        },
+        Event::TurnStarted { turn_id: "ask".into(), run_id: "r".into() },
+        Event::UserMessage { message_id: "m_ask".into(), text: "ask me".into(), source: None },
+        Event::AssistantMessage { text: String::new(), reasoning: None, tool_calls: vec!["q".into()], usage: None },
+        Event::ToolCall { call_id: "q".into(), name: TOOL_NAME.into(), arguments: json!({"questions": [question()]}) },
+        Event::ToolResult { call_id: "q".into(), outcome: ToolOutcome::Pending { content: "pending".into() } },
+        Event::TurnEnded { turn_id: "ask".into(), reason: "completed".into() },
+    ]);
+    store.append_batch(&id, events).expect("seed");
+    id
+}
+
+fn late(store: &Store, id: &str) {
+    let answers =
+        AnswerBatch { answers: vec![Answer { id: "db".into(), selected: vec!["SQLite".into()], custom: None }] };
+    store
+        .append(
+            id,
+            Event::InboxQueued {
+                message_id: "late1".into(),
+                text: late_answer_text("q", &[question()], &answers),
+                source: MessageSource::question_reply("q"),
+            },
+        )
+        .expect("late answer");
+}
+
+/// Everything a reopened session is asked for.
+fn state(session: &Session) -> String {
+    let request = request_of(session, &AgentConfig::default(), vec![]);
+    let transcript = session.transcript(Some(5)).expect("page");
+    format!(
+        "{:?}\n{:?}\n{:?}\n{:?}\n{:?}",
+        request,
+        transcript,
+        session.question_records(),
+        session.queued_messages(),
+        session.recorded_settings()
+    )
+}
+
+fn snapshot_file(dir: &std::path::Path, id: &str) -> std::path::PathBuf {
+    dir.join("snapshots").join(format!("{id}.json"))
+}
+
+#[test]
+fn a_reopened_session_from_its_snapshot_is_the_session_read_from_its_log() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(Store::open(dir.path()).unwrap());
+    let id = seeded(&store);
+    let first = Session::open(Arc::clone(&store), &id, keep()).unwrap();
+    first.save();
+    drop(first);
+    assert!(snapshot_file(dir.path(), &id).exists(), "quitting saves a snapshot");
+    // Written after the snapshot, by another writer: the next open folds them on top of it.
+    late(&store, &id);
+    store.append(&id, Event::TurnStarted { turn_id: "open".into(), run_id: "dead".into() }).unwrap();
+
+    let from_snapshot = Session::open(Arc::clone(&store), &id, keep()).unwrap();
+    let with = state(&from_snapshot);
+    drop(from_snapshot);
+    // The same log folded from scratch (the repair the first reopen appended is in the log now).
+    std::fs::remove_file(snapshot_file(dir.path(), &id)).unwrap();
+    let from_log = Session::open(Arc::clone(&store), &id, keep()).unwrap();
+    assert_eq!(with, state(&from_log));
+    assert_eq!(from_log.queued_messages().len(), 1, "the late answer waits");
+    let ended = store.events(&id).unwrap().into_iter().rev().find_map(|e| match e.event {
+        Event::TurnEnded { turn_id, reason } => Some((turn_id, reason)),
+        _ => None,
+    });
+    assert_eq!(ended, Some(("open".into(), "interrupted".into())), "repair ran from the snapshot's fold");
+}
+
+#[test]
+fn a_snapshot_that_is_not_of_this_log_or_unreadable_is_ignored() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(Store::open(dir.path()).unwrap());
+    let id = seeded(&store);
+    let truth = {
+        let session = Session::open(Arc::clone(&store), &id, keep()).unwrap();
+        session.save();
+        state(&session)
+    };
+    let file = snapshot_file(dir.path(), &id);
+    let mut saved: serde_json::Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    // A snapshot from another copy of the log: its last event was stored at another time. Its folds
+    // say the question was answered, which this log never said.
+    saved["at"] = json!(Utc::now());
+    let records = saved["folds"]["questions"]["slots"].as_array_mut().unwrap();
+    records[0]["state"] = json!("settled");
+    std::fs::write(&file, serde_json::to_vec(&saved).unwrap()).unwrap();
+    assert_eq!(state(&Session::open(Arc::clone(&store), &id, keep()).unwrap()), truth);
+
+    std::fs::write(&file, b"{ not json").unwrap();
+    assert_eq!(state(&Session::open(Arc::clone(&store), &id, keep()).unwrap()), truth);
+}
