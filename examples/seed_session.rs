@@ -155,7 +155,7 @@ impl Seeder {
             let batch = self.answers(&questions);
             let text = late_answer_text(&call_id, &questions, &batch);
             let message_id = format!("late-{call_id}");
-            let source = MessageSource::question_reply(&call_id);
+            let source = MessageSource::question_reply(&call_id, batch.clone());
             out.push(Event::InboxQueued { message_id: message_id.clone(), text: text.clone(), source: source.clone() });
             out.push(Event::TurnStarted { turn_id: turn_id.clone(), run_id: format!("run-{t}") });
             out.push(Event::UserMessage { message_id, text, source: Some(source) });

@@ -99,8 +99,13 @@ fn seed_sessions(data_dir: &std::path::Path) -> String {
     let batch =
         AnswerBatch { answers: vec![Answer { id: "db".into(), selected: vec!["SQLite".into()], custom: None }] };
     let reply = late_answer_text("call_1", &questions, &batch);
-    let source =
-        MessageSource { kind: "user-question-reply".into(), call_id: "call_1".into(), outcome: "answered".into() };
+    // As builds before answers were recorded with the reply wrote it: the answers are in the text only.
+    let source = MessageSource {
+        kind: "user-question-reply".into(),
+        call_id: "call_1".into(),
+        outcome: "answered".into(),
+        answers: None,
+    };
     store
         .append_batch(
             &late,

@@ -106,7 +106,7 @@ mod tests {
         let reply = Event::InboxQueued {
             message_id: "m2".into(),
             text: "x".into(),
-            source: MessageSource::question_reply("c1"),
+            source: MessageSource::question_reply("c1", hark_core::question::AnswerBatch { answers: Vec::new() }),
         };
         assert_eq!(details(&reply), "id=m2 user-question-reply for c1");
     }

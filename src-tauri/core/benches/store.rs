@@ -129,7 +129,7 @@ fn big_session_events() -> Vec<Event> {
             Event::ToolCall { call_id: call.clone(), name: TOOL_NAME.into(), arguments: json!({"questions": qs}) },
         ];
         let late = late_answer_text(&call, &qs, &batch);
-        let reply = MessageSource::question_reply(&call);
+        let reply = MessageSource::question_reply(&call, batch.clone());
         let tail = match q % 3 {
             0 => vec![Event::ToolResult {
                 call_id: call.clone(),

@@ -181,7 +181,12 @@ fn queued_messages_are_listed_until_admitted(load: Load) {
         message_id: id.into(),
         text: text.into(),
         // As the agent records a message the person typed.
-        source: MessageSource { kind: "user-typed".into(), call_id: String::new(), outcome: String::new() },
+        source: MessageSource {
+            kind: "user-typed".into(),
+            call_id: String::new(),
+            outcome: String::new(),
+            answers: None,
+        },
     };
     let waiting = [
         turn_started("t1"),

@@ -235,7 +235,7 @@ impl Session {
                 folds.last_seq(),
                 folds.questions().clone(),
                 folds.inbox().clone(),
-                tail.reply_texts().clone(),
+                tail.reply_answers().clone(),
                 meta,
             )
         };

@@ -68,7 +68,7 @@ fn late(store: &Store, id: &str) {
             Event::InboxQueued {
                 message_id: "late1".into(),
                 text: late_answer_text("q", &[question()], &answers),
-                source: MessageSource::question_reply("q"),
+                source: MessageSource::question_reply("q", answers.clone()),
             },
         )
         .expect("late answer");
@@ -142,4 +142,30 @@ fn a_snapshot_that_is_not_of_this_log_or_unreadable_is_ignored() {
 
     std::fs::write(&file, b"{ not json").unwrap();
     assert_eq!(state(&Session::open(Arc::clone(&store), &id, keep()).unwrap()), truth);
+}
+
+#[test]
+fn a_late_answers_answers_come_from_its_record_not_from_the_text_the_model_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(Store::open(dir.path()).unwrap());
+    let id = seeded(&store);
+    let session = Session::open(Arc::clone(&store), &id, keep()).unwrap();
+    let answers =
+        AnswerBatch { answers: vec![Answer { id: "db".into(), selected: vec!["Postgres".into()], custom: None }] };
+    // The model-facing text says something else entirely; only the recorded answers count.
+    let text = "The person picked a database; see the structured answers.".to_string();
+    let source = MessageSource::question_reply("q", answers.clone());
+    session
+        .record_one(Event::InboxQueued { message_id: "late2".into(), text: text.clone(), source: source.clone() })
+        .unwrap();
+    let queued = session.transcript(Some(1)).unwrap().queued;
+    match &queued[..] {
+        [crate::session::TranscriptItem::LateAnswer { answers: shown, raw_text, .. }] => {
+            assert_eq!((shown.as_ref(), raw_text), (Some(&answers), &None));
+        }
+        other => panic!("one late answer waits: {other:?}"),
+    }
+    session.record_one(Event::UserMessage { message_id: "late2".into(), text, source: Some(source) }).unwrap();
+    let record = session.question_records().into_iter().find(|r| r.call_id == "q").unwrap();
+    assert_eq!(record.answers, Some(answers), "the question settles with the recorded answers");
 }

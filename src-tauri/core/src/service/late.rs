@@ -120,7 +120,7 @@ impl LateAnswers {
         let message = SteerMessage {
             message_id: uuid::Uuid::new_v4().to_string(),
             text: late_answer_text(call_id, questions, batch),
-            source: MessageSource::question_reply(call_id),
+            source: MessageSource::question_reply(call_id, batch.clone()),
         };
         s.issued.insert(message.message_id.clone(), call_id.to_string());
         s.reservation = Some(Reservation {

@@ -6,7 +6,7 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-use crate::question::ToolMode;
+use crate::question::{AnswerBatch, ToolMode};
 
 /// A session id: uuid v4 text.
 pub type SessionId = String;
@@ -173,21 +173,36 @@ pub struct MessageSource {
     /// "answered" for a late answer; empty for a typed message.
     #[serde(default)]
     pub outcome: String,
+    /// A late answer's answers as the person gave them, so nothing has to read them back out of the
+    /// text the model gets. Absent in logs written before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answers: Option<AnswerBatch>,
 }
 
 impl MessageSource {
-    /// The source of a late answer to `call_id`.
-    pub fn question_reply(call_id: impl Into<String>) -> Self {
+    /// The source of a late answer to `call_id`, with its answers.
+    pub fn question_reply(call_id: impl Into<String>, answers: AnswerBatch) -> Self {
         MessageSource {
             kind: USER_QUESTION_REPLY.to_string(),
             call_id: call_id.into(),
             outcome: "answered".to_string(),
+            answers: Some(answers),
+        }
+    }
+
+    /// A late answer's answers: as recorded with it, or (in logs from before they were) read from
+    /// its `text`, which the model got. `None` when neither says them for this call.
+    pub fn reply_answers(&self, text: &str) -> Option<AnswerBatch> {
+        let call_id = self.reply_call_id()?;
+        match &self.answers {
+            Some(answers) => Some(answers.clone()),
+            None => crate::question::parse_late_answer_text(text).filter(|(id, _)| id == call_id).map(|(_, b)| b),
         }
     }
 
     /// The source of a message the person typed.
     pub fn typed() -> Self {
-        MessageSource { kind: USER_TYPED.to_string(), call_id: String::new(), outcome: String::new() }
+        MessageSource { kind: USER_TYPED.to_string(), call_id: String::new(), outcome: String::new(), answers: None }
     }
 
     /// The call this message answers late, when it is a late answer.
@@ -243,7 +258,11 @@ mod tests {
             Event::AssistantMessage { text: "a".into(), reasoning: None, tool_calls: vec![], usage: None },
             Event::ToolCall { call_id: "c".into(), name: "x".into(), arguments: serde_json::json!({}) },
             Event::ToolResult { call_id: "c".into(), outcome: ToolOutcome::Unknown },
-            Event::InboxQueued { message_id: "m".into(), text: "x".into(), source: MessageSource::question_reply("c") },
+            Event::InboxQueued {
+                message_id: "m".into(),
+                text: "x".into(),
+                source: MessageSource::question_reply("c", crate::question::AnswerBatch { answers: Vec::new() }),
+            },
             Event::InboxQueued { message_id: "t".into(), text: "typed".into(), source: MessageSource::typed() },
             Event::InboxDiscarded { message_id: "m".into(), reason: "r".into() },
             Event::TurnEnded { turn_id: "t".into(), reason: "completed".into() },
@@ -280,7 +299,7 @@ mod tests {
         assert_eq!(json, serde_json::json!({"kind": "user-typed", "call_id": "", "outcome": ""}));
         let source: MessageSource = serde_json::from_value(serde_json::json!({"kind": "user-typed"})).unwrap();
         assert!(source.is_typed() && source.reply_call_id().is_none());
-        assert!(!MessageSource::question_reply("c").is_typed());
+        assert!(!MessageSource::question_reply("c", crate::question::AnswerBatch { answers: Vec::new() }).is_typed());
     }
 
     #[test]

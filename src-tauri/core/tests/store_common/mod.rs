@@ -58,12 +58,14 @@ pub fn late_text(call_id: &str, ids: &[&str], batch: &AnswerBatch) -> String {
     late_answer_text(call_id, &questions(ids), batch)
 }
 
+/// A late answer's source as logs before answers were recorded with it have it: the answers are in
+/// the text only.
+pub fn legacy_reply(call_id: &str) -> MessageSource {
+    MessageSource { answers: None, ..MessageSource::question_reply(call_id, AnswerBatch { answers: Vec::new() }) }
+}
+
 pub fn queued(message_id: &str, call_id: &str, text: &str) -> Event {
-    Event::InboxQueued {
-        message_id: message_id.into(),
-        text: text.into(),
-        source: MessageSource::question_reply(call_id),
-    }
+    Event::InboxQueued { message_id: message_id.into(), text: text.into(), source: legacy_reply(call_id) }
 }
 
 pub fn discarded(message_id: &str) -> Event {
@@ -71,11 +73,7 @@ pub fn discarded(message_id: &str) -> Event {
 }
 
 pub fn admitted(message_id: &str, call_id: &str, text: &str) -> Event {
-    Event::UserMessage {
-        message_id: message_id.into(),
-        text: text.into(),
-        source: Some(MessageSource::question_reply(call_id)),
-    }
+    Event::UserMessage { message_id: message_id.into(), text: text.into(), source: Some(legacy_reply(call_id)) }
 }
 
 pub fn user(message_id: &str, text: &str) -> Event {

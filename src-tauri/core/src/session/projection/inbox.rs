@@ -124,7 +124,7 @@ mod tests {
         let reply = |id: &str| Event::InboxQueued {
             message_id: id.into(),
             text: "reply".into(),
-            source: MessageSource::question_reply("c1"),
+            source: MessageSource::question_reply("c1", crate::question::AnswerBatch { answers: Vec::new() }),
         };
         assert_eq!(ids(&[ask.clone(), pending.clone(), reply("m1")]), ["m1"]);
         // A reply to a question that never went pending holds nothing and answers nothing.
@@ -135,7 +135,8 @@ mod tests {
 
     #[test]
     fn a_kind_this_build_does_not_know_is_left_alone() {
-        let source = MessageSource { kind: "future-kind".into(), call_id: String::new(), outcome: String::new() };
+        let source =
+            MessageSource { kind: "future-kind".into(), call_id: String::new(), outcome: String::new(), answers: None };
         let log = [Event::InboxQueued { message_id: "f".into(), text: "x".into(), source }];
         assert!(ids(&log).is_empty());
     }

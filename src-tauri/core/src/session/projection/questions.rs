@@ -8,9 +8,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::question::{
-    parse_late_answer_text, validate_answers, validate_questions, AnswerBatch, Question, ToolMode, TOOL_NAME,
-};
+use crate::question::{validate_answers, validate_questions, AnswerBatch, Question, ToolMode, TOOL_NAME};
 use crate::session::events::{Event, StoredEvent, ToolOutcome};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -78,10 +76,11 @@ impl QuestionFold {
             // Only an explicit discard frees the call for another answer. A turn that ends (stopped,
             // quit, or closed by crash repair) leaves the reply queued: the next turn admits it.
             Event::InboxDiscarded { message_id, .. } => self.release(message_id),
-            Event::UserMessage { message_id, text, source } => match source.as_ref().and_then(|s| s.reply_call_id()) {
-                Some(call_id) => self.admit_reply(call_id, message_id, text),
+            Event::UserMessage { message_id, text, source: Some(source) } => match source.reply_call_id() {
+                Some(call_id) => self.admit_reply(call_id, message_id, source.reply_answers(text)),
                 None => false,
             },
+            Event::UserMessage { source: None, .. } => false,
             Event::SessionCreated { .. }
             | Event::TurnStarted { .. }
             | Event::TurnEnded { .. }
@@ -195,7 +194,7 @@ impl QuestionFold {
         }
     }
 
-    fn admit_reply(&mut self, call_id: &str, message_id: &str, text: &str) -> bool {
+    fn admit_reply(&mut self, call_id: &str, message_id: &str, answers: Option<AnswerBatch>) -> bool {
         let Some(record) = self.record_mut(call_id) else {
             return false;
         };
@@ -205,9 +204,8 @@ impl QuestionFold {
         }
         // A recorded reply we cannot read still settles the call, with an empty batch: the model saw
         // the message, so the question must not stay answerable.
-        let answers = parse_late_answer_text(text)
-            .filter(|(id, batch)| id == call_id && validate_answers(&record.questions, batch).is_ok())
-            .map(|(_, batch)| batch)
+        let answers = answers
+            .filter(|batch| validate_answers(&record.questions, batch).is_ok())
             .unwrap_or(AnswerBatch { answers: Vec::new() });
         record.state = QuestionState::Settled;
         record.answers = Some(answers);

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::inbox::InboxFold;
 use super::questions::{recorded_questions, QuestionFold, QuestionRecord};
-use crate::question::{parse_late_answer_text, AnswerBatch, Question};
+use crate::question::{AnswerBatch, Question};
 use crate::session::events::{Event, ModelRef, StoredEvent, ToolOutcome};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -220,8 +220,8 @@ pub struct TranscriptFold {
     /// How many items a tail's latest turn has (a tail holds no items: a window that follows the
     /// session is told of each as it is added, and reads pages from the store).
     tail_items: usize,
-    /// Texts of queued late answers, to show their answers on the call's row while they wait.
-    reply_texts: HashMap<String, String>,
+    /// The answers of queued late answers by message id, to show on the call's row while they wait.
+    reply_answers: HashMap<String, AnswerBatch>,
 }
 
 impl TranscriptFold {
@@ -236,7 +236,7 @@ impl TranscriptFold {
             current_open: false,
             calls: HashMap::new(),
             tail_items: 0,
-            reply_texts: HashMap::new(),
+            reply_answers: HashMap::new(),
         }
     }
 
@@ -291,11 +291,12 @@ impl TranscriptFold {
             Event::UserMessage { message_id, text, source } => {
                 let reply = source.as_ref().and_then(|s| s.reply_call_id());
                 if reply.is_some() {
-                    self.reply_texts.remove(message_id);
+                    self.reply_answers.remove(message_id);
                 }
                 match reply {
                     Some(call_id) => {
-                        let item = self.late_answer(questions, seq, at, message_id, call_id, text);
+                        let answers = source.as_ref().and_then(|s| s.reply_answers(text));
+                        let item = self.late_answer(questions, (seq, at), message_id, call_id, text, answers);
                         self.push(at, || item, out);
                     }
                     None => {
@@ -339,12 +340,12 @@ impl TranscriptFold {
                 self.pair_result(at, call_id, result, out);
             }
             Event::InboxQueued { message_id, text, source } => {
-                if source.reply_call_id().is_some() {
-                    self.reply_texts.insert(message_id.clone(), text.clone());
+                if let Some(answers) = source.reply_answers(text) {
+                    self.reply_answers.insert(message_id.clone(), answers);
                 }
             }
             Event::InboxDiscarded { message_id, .. } => {
-                self.reply_texts.remove(message_id);
+                self.reply_answers.remove(message_id);
             }
             Event::ModelError { error } => {
                 self.push(at, || TranscriptItem::ModelError { seq, at, error: error.clone() }, out);
@@ -373,17 +374,17 @@ impl TranscriptFold {
         self.current_open = true;
     }
 
+    /// A late answer, recognised by its source only (a user pasting the same JSON stays a plain
+    /// message); `answers` as its source says them.
     fn late_answer(
         &self,
         questions: &QuestionFold,
-        seq: u64,
-        at: DateTime<Utc>,
+        (seq, at): (u64, DateTime<Utc>),
         message_id: &str,
         call_id: &str,
         text: &str,
+        answers: Option<AnswerBatch>,
     ) -> TranscriptItem {
-        // Recognised by its source only: a user pasting the same JSON stays a plain message.
-        let parsed = parse_late_answer_text(text).filter(|(id, _)| id == call_id);
         let questions = self.call_questions(questions, call_id).unwrap_or_default();
         TranscriptItem::LateAnswer {
             seq,
@@ -391,8 +392,8 @@ impl TranscriptFold {
             message_id: message_id.to_string(),
             call_id: call_id.to_string(),
             questions,
-            raw_text: parsed.is_none().then(|| text.to_string()),
-            answers: parsed.map(|(_, batch)| batch),
+            raw_text: answers.is_none().then(|| text.to_string()),
+            answers,
         }
     }
 
@@ -473,13 +474,8 @@ impl TranscriptFold {
     }
 
     /// The late answer waiting for `call_id`'s question, as answers.
-    fn queued_answers(&self, record: Option<&QuestionRecord>, call_id: &str) -> Option<AnswerBatch> {
-        record
-            .and_then(|r| r.reply_queued.as_ref())
-            .and_then(|m| self.reply_texts.get(m))
-            .and_then(|text| parse_late_answer_text(text))
-            .filter(|(id, _)| id == call_id)
-            .map(|(_, batch)| batch)
+    fn queued_answers(&self, record: Option<&QuestionRecord>) -> Option<AnswerBatch> {
+        record.and_then(|r| r.reply_queued.as_ref()).and_then(|m| self.reply_answers.get(m)).cloned()
     }
 
     /// The change of `call_id`'s question, for a window.
@@ -488,7 +484,7 @@ impl TranscriptFold {
         TranscriptDelta::Call {
             call_id: call_id.to_string(),
             question: record.cloned(),
-            queued_answers: self.queued_answers(record, call_id),
+            queued_answers: self.queued_answers(record),
         }
     }
 
@@ -497,7 +493,10 @@ impl TranscriptFold {
         inbox
             .waiting(questions)
             .map(|m| match m.source.reply_call_id() {
-                Some(call_id) => self.late_answer(questions, m.seq, m.at, &m.message_id, call_id, &m.text),
+                Some(call_id) => {
+                    let answers = m.source.reply_answers(&m.text);
+                    self.late_answer(questions, (m.seq, m.at), &m.message_id, call_id, &m.text, answers)
+                }
                 None => TranscriptItem::UserMessage {
                     seq: m.seq,
                     at: m.at,
@@ -514,11 +513,11 @@ impl TranscriptFold {
         mut self,
         questions: &QuestionFold,
         inbox: &InboxFold,
-        texts: Option<&HashMap<String, String>>,
+        replies: Option<&HashMap<String, AnswerBatch>>,
     ) -> Transcript {
-        if let Some(texts) = texts {
-            for (id, text) in texts {
-                self.reply_texts.entry(id.clone()).or_insert_with(|| text.clone());
+        if let Some(replies) = replies {
+            for (id, answers) in replies {
+                self.reply_answers.entry(id.clone()).or_insert_with(|| answers.clone());
             }
         }
         let updates: Vec<(Place, Option<QuestionRecord>, Option<AnswerBatch>)> = self
@@ -526,7 +525,7 @@ impl TranscriptFold {
             .iter()
             .map(|(call_id, &place)| {
                 let record = questions.get(call_id);
-                (place, record.cloned(), self.queued_answers(record, call_id))
+                (place, record.cloned(), self.queued_answers(record))
             })
             .collect();
         for ((t, i), record, answers) in updates {
@@ -550,9 +549,9 @@ impl TranscriptFold {
         }
     }
 
-    /// The texts of late answers waiting in the inbox, by message id.
-    pub fn reply_texts(&self) -> &HashMap<String, String> {
-        &self.reply_texts
+    /// The answers of late answers waiting in the inbox, by message id.
+    pub fn reply_answers(&self) -> &HashMap<String, AnswerBatch> {
+        &self.reply_answers
     }
 
     pub fn title(&self) -> Option<&str> {

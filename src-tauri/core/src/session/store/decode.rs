@@ -106,7 +106,7 @@ mod tests {
             Event::UserMessage {
                 message_id: "m".into(),
                 text: "hi".into(),
-                source: Some(MessageSource::question_reply("c")),
+                source: Some(MessageSource::question_reply("c", crate::question::AnswerBatch { answers: Vec::new() })),
             },
             Event::AssistantMessage {
                 text: "a".into(),
@@ -117,7 +117,11 @@ mod tests {
             Event::ToolCall { call_id: "c".into(), name: "x".into(), arguments: serde_json::json!({"k": [1, 2]}) },
             Event::ToolResult { call_id: "c".into(), outcome: ToolOutcome::Unknown },
             Event::ToolResult { call_id: "c".into(), outcome: ToolOutcome::Ok { content: "{\"answers\":[]}".into() } },
-            Event::InboxQueued { message_id: "m".into(), text: "x".into(), source: MessageSource::question_reply("c") },
+            Event::InboxQueued {
+                message_id: "m".into(),
+                text: "x".into(),
+                source: MessageSource::question_reply("c", crate::question::AnswerBatch { answers: Vec::new() }),
+            },
             Event::InboxDiscarded { message_id: "m".into(), reason: "r".into() },
             Event::TurnEnded { turn_id: "t".into(), reason: "completed".into() },
             Event::ModelError { error: serde_json::json!({"name": "E", "code": "C", "message": "m"}) },
