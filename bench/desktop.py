@@ -316,6 +316,14 @@ class Launch:
                         os.kill(pid, signal.SIGKILL)
                     except (ProcessLookupError, PermissionError):
                         pass
+            # Gone before the next launch: one app runs per data directory, and a launch that finds
+            # the last one still quitting hands its options over and exits.
+            deadline = time.monotonic() + 10
+            while time.monotonic() < deadline:
+                table = process_table()
+                if not any(pid in table and table[pid][1] == name for pid, name in leftovers.items()):
+                    break
+                time.sleep(0.05)
         self.stderr.close()
 
     def __enter__(self):
