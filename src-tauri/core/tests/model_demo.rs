@@ -37,7 +37,7 @@ impl Played {
 }
 
 async fn play(provider: &DemoProvider, messages: &[ChatMessage]) -> Played {
-    let request = ModelRequest { messages: messages.to_vec(), tools: vec![] };
+    let request = ModelRequest::new(messages.to_vec(), vec![]);
     let mut rx = provider.stream(request, CancellationToken::new()).await.expect("stream");
     let mut played = Played::default();
     while let Some(item) = tokio::time::timeout(Duration::from_secs(5), rx.recv()).await.expect("event") {
@@ -97,7 +97,7 @@ impl Convo {
     fn rule_for_next(&self, extra: ChatMessage) -> String {
         let mut messages = self.messages.clone();
         messages.push(extra);
-        let request = ModelRequest { messages, tools: vec![] };
+        let request = ModelRequest::new(messages, vec![]);
         self.provider.rule_for(&request).map(|r| r.id.clone()).unwrap_or_default()
     }
 }
@@ -182,7 +182,7 @@ fn request_matching(condition: &Condition) -> ModelRequest {
         // Only a conversation no other rule can answer reaches `any`.
         Condition::Any => vec![ChatMessage::system("nothing to answer")],
     };
-    ModelRequest { messages, tools: vec![] }
+    ModelRequest::new(messages, vec![])
 }
 
 #[tokio::test]
@@ -193,7 +193,8 @@ async fn every_rule_of_every_script_is_reachable() {
             let request = request_matching(&rule.when);
             let chosen = provider.rule_for(&request).map(|r| r.id.as_str());
             assert_eq!(chosen, Some(rule.id.as_str()), "{name}: rule {} is reachable", rule.id);
-            let played = play(&provider, &request.messages).await;
+            let messages: Vec<ChatMessage> = request.messages.iter().map(|m| (**m).clone()).collect();
+            let played = play(&provider, &messages).await;
             assert!(!played.text.is_empty() || !played.calls.is_empty(), "{name}/{} replies", rule.id);
         }
     }
@@ -428,7 +429,7 @@ async fn untrusted_carries_hostile_payloads_and_quotes_them_back_verbatim() {
 async fn chunk_delay_streams_slowly_and_cancel_stops_it() {
     let provider = DemoProvider::new("hello").expect("script").with_chunk_delay(Duration::from_millis(30));
     let cancel = CancellationToken::new();
-    let request = ModelRequest { messages: vec![ChatMessage::user("hi")], tools: vec![] };
+    let request = ModelRequest::new(vec![ChatMessage::user("hi")], vec![]);
     let mut rx = provider.stream(request.clone(), cancel.clone()).await.expect("stream");
     let first = tokio::time::timeout(Duration::from_secs(2), rx.recv()).await.expect("first").expect("event");
     assert!(matches!(first, Ok(ModelEvent::ReasoningDelta(_))), "{first:?}");

@@ -30,7 +30,7 @@ fn provider(config: OpenAiConfig) -> Arc<dyn ModelProvider> {
 }
 
 fn hello_request() -> ModelRequest {
-    ModelRequest { messages: vec![ChatMessage::user("hi")], tools: vec![] }
+    ModelRequest::new(vec![ChatMessage::user("hi")], vec![])
 }
 
 fn delta(delta: Value) -> String {
@@ -206,8 +206,8 @@ async fn request_renders_history_tools_and_bearer_key() {
     let server = TestServer::start(vec![Reply::sse(&[&finish("stop"), "[DONE]"])]).await;
     let mut cfg = config(&server);
     cfg.api_key = ApiKey::from_optional(Some(" k \n".into()));
-    let request = ModelRequest {
-        messages: vec![
+    let request = ModelRequest::new(
+        vec![
             ChatMessage::system("be brief"),
             ChatMessage::user("list files"),
             ChatMessage::Assistant {
@@ -222,11 +222,11 @@ async fn request_renders_history_tools_and_bearer_key() {
             ChatMessage::tool("c2", "done"),
             ChatMessage::assistant("Found a.txt."),
         ],
-        tools: vec![
+        vec![
             json!({ "name": "list_dir", "description": "List a folder", "parameters": { "type": "object" } }),
             json!({ "type": "function", "function": { "name": "noop", "parameters": { "type": "object" } } }),
         ],
-    };
+    );
     collect(&*provider(cfg), request).await.expect("stream");
     let r = &server.requests()[0];
     assert_eq!(r.header("authorization"), Some("Bearer k"));

@@ -35,7 +35,7 @@ fn config(server: &TestServer) -> OpenAiConfig {
 }
 
 fn request() -> ModelRequest {
-    ModelRequest { messages: vec![ChatMessage::user("hi")], tools: vec![] }
+    ModelRequest::new(vec![ChatMessage::user("hi")], vec![])
 }
 
 fn delta(delta: Value) -> String {

@@ -145,7 +145,7 @@ async fn summarise(
     // The tools stay declared: some servers refuse a history with tool calls for tools they were not
     // given.
     let mut request = context::build(shared.config.system_prompt.as_deref(), older, tools.definitions(), room);
-    request.messages.push(ask);
+    request.messages.push(std::sync::Arc::new(ask));
     let (streamed, failure) = stream(shared, request, abort, false).await;
     let text = streamed.text.trim();
     (failure.is_none() && !text.is_empty()).then(|| history::shorten(text, MAX_SUMMARY_BYTES))

@@ -10,6 +10,8 @@
 //!
 //! Tokens are estimated, not counted: see [`estimate_tokens`].
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use super::history::{self, Entry, HistoryFold};
@@ -65,7 +67,7 @@ pub(super) fn message_tokens(message: &ChatMessage) -> usize {
 /// The estimated tokens of a whole request, as the agent counts them to fit it: its messages and its
 /// tool definitions.
 pub fn request_tokens(request: &ModelRequest) -> usize {
-    request.messages.iter().map(message_tokens).sum::<usize>() + tools_tokens(&request.tools)
+    request.messages.iter().map(|m| message_tokens(m)).sum::<usize>() + tools_tokens(&request.tools)
 }
 
 fn tools_tokens(tools: &[Value]) -> usize {
@@ -95,11 +97,12 @@ pub(super) fn prompt_budget(window: u64, config: &AgentConfig) -> usize {
 /// The request for the conversation `history` holds, fitted to the session's window.
 pub(super) fn request_for(config: &AgentConfig, tools: Vec<Value>, history: &HistoryFold) -> ModelRequest {
     let budget = prompt_budget(window(config, history), config);
-    let mut messages: Vec<ChatMessage> = config.system_prompt.as_deref().map(ChatMessage::system).into_iter().collect();
-    let fixed = messages.iter().map(message_tokens).sum::<usize>() + tools_tokens(&tools);
+    let mut messages: Vec<Arc<ChatMessage>> =
+        config.system_prompt.as_deref().map(|s| Arc::new(ChatMessage::system(s))).into_iter().collect();
+    let fixed = messages.iter().map(|m| message_tokens(m)).sum::<usize>() + tools_tokens(&tools);
     let (shapes, left_out) = history.shapes();
     let plan = plan(&shapes, left_out, budget.saturating_sub(fixed));
-    // Only what survives the plan is copied out of the history.
+    // What survives the plan is shared with the history, not copied; only changed messages are new.
     messages.extend(plan.apply(history.messages_outside(plan.drop.clone())));
     ModelRequest { messages, tools }
 }
@@ -116,9 +119,10 @@ fn build_after(
     tools: Vec<Value>,
     budget: usize,
 ) -> ModelRequest {
-    let mut messages: Vec<ChatMessage> = system.map(ChatMessage::system).into_iter().collect();
-    let fixed = messages.iter().map(message_tokens).sum::<usize>() + tools_tokens(&tools);
-    messages.extend(fit(entries.into_iter().map(|e| e.message).collect(), left_out, budget.saturating_sub(fixed)));
+    let mut messages: Vec<Arc<ChatMessage>> = system.map(|s| Arc::new(ChatMessage::system(s))).into_iter().collect();
+    let fixed = messages.iter().map(|m| message_tokens(m)).sum::<usize>() + tools_tokens(&tools);
+    let fitted = fit(entries.into_iter().map(|e| e.message).collect(), left_out, budget.saturating_sub(fixed));
+    messages.extend(fitted.into_iter().map(Arc::new));
     ModelRequest { messages, tools }
 }
 
@@ -200,19 +204,19 @@ pub(super) struct Plan {
 
 impl Plan {
     /// The fitted messages, from the messages outside `drop` with their index.
-    pub(super) fn apply(&self, messages: impl IntoIterator<Item = (usize, ChatMessage)>) -> Vec<ChatMessage> {
-        let mut out: Vec<ChatMessage> = Vec::new();
+    pub(super) fn apply(&self, messages: impl IntoIterator<Item = (usize, Arc<ChatMessage>)>) -> Vec<Arc<ChatMessage>> {
+        let mut out: Vec<Arc<ChatMessage>> = Vec::new();
         for (i, mut message) in messages {
             if self.drop.contains(&i) {
                 continue;
             }
             if self.elide.binary_search(&i).is_ok() {
-                if let ChatMessage::Tool { content, .. } = &mut message {
+                if let ChatMessage::Tool { content, .. } = Arc::make_mut(&mut message) {
                     *content = elided(content.len());
                 }
             }
             if i == 0 && self.shorten_head {
-                if let ChatMessage::User { content } = &mut message {
+                if let ChatMessage::User { content } = Arc::make_mut(&mut message) {
                     *content = history::shorten(content, HEAD_KEEP_BYTES);
                 }
             }
@@ -228,7 +232,8 @@ impl Plan {
 /// Cuts `messages` down to about `budget` tokens (see [`plan`]).
 pub(super) fn fit(messages: Vec<ChatMessage>, left_out: usize, budget: usize) -> Vec<ChatMessage> {
     let shapes: Vec<Shape> = messages.iter().map(shape).collect();
-    plan(&shapes, left_out, budget).apply(messages.into_iter().enumerate())
+    let fitted = plan(&shapes, left_out, budget).apply(messages.into_iter().map(Arc::new).enumerate());
+    fitted.into_iter().map(Arc::unwrap_or_clone).collect()
 }
 
 /// How to cut messages of these `shapes` down to about `budget` tokens (see the module comment for
@@ -340,15 +345,16 @@ fn left_out_note(count: usize) -> String {
 }
 
 /// Says after the opening user message (or first, without one) that `count` messages were left out.
-fn note_left_out(messages: &mut Vec<ChatMessage>, count: usize) {
+fn note_left_out(messages: &mut Vec<Arc<ChatMessage>>, count: usize) {
     let note = left_out_note(count);
-    match messages.first_mut() {
-        Some(ChatMessage::User { content }) => {
+    if let Some(first) = messages.first_mut() {
+        if let ChatMessage::User { content } = Arc::make_mut(first) {
             content.push_str("\n\n");
             content.push_str(&note);
+            return;
         }
-        _ => messages.insert(0, ChatMessage::user(note)),
     }
+    messages.insert(0, Arc::new(ChatMessage::user(note)));
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 //! call without one. So results are placed here, not taken in log order.
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
@@ -84,10 +85,10 @@ struct MadeCall {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 enum Content {
     User(String),
-    /// `calls[i]` is the call the message claimed at position `i`, once a `tool/call` made it.
+    /// `calls[i]` is the call the message claimed at position `i`, once a `tool/call` made it. The
+    /// model's reasoning is not kept: providers do not send it back (the transcript shows it).
     Assistant {
         text: String,
-        reasoning: Option<String>,
         calls: Vec<Option<MadeCall>>,
     },
 }
@@ -101,13 +102,18 @@ struct Slot {
     user: bool,
     tokens: usize,
     messages: usize,
-    content: Option<Content>,
+    /// Boxed: most slots of a long session have let their content go, and then take no room for it.
+    content: Option<Box<Content>>,
+    /// The messages as requests share them, made on first use after each change.
+    #[serde(skip)]
+    shared: OnceLock<Vec<Arc<ChatMessage>>>,
 }
 
 impl Slot {
     fn new(seq: u64, content: Content) -> Slot {
         let user = matches!(content, Content::User(_));
-        let mut slot = Slot { seq, user, tokens: 0, messages: 0, content: Some(content) };
+        let mut slot =
+            Slot { seq, user, tokens: 0, messages: 0, content: Some(Box::new(content)), shared: OnceLock::new() };
         slot.measure();
         slot
     }
@@ -117,15 +123,15 @@ impl Slot {
     }
 
     fn entries(&self) -> Vec<Entry> {
-        match &self.content {
+        match self.content.as_deref() {
             None => Vec::new(),
             Some(Content::User(text)) => vec![Entry { seq: self.seq, message: ChatMessage::user(text.clone()) }],
-            Some(Content::Assistant { text, reasoning, calls }) => {
+            Some(Content::Assistant { text, calls }) => {
                 let made: Vec<&MadeCall> = calls.iter().flatten().collect();
                 let mut out = Vec::with_capacity(made.len() + 1);
                 let message = ChatMessage::Assistant {
                     content: text.clone(),
-                    reasoning: reasoning.clone(),
+                    reasoning: None,
                     tool_calls: made.iter().map(|m| m.call.clone()).collect(),
                 };
                 out.push(Entry { seq: self.seq, message });
@@ -143,7 +149,7 @@ impl Slot {
 
     /// What fitting reads of each of [`entries`](Self::entries), without copying them.
     fn each_shape(&self, mut f: impl FnMut(Shape)) {
-        match &self.content {
+        match self.content.as_deref() {
             None => {}
             Some(Content::User(text)) => f(Shape::user(text.len())),
             Some(Content::Assistant { text, calls, .. }) => {
@@ -157,7 +163,14 @@ impl Slot {
     }
 
     /// Recounts tokens and messages after the content changed.
+    /// The messages, shared.
+    fn shared(&self) -> &[Arc<ChatMessage>] {
+        self.shared.get_or_init(|| self.entries().into_iter().map(|e| Arc::new(e.message)).collect())
+    }
+
+    /// Recounts tokens and messages after the content changed, and forgets the shared messages.
     fn measure(&mut self) {
+        self.shared = OnceLock::new();
         let (mut tokens, mut messages) = (0, 0);
         self.each_shape(|shape| {
             tokens += shape.tokens();
@@ -239,16 +252,12 @@ impl HistoryFold {
                 }
                 self.push(Slot::new(seq, Content::User(text.clone())));
             }
-            Event::AssistantMessage { text, reasoning, tool_calls, .. } => {
+            Event::AssistantMessage { text, tool_calls, .. } => {
                 let index = self.slots.len();
                 for (position, id) in tool_calls.iter().enumerate() {
                     self.claims.entry(id.clone()).or_default().push_back((index, position));
                 }
-                let content = Content::Assistant {
-                    text: text.clone(),
-                    reasoning: reasoning.clone(),
-                    calls: vec![None; tool_calls.len()],
-                };
+                let content = Content::Assistant { text: text.clone(), calls: vec![None; tool_calls.len()] };
                 self.push(Slot::new(seq, content));
             }
             Event::ToolCall { call_id, name, arguments } => {
@@ -305,7 +314,7 @@ impl HistoryFold {
     /// older turns are cut.
     fn change(&mut self, index: usize, edit: impl FnOnce(&mut Vec<Option<MadeCall>>)) -> bool {
         let Some(slot) = self.slots.get_mut(index) else { return false };
-        let Some(Content::Assistant { calls, .. }) = &mut slot.content else { return false };
+        let Some(Content::Assistant { calls, .. }) = slot.content.as_deref_mut() else { return false };
         let before = slot.tokens;
         edit(calls);
         slot.measure();
@@ -340,6 +349,7 @@ impl HistoryFold {
         for slot in &mut self.slots[self.kept_from..cut] {
             self.forgotten_messages += slot.messages;
             slot.content = None;
+            slot.shared = OnceLock::new();
         }
         self.kept_tokens -= cut_tokens;
         self.kept_from = cut;
@@ -393,13 +403,13 @@ impl HistoryFold {
 
     /// The messages [`kept`](Self::kept) holds with their index there, copying none in `skip`
     /// (which must hold whole slots, as whole turns do).
-    pub(super) fn messages_outside(&self, skip: std::ops::Range<usize>) -> Vec<(usize, ChatMessage)> {
+    pub(super) fn messages_outside(&self, skip: std::ops::Range<usize>) -> Vec<(usize, Arc<ChatMessage>)> {
         let mut out = Vec::new();
         let mut at = 0;
         for slot in self.kept_slots() {
             let next = at + slot.messages;
             if !(skip.contains(&at) && next <= skip.end) {
-                out.extend(slot.entries().into_iter().enumerate().map(|(i, e)| (at + i, e.message)));
+                out.extend(slot.shared().iter().enumerate().map(|(i, m)| (at + i, Arc::clone(m))));
             }
             at = next;
         }

@@ -1,6 +1,8 @@
 //! The provider-neutral conversation and stream vocabulary. The agent loop builds [`ModelRequest`]s
 //! from the session log and consumes [`ModelEvent`]s; providers translate both to their wire format.
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 
 /// One message of the conversation sent to the model.
@@ -60,14 +62,21 @@ pub struct ToolCallRequest {
     pub arguments: String,
 }
 
-/// What one model step is asked to continue.
+/// What one model step is asked to continue. Messages are shared with the session's history, so a
+/// request of a long conversation costs a pointer per message, not a copy of it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ModelRequest {
-    pub messages: Vec<ChatMessage>,
+    pub messages: Vec<Arc<ChatMessage>>,
     /// Tool definitions, each `{name, description, parameters}` (as `question::tool_definition`
     /// returns). Providers wrap them in their own format.
     #[serde(default)]
     pub tools: Vec<serde_json::Value>,
+}
+
+impl ModelRequest {
+    pub fn new(messages: Vec<ChatMessage>, tools: Vec<serde_json::Value>) -> ModelRequest {
+        ModelRequest { messages: messages.into_iter().map(Arc::new).collect(), tools }
+    }
 }
 
 /// One item of a streamed model step, in the order the caller should apply them.

@@ -109,7 +109,7 @@ impl DemoProvider {
 
     fn reply(&self, request: &ModelRequest) -> Rendered {
         let trigger = Trigger::from_request(request);
-        let step = 1 + request.messages.iter().filter(|m| matches!(m, ChatMessage::Assistant { .. })).count();
+        let step = 1 + request.messages.iter().filter(|m| matches!(***m, ChatMessage::Assistant { .. })).count();
         let matched =
             self.script.rules.iter().find_map(|rule| trigger.matches(&rule.when).map(|subject| (rule, subject)));
         match matched {

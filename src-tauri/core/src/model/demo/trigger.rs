@@ -3,6 +3,8 @@
 //! The demo keeps no state between steps. Everything it needs is in the conversation the agent loop
 //! sends, so a session reopened after a restart continues exactly where it was.
 
+use std::sync::Arc;
+
 use serde_json::Value;
 
 use super::script::{Condition, ToolStatus};
@@ -41,12 +43,12 @@ pub struct ToolResultInfo {
 impl Trigger {
     pub fn from_request(request: &ModelRequest) -> Trigger {
         let messages = &request.messages;
-        match messages.last() {
+        match messages.last().map(|m| &**m) {
             Some(ChatMessage::User { content }) => {
                 if let Some((call_id, answers)) = parse_late_answer_text(content) {
                     return Trigger::LateAnswer { call_id, answers };
                 }
-                let model_spoke = messages.iter().any(|m| matches!(m, ChatMessage::Assistant { .. }));
+                let model_spoke = messages.iter().any(|m| matches!(**m, ChatMessage::Assistant { .. }));
                 if model_spoke {
                     Trigger::UserText { text: content.clone() }
                 } else {
@@ -86,15 +88,15 @@ fn contains_ci(text: &str, needle: Option<&str>) -> bool {
 }
 
 /// The tool messages after the last assistant message, named after the calls they answer.
-fn trailing_results(messages: &[ChatMessage]) -> Vec<ToolResultInfo> {
-    let start = messages.iter().rposition(|m| !matches!(m, ChatMessage::Tool { .. })).map_or(0, |i| i + 1);
-    let calls = match messages[..start].last() {
+fn trailing_results(messages: &[Arc<ChatMessage>]) -> Vec<ToolResultInfo> {
+    let start = messages.iter().rposition(|m| !matches!(**m, ChatMessage::Tool { .. })).map_or(0, |i| i + 1);
+    let calls = match messages[..start].last().map(|m| &**m) {
         Some(ChatMessage::Assistant { tool_calls, .. }) => tool_calls.as_slice(),
         _ => &[],
     };
     messages[start..]
         .iter()
-        .filter_map(|m| match m {
+        .filter_map(|m| match &**m {
             ChatMessage::Tool { call_id, content } => {
                 let tool = calls.iter().find(|c| &c.id == call_id).map(|c| c.name.clone()).unwrap_or_default();
                 Some(classify(call_id, tool, content))

@@ -9,7 +9,7 @@ use crate::model::types::{ChatMessage, ModelRequest, ToolCallRequest};
 pub(super) fn request_body(config: &OpenAiConfig, request: &ModelRequest) -> Value {
     let mut body = Map::new();
     body.insert("model".into(), Value::String(config.model.clone()));
-    body.insert("messages".into(), request.messages.iter().map(message_json).collect());
+    body.insert("messages".into(), request.messages.iter().map(|m| message_json(m)).collect());
     body.insert("stream".into(), Value::Bool(true));
     if config.include_usage {
         body.insert("stream_options".into(), json!({ "include_usage": true }));
