@@ -1,5 +1,18 @@
 import { describe, expect, it } from 'vitest';
-import { answerLines, argumentSummary, canAnswer, outcomeText, questionStatus, turnKey, turnStartsOpen, turnSummary } from './transcriptView';
+import {
+  answerLines,
+  argumentSummary,
+  canAnswer,
+  needsPerson,
+  outcomeText,
+  questionStatus,
+  revealMore,
+  shownItems,
+  TURN_ITEMS_SHOWN,
+  turnKey,
+  turnStartsOpen,
+  turnSummary,
+} from './transcriptView';
 import type { QuestionRecord, Turn, TranscriptItem } from './types';
 import type { Question } from './question/types';
 
@@ -110,5 +123,112 @@ describe('turns', () => {
     expect(turnSummary(turn([user]))).toBe('plan the move');
     expect(turnSummary(turn([user]), 5)).toBe('plan…');
     expect(turnSummary(turn([]))).toBe('The agent continued');
+  });
+});
+
+describe('shownItems and revealMore', () => {
+  // Seqs go up by 10 so that a boundary between two items is also tested.
+  const step = (i: number): TranscriptItem => ({ kind: 'assistant_message', seq: i * 10, at: '', text: `s${i}`, reasoning: null, tool_calls: [] });
+  const ask = (i: number, state: QuestionRecord['state'], name = 'ask_user_question'): TranscriptItem => ({
+    kind: 'tool_call', seq: i * 10, at: '', call_id: `c${i}`, name, arguments: {}, result: null,
+    question: record({ call_id: `c${i}`, state }), queued_answers: null,
+  });
+  const error = (i: number): TranscriptItem => ({ kind: 'model_error', seq: i * 10, at: '', error: { name: 'E', code: 'C', message: 'm' } });
+  /** `n` items, with some positions replaced. */
+  const items = (n: number, at: Record<number, TranscriptItem> = {}) => Array.from({ length: n }, (_, i) => at[i] ?? step(i));
+  const seqs = (list: readonly TranscriptItem[]) => list.map((item) => item.seq / 10);
+  const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
+
+  it('has a window of 40 items', () => {
+    expect(TURN_ITEMS_SHOWN).toBe(40);
+  });
+
+  it('shows a turn of fewer items than the limit whole, as the same list', () => {
+    const list = items(3);
+    expect(shownItems(list, null)).toEqual({ items: list, hidden: 0 });
+    expect(shownItems(list, null).items).toBe(list);
+    expect(shownItems([], null)).toEqual({ items: [], hidden: 0 });
+  });
+
+  it('shows a turn of exactly the limit whole', () => {
+    const shown = shownItems(items(40), null);
+    expect(seqs(shown.items)).toEqual(range(0, 40));
+    expect(shown.hidden).toBe(0);
+  });
+
+  it('shows the newest 40 of a longer turn, in order, and counts the rest', () => {
+    const shown41 = shownItems(items(41), null);
+    expect(seqs(shown41.items)).toEqual(range(1, 41));
+    expect(shown41.hidden).toBe(1);
+    const shown = shownItems(items(300), null);
+    expect(seqs(shown.items)).toEqual(range(260, 300));
+    expect(shown.hidden).toBe(260);
+  });
+
+  it('keeps an old open or continued question in its place, and hides a settled one', () => {
+    const list = items(100, { 3: ask(3, 'open'), 7: ask(7, 'continued'), 9: ask(9, 'settled') });
+    const shown = shownItems(list, null);
+    expect(seqs(shown.items)).toEqual([3, 7, ...range(60, 100)]);
+    expect(shown.items[0]).toBe(list[3]);
+    expect(shown.hidden).toBe(58);
+  });
+
+  it('keeps an old model error in its place', () => {
+    const shown = shownItems(items(100, { 50: error(50), 0: error(0) }), null);
+    expect(seqs(shown.items)).toEqual([0, 50, ...range(60, 100)]);
+    expect(shown.hidden).toBe(58);
+  });
+
+  it('counts a waiting question among the newest 40 once, as one of them', () => {
+    const shown = shownItems(items(100, { 80: ask(80, 'open') }), null);
+    expect(seqs(shown.items)).toEqual(range(60, 100));
+    expect(shown.hidden).toBe(60);
+  });
+
+  it('says what needs the person: waiting questions and model errors only', () => {
+    expect(needsPerson(ask(1, 'open'))).toBe(true);
+    expect(needsPerson(ask(1, 'continued'))).toBe(true);
+    expect(needsPerson(ask(1, 'settled'))).toBe(false);
+    expect(needsPerson(ask(1, 'open', 'list_files'))).toBe(false);
+    expect(needsPerson(error(1))).toBe(true);
+    expect(needsPerson(step(1))).toBe(false);
+    expect(needsPerson({ kind: 'late_answer', seq: 1, at: '', message_id: 'm', call_id: 'c', questions: [], answers: null, raw_text: '' })).toBe(false);
+  });
+
+  it('reveals 100 more each time, then what remains, then nothing more', () => {
+    const list = items(300);
+    const first = revealMore(list, null);
+    expect(first).toBe(160 * 10);
+    expect(shownItems(list, first)).toEqual({ items: list.slice(160), hidden: 160 });
+    const second = revealMore(list, first);
+    expect(shownItems(list, second).hidden).toBe(60);
+    const third = revealMore(list, second);
+    expect(third).toBe(0);
+    expect(shownItems(list, third)).toEqual({ items: list, hidden: 0 });
+    expect(revealMore(list, third)).toBe(0);
+  });
+
+  it('does not count the always-shown items among the 100 it reveals', () => {
+    const list = items(300, { 200: ask(200, 'open'), 180: error(180) });
+    const before = shownItems(list, null);
+    expect(before.hidden).toBe(258);
+    const after = shownItems(list, revealMore(list, null));
+    expect(after.hidden).toBe(158);
+    expect(seqs(after.items)).toEqual(range(158, 300));
+  });
+
+  it('lets the window slide over new items until the person reveals, then keeps what they revealed', () => {
+    const list = items(300);
+    expect(seqs(shownItems(items(302), null).items)).toEqual(range(262, 302));
+    const from = revealMore(list, null);
+    const grown = shownItems(items(305), from);
+    expect(seqs(grown.items)).toEqual(range(160, 305));
+    expect(grown.hidden).toBe(160);
+  });
+
+  it('reads a revealed seq between two items as the next one, and one past the end as nothing revealed', () => {
+    expect(seqs(shownItems(items(100), 455).items)).toEqual(range(46, 100));
+    expect(shownItems(items(100), 455).hidden).toBe(46);
+    expect(shownItems(items(100), 99_999).hidden).toBe(60);
   });
 });

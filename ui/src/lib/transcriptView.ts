@@ -1,5 +1,5 @@
 import type { AnswerBatch, Question } from './question/types';
-import type { QuestionRecord, ToolOutcome, Turn } from './types';
+import type { QuestionRecord, ToolOutcome, TranscriptItem, Turn } from './types';
 
 export type Tone = 'waiting' | 'done' | 'muted' | 'error';
 
@@ -49,12 +49,65 @@ export function canAnswer(record: QuestionRecord | null): boolean {
  */
 export function turnStartsOpen(turn: Turn, isLast: boolean): boolean {
   if (isLast) return true;
-  return turn.items.some(
-    (item) =>
-      item.kind === 'late_answer' ||
-      item.kind === 'model_error' ||
-      (item.kind === 'tool_call' && (item.question?.state === 'open' || item.question?.state === 'continued')),
+  return turn.items.some((item) => item.kind === 'late_answer' || needsPerson(item));
+}
+
+/** An item the person has to act on or know about: a question still waiting for them, or a model error. */
+export function needsPerson(item: TranscriptItem): boolean {
+  return (
+    item.kind === 'model_error' ||
+    (item.kind === 'tool_call' &&
+      item.name === 'ask_user_question' &&
+      (item.question?.state === 'open' || item.question?.state === 'continued'))
   );
+}
+
+/** How many of a turn's newest items it renders before the person asks for more. */
+export const TURN_ITEMS_SHOWN = 40;
+/** How many more earlier items each "Show earlier items" reveals. */
+export const TURN_ITEMS_REVEALED = 100;
+
+// An agent's turn can run for hundreds of steps, and building all of them (most of them Markdown) is
+// what made a long session slow to open. So a turn shows its newest items, and older ones on request.
+// What the person revealed is remembered as the seq of the oldest revealed item, not as a count: items
+// only ever join the end of a turn, in seq order, so new ones push the unrevealed window forward while
+// everything from that seq on stays shown.
+
+/** Where the shown run of a turn starts: its newest `TURN_ITEMS_SHOWN`, or earlier if revealed. */
+function windowStart(items: readonly TranscriptItem[], revealedFrom: number | null): number {
+  const newest = Math.max(0, items.length - TURN_ITEMS_SHOWN);
+  if (revealedFrom === null) return newest;
+  const at = items.findIndex((item) => item.seq >= revealedFrom);
+  return at < 0 ? newest : Math.min(at, newest);
+}
+
+/**
+ * The items of a turn to render, in transcript order, and how many are left out: the newest
+ * `TURN_ITEMS_SHOWN`, everything from the seq `revealedFrom` on (null: nothing revealed), and any older
+ * item that needs the person, which is never hidden.
+ */
+export function shownItems(
+  items: readonly TranscriptItem[],
+  revealedFrom: number | null,
+): { items: readonly TranscriptItem[]; hidden: number } {
+  const start = windowStart(items, revealedFrom);
+  if (start === 0) return { items, hidden: 0 };
+  const shown = items.slice(0, start).filter(needsPerson);
+  return { items: shown.concat(items.slice(start)), hidden: start - shown.length };
+}
+
+/**
+ * The new `revealedFrom` once the person asks for more: it takes in the next `TURN_ITEMS_REVEALED`
+ * hidden items before the shown run (items that are always shown do not count), or all that remain.
+ */
+export function revealMore(items: readonly TranscriptItem[], revealedFrom: number | null): number | null {
+  let start = windowStart(items, revealedFrom);
+  let revealed = 0;
+  while (start > 0 && revealed < TURN_ITEMS_REVEALED) {
+    start -= 1;
+    if (!needsPerson(items[start]!)) revealed += 1;
+  }
+  return items[start]?.seq ?? revealedFrom;
 }
 
 /** The identity of a turn in the transcript list: its id, or its position for a turn recorded without one. */

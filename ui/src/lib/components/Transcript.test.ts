@@ -18,6 +18,13 @@ const ask = (seq: number, state: QuestionRecord['state']): TranscriptItem => ({
   question: { call_id: `q${seq}`, state, timed: true, questions: [], answers: null, answered_late: false, reply_queued: null },
 });
 const turnsOf = (container: HTMLElement) => Array.from(container.querySelectorAll<HTMLDetailsElement>('details.turn'));
+/** A turn of `n` items: the person's request, then assistant steps; `at` replaces items by position. */
+const longTurn = (id: string, n: number, at: Record<number, TranscriptItem> = {}): Turn =>
+  turn(id, Array.from({ length: n }, (_, i) => at[i] ?? (i === 0 ? user(0, 'go') : assistant(i * 2, `step ${i}`))));
+/** The text of each item a turn renders, in order (the reveal button is not an item). */
+const shownItemTexts = (details: HTMLDetailsElement) =>
+  Array.from(details.querySelectorAll(':scope > .items > :not(button)')).map((el) => el.textContent?.trim() ?? '');
+const steps = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `step ${from + i}`);
 /** Clicks a `<details>`'s summary and waits for its toggle event to have been handled. */
 async function toggle(details: HTMLDetailsElement) {
   const was = details.open;
@@ -203,6 +210,79 @@ describe('Transcript', () => {
 
     await toggle(rows[1]!);
     expect(rows[1]?.querySelector('.result')?.textContent).toBe('orphan text');
+  });
+
+  // The window is the newest 40 items; each click reveals 100 more (numbers written out here so these
+  // tests read on their own).
+  it('renders only the newest 40 items of a long turn, after a button that counts the rest', () => {
+    const { container } = render(Transcript, { hasSession: true, transcript: data([longTurn('t1', 300)]) });
+    const [only] = turnsOf(container);
+    expect(shownItemTexts(only!)).toEqual(steps(260, 300));
+    const button = screen.getByTestId('show-earlier-items');
+    expect(button.textContent?.trim()).toBe('Show 260 earlier items');
+    // The button comes first in the turn, before the items it reveals.
+    expect(only?.querySelector(':scope > .items')?.firstElementChild).toBe(button);
+    expect(only?.querySelector('.msg.user')).toBeNull();
+  });
+
+  it('reveals 100 earlier items a click, then the rest, and then drops the button', async () => {
+    const { container } = render(Transcript, { hasSession: true, transcript: data([longTurn('t1', 300)]) });
+    const [only] = turnsOf(container);
+    await fireEvent.click(screen.getByTestId('show-earlier-items'));
+    expect(shownItemTexts(only!)).toEqual(steps(160, 300));
+    expect(screen.getByTestId('show-earlier-items').textContent?.trim()).toBe('Show 160 earlier items');
+    await fireEvent.click(screen.getByTestId('show-earlier-items'));
+    expect(shownItemTexts(only!)).toHaveLength(240);
+    expect(screen.getByTestId('show-earlier-items').textContent?.trim()).toBe('Show 60 earlier items');
+    await fireEvent.click(screen.getByTestId('show-earlier-items'));
+    expect(shownItemTexts(only!)).toEqual(['go', ...steps(1, 300)]);
+    expect(screen.queryByTestId('show-earlier-items')).toBeNull();
+  });
+
+  it('keeps an old waiting question and an old model error of a long turn in their place', () => {
+    const error: TranscriptItem = { kind: 'model_error', seq: 20, at: '', error: { name: 'ModelError', code: 'HTTP_500', message: 'Overloaded' } };
+    const { container } = render(Transcript, {
+      hasSession: true,
+      transcript: data([longTurn('t1', 300, { 5: ask(10, 'open'), 10: error, 12: ask(24, 'settled') })]),
+    });
+    const [only] = turnsOf(container);
+    const row = only?.querySelector('[data-testid="question-row"]');
+    expect(row?.getAttribute('data-state')).toBe('open');
+    const banner = screen.getByTestId('model-error');
+    expect(banner.textContent).toContain('Overloaded');
+    // Question, error, then the newest 40; the settled question stays behind the button with the rest.
+    const items = Array.from(only!.querySelectorAll(':scope > .items > :not(button)'));
+    expect(items).toHaveLength(42);
+    expect(items[0]).toBe(row);
+    expect(items[1]).toBe(banner);
+    expect(shownItemTexts(only!).slice(2)).toEqual(steps(260, 300));
+    expect(screen.getByTestId('show-earlier-items').textContent?.trim()).toBe('Show 258 earlier items');
+  });
+
+  it('renders a turn of up to 40 items whole, without a button', async () => {
+    const { container } = render(Transcript, {
+      hasSession: true,
+      transcript: data([turn('t1', [user(1000, 'before'), assistant(1001, 'short')]), longTurn('t2', 40)]),
+    });
+    const [short, full] = turnsOf(container);
+    expect(full?.open).toBe(true);
+    expect(shownItemTexts(full!)).toEqual(['go', ...steps(1, 40)]);
+    await toggle(short!);
+    expect(shownItemTexts(short!)).toEqual(['before', 'short']);
+    expect(screen.queryByTestId('show-earlier-items')).toBeNull();
+  });
+
+  it('slides the window over items arriving live, but keeps what the person revealed', async () => {
+    const { container, rerender } = render(Transcript, { hasSession: true, transcript: data([longTurn('t1', 300)]) });
+    await rerender({ transcript: data([longTurn('t1', 301)]) });
+    expect(shownItemTexts(turnsOf(container)[0]!)).toEqual(steps(261, 301));
+    expect(screen.getByTestId('show-earlier-items').textContent?.trim()).toBe('Show 261 earlier items');
+
+    await fireEvent.click(screen.getByTestId('show-earlier-items'));
+    expect(shownItemTexts(turnsOf(container)[0]!)).toEqual(steps(161, 301));
+    await rerender({ transcript: data([longTurn('t1', 303)]) });
+    expect(shownItemTexts(turnsOf(container)[0]!)).toEqual(steps(161, 303));
+    expect(screen.getByTestId('show-earlier-items').textContent?.trim()).toBe('Show 161 earlier items');
   });
 
   it('keeps the DOM small for a transcript of many closed turns', () => {
