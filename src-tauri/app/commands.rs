@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use hark_core::agent::AgentEvent;
+use hark_core::host::Catalogue;
 use hark_core::model::KeySource;
 use hark_core::question::AnswerBatch;
 use hark_core::session::{SessionSummary, Transcript};
@@ -16,7 +17,7 @@ use tauri_plugin_opener::OpenerExt;
 
 use crate::error::{CommandError, WireError};
 use crate::hub::{AttachResult, PendingQuestions, SessionView, SubmitPath, SubmitResult};
-use crate::settings::{Provider, Settings};
+use crate::settings::Settings;
 use crate::state::AppState;
 
 #[derive(Debug, Serialize)]
@@ -91,13 +92,16 @@ pub struct SettingsView {
     pub warning: Option<WireError>,
     pub overrides: Vec<String>,
     pub active_model: ActiveModel,
+    /// What the form offers: providers with their defaults, demo scripts, the timeout's bounds.
+    pub catalogue: Catalogue,
 }
 
 async fn settings_view(state: &AppState) -> Result<SettingsView, CommandError> {
     let hub = state.hub()?;
     let settings = hub.settings();
     let base_url = settings.base_url.clone();
-    let needs_key = !matches!(settings.provider, Provider::Demo | Provider::Ollama);
+    let catalogue = hark_core::host::catalogue();
+    let needs_key = catalogue.provider(settings.provider.id()).is_none_or(|p| p.uses_key);
     // The keyring talks to D-Bus / the OS synchronously.
     let (probe, key_set, key_source) = tauri::async_runtime::spawn_blocking(move || {
         let probe = crate::secrets::probe();
@@ -117,6 +121,7 @@ async fn settings_view(state: &AppState) -> Result<SettingsView, CommandError> {
         warning: hub.settings_warning(),
         overrides: hub.launch().describe(),
         active_model: ActiveModel { is_demo: model.provider == "demo", provider: model.provider, label },
+        catalogue,
     })
 }
 

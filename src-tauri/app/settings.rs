@@ -25,6 +25,18 @@ pub enum Provider {
     Ollama,
 }
 
+impl Provider {
+    /// The name settings files use, which is the core catalogue's id for it.
+    pub fn id(self) -> &'static str {
+        match self {
+            Provider::Demo => "demo",
+            Provider::Deepseek => "deepseek",
+            Provider::Openai => "openai",
+            Provider::Ollama => "ollama",
+        }
+    }
+}
+
 /// Fields missing from the file (an older version wrote it) take their defaults, and fields this
 /// version does not know are ignored, so upgrading or downgrading never resets anyone's settings.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -180,6 +192,22 @@ pub fn save(dir: &Path, settings: &Settings) -> Result<(), SettingsError> {
 impl From<&SettingsError> for WireError {
     fn from(e: &SettingsError) -> Self {
         WireError::of(e)
+    }
+}
+
+#[cfg(test)]
+mod catalogue_tests {
+    use super::Provider;
+
+    #[test]
+    fn every_provider_is_in_the_core_catalogue_under_its_settings_name() {
+        let catalogue = hark_core::host::catalogue();
+        for provider in [Provider::Demo, Provider::Deepseek, Provider::Openai, Provider::Ollama] {
+            let name = serde_json::to_value(provider).unwrap();
+            assert_eq!(name, provider.id(), "the settings file names it as the catalogue does");
+            assert!(catalogue.provider(provider.id()).is_some(), "{provider:?} is missing from the catalogue");
+        }
+        assert_eq!(catalogue.providers.len(), 4, "the catalogue lists only providers the settings know");
     }
 }
 

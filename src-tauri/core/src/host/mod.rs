@@ -3,6 +3,7 @@
 //! per opened session, and the rules for starting, resuming, answering and quitting. A front door
 //! adds only what is its own: windows and notifications, or a terminal.
 
+mod catalogue;
 mod error;
 mod lock;
 mod models;
@@ -16,6 +17,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
+pub use catalogue::{catalogue, Bounds, Catalogue, ProviderPreset};
 pub use error::HostError;
 pub use lock::{HostLock, LockError, LOCK_FILE};
 pub use models::{label, questions_for, ModelSource};
