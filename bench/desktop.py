@@ -353,8 +353,12 @@ def idle_pss(binary, ready_css, data_dir, args, idle, timeout, check_text=False)
         t0 = launch.start()
         t1, element = launch.find(ready_css, timeout)
         if check_text:
+            # Asked by selector each time rather than through the element found: the window may
+            # re-render it meanwhile (a session's agent can start a turn as it opens), and WebKit's
+            # driver drops the connection on a node that went away.
+            probe = f"const e = document.querySelector({json.dumps(ready_css)}); return e ? e.textContent : '';"
             deadline = time.monotonic() + timeout
-            while not launch.text(element).strip():
+            while not (launch.execute(probe) or "").strip():
                 if time.monotonic() > deadline:
                     raise BenchError(f"`{ready_css}` stayed empty for {timeout:.0f} s")
                 time.sleep(0.05)
