@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { fireEvent, render, screen, waitFor } from '@testing-library/svelte';
 import type { AgentEvent } from './lib/types';
+import { catalogue } from './lib/chat/fakes';
 
 // The shell, faked at the IPC boundary: every command the window calls goes through `invoke`.
 const h = vi.hoisted(() => ({
@@ -53,6 +54,7 @@ const settingsView = (isDemo: boolean) => ({
   warning: null,
   overrides: [],
   active_model: { provider: isDemo ? 'demo' : 'deepseek', label: isDemo ? 'Demo' : 'DeepSeek', is_demo: isDemo },
+  catalogue: catalogue(),
 });
 const question = { id: 'db', question: 'Which database?', options: [{ label: 'SQLite' }, { label: 'Postgres' }] };
 const emptyTranscript = { title: 'x', workspace: null, model: null, turns: [], questions: [], seq: 0 };

@@ -134,14 +134,38 @@ export interface Settings {
   base_url: string;
   /** Ignored for demo. */
   model: string;
-  /** batch | timed | blocking | untrusted | hello */
+  /** One of `Catalogue.demo_scripts`. */
   demo_script: string;
   question_mode: QuestionMode;
-  /** Default timeout of timed questions, >= 1. */
+  /** Default timeout of timed questions, within `Catalogue.timeout_secs`. */
   timeout_secs: number;
   notifications: boolean;
   do_not_disturb: boolean;
   keep_running_in_tray: boolean;
+}
+
+/** A provider as the shell offers it: its name in the dialog and the defaults it fills in. */
+export interface ProviderPreset {
+  id: Provider;
+  /** e.g. "DeepSeek", "Ollama (local)". */
+  label: string;
+  /** The default base URL ("" for the demo). */
+  base_url: string;
+  /** The default model ("" for the demo). */
+  model: string;
+  uses_key: boolean;
+  /** Whether base URL and model apply (not for the demo). */
+  uses_endpoint: boolean;
+}
+
+/** What the settings may be set to, as the shell knows it; the window keeps no copy of its own. */
+export interface Catalogue {
+  /** In the order the dialog lists them. */
+  providers: ProviderPreset[];
+  /** The demo scripts the shell ships, in order. */
+  demo_scripts: string[];
+  /** Bounds of the default timeout, both included. */
+  timeout_secs: { min: number; max: number };
 }
 
 export type KeySource = { kind: 'keyring' } | { kind: 'env'; variable: string } | { kind: 'none' };
@@ -159,6 +183,7 @@ export interface SettingsView {
   overrides: string[];
   /** What a new session uses. */
   active_model: { provider: string; label: string; is_demo: boolean };
+  catalogue: Catalogue;
 }
 
 export interface AppInfo {

@@ -1,6 +1,6 @@
-// Test helpers (imported only by tests in this folder).
+// Test helpers (imported only by tests).
 import type { Timers } from './refresher';
-import type { PendingQuestions, QuestionRecord, Transcript, TranscriptDelta, TranscriptEvent, TranscriptItem, Turn } from '../types';
+import type { Catalogue, PendingQuestions, QuestionRecord, Transcript, TranscriptDelta, TranscriptEvent, TranscriptItem, Turn } from '../types';
 import type { Question } from '../question/types';
 
 /** Timers that run only when the test says so. */
@@ -28,6 +28,24 @@ export class ManualTimers implements Timers {
   get pending(): number {
     return this.tasks.size;
   }
+}
+
+/**
+ * The settings catalogue as the shell sends it today. Tests take it from here so that they agree with
+ * one another; a test about a different catalogue changes its copy.
+ */
+export function catalogue(over: Partial<Catalogue> = {}): Catalogue {
+  return {
+    providers: [
+      { id: 'deepseek', label: 'DeepSeek', base_url: 'https://api.deepseek.com', model: 'deepseek-chat', uses_key: true, uses_endpoint: true },
+      { id: 'openai', label: 'OpenAI-compatible', base_url: 'https://api.openai.com/v1', model: 'gpt-4o-mini', uses_key: true, uses_endpoint: true },
+      { id: 'ollama', label: 'Ollama (local)', base_url: 'http://localhost:11434/v1', model: 'llama3.1', uses_key: false, uses_endpoint: true },
+      { id: 'demo', label: 'Demo (scripted, no AI)', base_url: '', model: '', uses_key: false, uses_endpoint: false },
+    ],
+    demo_scripts: ['batch', 'timed', 'blocking', 'untrusted', 'hello'],
+    timeout_secs: { min: 1, max: 604_800 },
+    ...over,
+  };
 }
 
 /** A promise the test resolves by hand. */

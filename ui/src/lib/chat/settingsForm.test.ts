@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { apiKeyArg, formFrom, keyField, toSettings, validate, withProvider } from './settingsForm';
-import type { Settings, SettingsView } from '../types';
+import { apiKeyArg, formFrom, keyField, presetOf, providerChoices, scriptChoices, toSettings, validate, withProvider } from './settingsForm';
+import { catalogue } from './fakes';
+import type { Provider, Settings, SettingsView } from '../types';
 
+const cat = catalogue();
 const settings: Settings = {
   provider: 'demo',
   base_url: '',
@@ -21,29 +23,37 @@ const view = (over: Partial<SettingsView> = {}): SettingsView => ({
   warning: null,
   overrides: [],
   active_model: { provider: 'demo', label: 'Demo', is_demo: true },
+  catalogue: cat,
   ...over,
 });
+// What a settings file written by a newer version could name: not a provider this window's types know.
+const unknown = 'mistral' as Provider;
 
 describe('settings form', () => {
   it('presets fill base URL and model', () => {
-    expect(withProvider(settings, 'deepseek')).toMatchObject({ provider: 'deepseek', base_url: 'https://api.deepseek.com', model: 'deepseek-chat' });
-    expect(withProvider(settings, 'ollama')).toMatchObject({ base_url: 'http://localhost:11434/v1', model: 'llama3.1' });
+    expect(withProvider(cat, settings, 'deepseek')).toMatchObject({ provider: 'deepseek', base_url: 'https://api.deepseek.com', model: 'deepseek-chat' });
+    expect(withProvider(cat, settings, 'ollama')).toMatchObject({ base_url: 'http://localhost:11434/v1', model: 'llama3.1' });
     const custom = { ...settings, provider: 'openai' as const, base_url: 'https://my.host/v1', model: 'm' };
-    expect(withProvider(custom, 'openai')).toBe(custom);
-    expect(withProvider(custom, 'demo')).toMatchObject({ provider: 'demo', base_url: 'https://my.host/v1' });
+    expect(withProvider(cat, custom, 'openai')).toBe(custom);
+    expect(withProvider(cat, custom, 'demo')).toMatchObject({ provider: 'demo', base_url: 'https://my.host/v1' });
+  });
+
+  it('the presets are the catalogue’s: a changed default is the one filled in', () => {
+    const moved = catalogue({ providers: cat.providers.map((p) => (p.id === 'ollama' ? { ...p, model: 'qwen3' } : p)) });
+    expect(withProvider(moved, settings, 'ollama')).toMatchObject({ base_url: 'http://localhost:11434/v1', model: 'qwen3' });
   });
 
   it('the key is write-only: null keeps the stored key, "" removes it, typed text replaces it', () => {
-    const form = { ...formFrom(view({ api_key_set: true })), settings: withProvider(settings, 'deepseek') };
+    const form = { ...formFrom(view({ api_key_set: true })), settings: withProvider(cat, settings, 'deepseek') };
     expect(form.apiKey).toBe('');
-    expect(apiKeyArg(form)).toBeNull();
-    expect(apiKeyArg({ ...form, removeKey: true })).toBe('');
-    expect(apiKeyArg({ ...form, apiKey: '  sk-1 ' })).toBe('sk-1');
-    expect(apiKeyArg({ ...form, settings })).toBeNull(); // demo takes no key
+    expect(apiKeyArg(cat, form)).toBeNull();
+    expect(apiKeyArg(cat, { ...form, removeKey: true })).toBe('');
+    expect(apiKeyArg(cat, { ...form, apiKey: '  sk-1 ' })).toBe('sk-1');
+    expect(apiKeyArg(cat, { ...form, settings })).toBeNull(); // demo takes no key
   });
 
   it('the key field says stored, removing, or why the keyring cannot be used', () => {
-    const ds = withProvider(settings, 'deepseek');
+    const ds = withProvider(cat, settings, 'deepseek');
     expect(keyField(view({ api_key_set: true }), { settings: ds, apiKey: '', removeKey: false })).toEqual({ kind: 'stored' });
     expect(keyField(view({ api_key_set: true }), { settings: ds, apiKey: '', removeKey: true })).toEqual({ kind: 'removing' });
     expect(
@@ -53,12 +63,54 @@ describe('settings form', () => {
   });
 
   it('validates the timeout, the endpoint and the demo script', () => {
-    expect(validate(settings)).toBeNull();
-    expect(validate({ ...settings, timeout_secs: 0 })).toMatch(/at least 1/);
-    expect(validate({ ...settings, timeout_secs: 1.5 })).toMatch(/whole number/);
-    expect(validate({ ...settings, demo_script: 'nope' })).toMatch(/demo script/);
-    expect(validate({ ...withProvider(settings, 'openai'), base_url: 'ftp://x' })).toMatch(/http/);
-    expect(validate({ ...withProvider(settings, 'openai'), model: ' ' })).toMatch(/model/);
-    expect(toSettings({ settings: { ...withProvider(settings, 'openai'), model: ' m ' }, apiKey: '', removeKey: false }).model).toBe('m');
+    expect(validate(cat, settings)).toBeNull();
+    expect(validate(cat, { ...settings, timeout_secs: 0 })).toMatch(/from 1 to 604800/);
+    expect(validate(cat, { ...settings, timeout_secs: 1.5 })).toMatch(/whole number/);
+    expect(validate(cat, { ...settings, demo_script: 'nope' })).toMatch(/demo script/);
+    expect(validate(cat, { ...withProvider(cat, settings, 'openai'), base_url: 'ftp://x' })).toMatch(/http/);
+    expect(validate(cat, { ...withProvider(cat, settings, 'openai'), model: ' ' })).toMatch(/model/);
+    expect(toSettings({ settings: { ...withProvider(cat, settings, 'openai'), model: ' m ' }, apiKey: '', removeKey: false }).model).toBe('m');
+  });
+
+  it('the timeout bounds are the catalogue’s: max is accepted, max + 1 refused naming both bounds', () => {
+    expect(validate(cat, { ...settings, timeout_secs: 604_800 })).toBeNull();
+    expect(validate(cat, { ...settings, timeout_secs: 604_801 })).toBe('The default timeout must be a whole number of seconds, from 1 to 604800.');
+    const narrow = catalogue({ timeout_secs: { min: 5, max: 60 } });
+    expect(validate(narrow, { ...settings, timeout_secs: 60 })).toBeNull();
+    expect(validate(narrow, { ...settings, timeout_secs: 5 })).toBeNull();
+    expect(validate(narrow, { ...settings, timeout_secs: 61 })).toMatch(/from 5 to 60\./);
+    expect(validate(narrow, { ...settings, timeout_secs: 4 })).toMatch(/from 5 to 60\./);
+  });
+
+  it('a demo script the catalogue lists is accepted, one it does not list refused', () => {
+    const more = catalogue({ demo_scripts: [...cat.demo_scripts, 'tour'] });
+    expect(validate(more, { ...settings, demo_script: 'tour' })).toBeNull();
+    expect(validate(cat, { ...settings, demo_script: 'tour' })).toBe('Choose a demo script.');
+    expect(validate(catalogue({ demo_scripts: ['hello'] }), settings)).toBe('Choose a demo script.'); // batch is no longer shipped
+  });
+
+  it('a provider the catalogue does not know is refused, and the key and endpoint fields still work for it', () => {
+    const s: Settings = { ...settings, provider: unknown, base_url: 'https://api.mistral.ai/v1', model: 'm' };
+    expect(validate(cat, s)).toBe('Choose a provider.');
+    // Assumed to take a key and an endpoint, so nothing the person may need is hidden.
+    expect(presetOf(cat, unknown)).toMatchObject({ id: unknown, label: 'mistral', uses_key: true, uses_endpoint: true });
+    expect(keyField(view({ api_key_set: true }), { settings: s, apiKey: '', removeKey: false })).toEqual({ kind: 'stored' });
+    expect(apiKeyArg(cat, { settings: s, apiKey: ' sk-2 ', removeKey: false })).toBe('sk-2');
+    expect(apiKeyArg(cat, { settings: s, apiKey: '', removeKey: false })).toBeNull();
+    // An older shell that lists no demo: the demo is then as unknown as any other provider.
+    const noDemo = catalogue({ providers: cat.providers.filter((p) => p.id !== 'demo') });
+    expect(validate(noDemo, settings)).toBe('Choose a provider.');
+    expect(withProvider(noDemo, { ...settings, provider: 'openai', base_url: 'https://x/v1', model: 'm' }, 'demo')).toMatchObject({
+      provider: 'demo',
+      base_url: 'https://x/v1',
+    });
+  });
+
+  it('the options are the catalogue’s in its order; an unlisted current value is shown after them, not choosable', () => {
+    expect(providerChoices(cat, 'demo')).toEqual(cat.providers.map((p) => ({ value: p.id, label: p.label, known: true })));
+    expect(providerChoices(cat, unknown).at(-1)).toEqual({ value: 'mistral', label: 'mistral', known: false });
+    expect(scriptChoices(cat, 'batch').map((c) => c.value)).toEqual(['batch', 'timed', 'blocking', 'untrusted', 'hello']);
+    expect(scriptChoices(cat, 'gone')).toHaveLength(6);
+    expect(scriptChoices(cat, 'gone').at(-1)).toEqual({ value: 'gone', label: 'gone', known: false });
   });
 });

@@ -1,26 +1,50 @@
 // The Settings dialog's form as data: provider presets, validation and what `save_settings` gets.
-import type { Provider, Settings, SettingsView } from '../types';
+// What the settings may be set to comes from the shell's catalogue, passed in, never copied here.
+import type { Catalogue, Provider, ProviderPreset, Settings, SettingsView } from '../types';
 
-export interface Preset {
-  label: string;
-  base_url: string;
-  model: string;
-  /** Whether the provider takes an API key. */
-  usesKey: boolean;
-  /** Whether base URL and model are shown (not for the demo). */
-  usesEndpoint: boolean;
+/**
+ * The preset of `provider`. A settings file can name a provider this shell does not list (it was
+ * written by a newer version); such a provider is shown by its id and assumed to need everything
+ * (a key, base URL and model) so that no field the person may need is hidden.
+ */
+export function presetOf(catalogue: Catalogue, provider: Provider): ProviderPreset {
+  return (
+    catalogue.providers.find((p) => p.id === provider) ?? {
+      id: provider,
+      label: provider,
+      base_url: '',
+      model: '',
+      uses_key: true,
+      uses_endpoint: true,
+    }
+  );
 }
 
-export const PRESETS: Record<Provider, Preset> = {
-  deepseek: { label: 'DeepSeek', base_url: 'https://api.deepseek.com', model: 'deepseek-chat', usesKey: true, usesEndpoint: true },
-  openai: { label: 'OpenAI-compatible', base_url: 'https://api.openai.com/v1', model: 'gpt-4o-mini', usesKey: true, usesEndpoint: true },
-  ollama: { label: 'Ollama (local)', base_url: 'http://localhost:11434/v1', model: 'llama3.1', usesKey: false, usesEndpoint: true },
-  demo: { label: 'Demo (scripted, no AI)', base_url: '', model: '', usesKey: false, usesEndpoint: false },
-};
+export function isKnownProvider(catalogue: Catalogue, provider: Provider): boolean {
+  return catalogue.providers.some((p) => p.id === provider);
+}
 
-export const PROVIDERS: Provider[] = ['deepseek', 'openai', 'ollama', 'demo'];
+export interface Choice {
+  value: string;
+  label: string;
+  /** False for the current value when the catalogue does not list it: shown, but not choosable. */
+  known: boolean;
+}
 
-export const DEMO_SCRIPTS = ['batch', 'timed', 'blocking', 'untrusted', 'hello'] as const;
+/**
+ * The provider options: the catalogue's, in its order, and the current provider after them when the
+ * catalogue does not list it, so the select shows what the settings say instead of going blank.
+ */
+export function providerChoices(catalogue: Catalogue, current: Provider): Choice[] {
+  const listed: Choice[] = catalogue.providers.map((p) => ({ value: p.id, label: p.label, known: true }));
+  return isKnownProvider(catalogue, current) ? listed : [...listed, { value: current, label: current, known: false }];
+}
+
+/** The demo script options, the same way as `providerChoices`. */
+export function scriptChoices(catalogue: Catalogue, current: string): Choice[] {
+  const listed: Choice[] = catalogue.demo_scripts.map((s) => ({ value: s, label: s, known: true }));
+  return catalogue.demo_scripts.includes(current) ? listed : [...listed, { value: current, label: current, known: false }];
+}
 
 export interface Form {
   settings: Settings;
@@ -35,30 +59,36 @@ export function formFrom(view: SettingsView): Form {
 }
 
 /**
- * Switches provider. Presets fill base URL and model; switching to OpenAI-compatible keeps what was
- * typed for it before only when already on it; the demo keeps the fields as they are (it ignores them).
+ * Switches provider. Presets fill base URL and model; choosing the provider already chosen keeps what
+ * was typed for it; a provider without an endpoint (the demo) keeps the fields as they are (it ignores
+ * them), and so does one the catalogue does not list (it has no defaults to offer).
  */
-export function withProvider(s: Settings, provider: Provider): Settings {
+export function withProvider(catalogue: Catalogue, s: Settings, provider: Provider): Settings {
   if (provider === s.provider) return s;
-  if (provider === 'demo') return { ...s, provider };
-  const p = PRESETS[provider];
+  const p = catalogue.providers.find((x) => x.id === provider);
+  if (!p || !p.uses_endpoint) return { ...s, provider };
   return { ...s, provider, base_url: p.base_url, model: p.model };
 }
 
 /** The `apiKey` argument of save_settings: null = leave the stored key alone, "" = delete it. */
-export function apiKeyArg(form: Form): string | null {
-  if (!PRESETS[form.settings.provider].usesKey) return form.removeKey ? '' : null;
+export function apiKeyArg(catalogue: Catalogue, form: Form): string | null {
+  if (!presetOf(catalogue, form.settings.provider).uses_key) return form.removeKey ? '' : null;
   const typed = form.apiKey.trim();
   if (typed !== '') return typed;
   return form.removeKey ? '' : null;
 }
 
 /** A message for the first problem of the form, or null when it can be saved. */
-export function validate(s: Settings): string | null {
-  if (!Number.isInteger(s.timeout_secs) || s.timeout_secs < 1) return 'The default timeout must be a whole number of seconds, at least 1.';
-  if (s.provider === 'demo') {
-    return (DEMO_SCRIPTS as readonly string[]).includes(s.demo_script) ? null : 'Choose a demo script.';
+export function validate(catalogue: Catalogue, s: Settings): string | null {
+  if (!isKnownProvider(catalogue, s.provider)) return 'Choose a provider.';
+  const { min, max } = catalogue.timeout_secs;
+  if (!Number.isInteger(s.timeout_secs) || s.timeout_secs < min || s.timeout_secs > max) {
+    return `The default timeout must be a whole number of seconds, from ${min} to ${max}.`;
   }
+  if (s.provider === 'demo') {
+    return catalogue.demo_scripts.includes(s.demo_script) ? null : 'Choose a demo script.';
+  }
+  if (!presetOf(catalogue, s.provider).uses_endpoint) return null;
   if (!/^https?:\/\/\S+$/i.test(s.base_url.trim())) return 'The base URL must start with http:// or https://.';
   if (s.model.trim() === '') return 'Name the model to use.';
   return null;
@@ -91,7 +121,7 @@ export function keySourceText(view: SettingsView): string {
 
 /** What the API key field shows. */
 export function keyField(view: SettingsView, form: Form): KeyField {
-  if (!PRESETS[form.settings.provider].usesKey) return { kind: 'unused' };
+  if (!presetOf(view.catalogue, form.settings.provider).uses_key) return { kind: 'unused' };
   if (!view.keyring.available) {
     return { kind: 'unavailable', message: view.keyring.message ?? 'The system keyring is not available, so no API key can be stored.' };
   }

@@ -1,7 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { fireEvent, render, screen } from '@testing-library/svelte';
 import SettingsDialog from './SettingsDialog.svelte';
-import type { Settings, SettingsView } from '../types';
+import { catalogue } from '../chat/fakes';
+import type { Provider, Settings, SettingsView } from '../types';
 
 const settings: Settings = {
   provider: 'demo', base_url: '', model: '', demo_script: 'batch', question_mode: 'legacy', timeout_secs: 120,
@@ -9,8 +10,10 @@ const settings: Settings = {
 };
 const view = (over: Partial<SettingsView> = {}): SettingsView => ({
   settings, api_key_set: false, key_source: { kind: 'none' }, keyring: { available: true, message: null }, warning: null, overrides: [],
-  active_model: { provider: 'demo', label: 'Demo', is_demo: true }, ...over,
+  active_model: { provider: 'demo', label: 'Demo', is_demo: true }, catalogue: catalogue(), ...over,
 });
+const optionsOf = (name: string) =>
+  Array.from((screen.getByRole('combobox', { name }) as HTMLSelectElement).options).map((o) => [o.value, o.textContent]);
 
 describe('SettingsDialog', () => {
   it('maps the form to save_settings: DeepSeek preset, typed key, timed mode', async () => {
@@ -92,6 +95,57 @@ describe('SettingsDialog', () => {
     await fireEvent.input(screen.getByRole('spinbutton', { name: /Default timeout/ }), { target: { value: '0' } });
     await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
     expect(onSave).not.toHaveBeenCalled();
-    expect(screen.getByRole('alert').textContent).toMatch(/at least 1/);
+    expect(screen.getByRole('alert').textContent).toMatch(/from 1 to 604800/);
+  });
+
+  it('lists exactly the catalogue’s providers and demo scripts, in its order', () => {
+    render(SettingsDialog, { view: view(), onSave: vi.fn(async () => null), onClose: () => {} });
+    expect(optionsOf('Provider')).toEqual([
+      ['deepseek', 'DeepSeek'],
+      ['openai', 'OpenAI-compatible'],
+      ['ollama', 'Ollama (local)'],
+      ['demo', 'Demo (scripted, no AI)'],
+    ]);
+    expect(optionsOf('Demo script').map(([v]) => v)).toEqual(['batch', 'timed', 'blocking', 'untrusted', 'hello']);
+  });
+
+  it('a catalogue with an extra script shows it, and it can be saved', async () => {
+    const onSave = vi.fn(async () => null);
+    const cat = catalogue();
+    render(SettingsDialog, { view: view({ catalogue: { ...cat, demo_scripts: [...cat.demo_scripts, 'tour'] } }), onSave, onClose: () => {} });
+    expect(optionsOf('Demo script').map(([v]) => v)).toEqual(['batch', 'timed', 'blocking', 'untrusted', 'hello', 'tour']);
+    await fireEvent.change(screen.getByRole('combobox', { name: 'Demo script' }), { target: { value: 'tour' } });
+    await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    expect(onSave).toHaveBeenCalledWith({ ...settings, demo_script: 'tour' }, null);
+  });
+
+  it('the timeout input and its check take their bounds from the catalogue', async () => {
+    const onSave = vi.fn(async () => null);
+    render(SettingsDialog, { view: view({ catalogue: catalogue({ timeout_secs: { min: 10, max: 3600 } }) }), onSave, onClose: () => {} });
+    const timeout = screen.getByRole('spinbutton', { name: /Default timeout/ }) as HTMLInputElement;
+    expect([timeout.min, timeout.max]).toEqual(['10', '3600']);
+    await fireEvent.input(timeout, { target: { value: '3601' } });
+    await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    expect(onSave).not.toHaveBeenCalled();
+    expect(screen.getByRole('alert').textContent).toMatch(/from 10 to 3600/);
+  });
+
+  it('a provider the catalogue does not know is shown by its id with key and endpoint fields, and refused on save', async () => {
+    const onSave = vi.fn(async () => null);
+    const s = { ...settings, provider: 'mistral' as Provider, base_url: 'https://api.mistral.ai/v1', model: 'm' };
+    render(SettingsDialog, { view: view({ settings: s }), onSave, onClose: () => {} });
+    const select = screen.getByRole('combobox', { name: 'Provider' }) as HTMLSelectElement;
+    expect(select.value).toBe('mistral');
+    expect(select.selectedOptions[0]?.textContent).toBe('mistral');
+    expect(select.selectedOptions[0]?.disabled).toBe(true);
+    expect((screen.getByRole('textbox', { name: 'Base URL' }) as HTMLInputElement).value).toBe('https://api.mistral.ai/v1');
+    expect(screen.getByLabelText('API key')).toBeTruthy();
+    await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    expect(onSave).not.toHaveBeenCalled();
+    expect(screen.getByRole('alert').textContent).toBe('Choose a provider.');
+    // Choosing a listed provider fills its defaults and the unknown one leaves the list.
+    await fireEvent.change(select, { target: { value: 'deepseek' } });
+    expect((screen.getByRole('textbox', { name: 'Base URL' }) as HTMLInputElement).value).toBe('https://api.deepseek.com');
+    expect(optionsOf('Provider').map(([v]) => v)).toEqual(['deepseek', 'openai', 'ollama', 'demo']);
   });
 });
