@@ -478,6 +478,9 @@ def main():
         small_ms = statistics.median(
             opened_ms(app, small_dir, small_session, opts.session_timeout) for _ in range(opts.runs)
         )
+        log(f"memory: app with the 100-event session open, then {opts.idle:.0f} s idle")
+        _, small_pss, small_dom = idle_pss(app, TRANSCRIPT_TURN, small_dir, ["--session", small_session], opts.idle,
+                                           opts.session_timeout, check_text=True)
 
         data_dir = Path(workdir) / "big-data"
         log(f"seeding a {opts.events}-event session")
@@ -520,6 +523,8 @@ def main():
     report("app_pss_mb", app_total, "MB", f"({opts.events} events open, {opts.idle:.0f} s idle)")
     breakdown("app_pss_mb", big_pss)
     print(f"app_dom_elements_100k {big_dom} elements  (empty shell: {empty_dom})", flush=True)
+    report("app_pss_100_session_mb", mib(sum(small_pss.values())), "MB", f"(100 events open; {small_dom} elements)")
+    breakdown("app_pss_100_session_mb", small_pss)
     report("app_empty_pss_mb", mib(sum(empty_pss.values())), "MB", "(no session, for reference)")
     breakdown("app_empty_pss_mb", empty_pss)
     report("baseline_pss_mb", base_total, "MB")
