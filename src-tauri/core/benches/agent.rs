@@ -123,7 +123,9 @@ async fn event_update_us(session: &Session) -> f64 {
 }
 
 fn main() {
-    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    // One thread: a turn hops between the driver, the forwarders and this task, and on two workers each
+    // hop can cost a thread wake-up of ~100 us, which would drown what the agent itself does.
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
     runtime.block_on(async {
         let (small, _, update_small) = turn_us(SMALL).await;
         let (big, read_ms, update_big) = turn_us(BIG).await;
