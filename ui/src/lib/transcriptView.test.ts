@@ -139,15 +139,32 @@ describe('shownItems and revealMore', () => {
   const seqs = (list: readonly TranscriptItem[]) => list.map((item) => item.seq / 10);
   const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
 
+  it('keeps the message that opened the turn, and puts the gap after it', () => {
+    const opening: TranscriptItem = { kind: 'user_message', seq: 0, at: '', message_id: 'm', text: 'go' };
+    const shown = shownItems(items(100, { 0: opening }), null);
+    expect(seqs(shown.items)).toEqual([0, ...range(60, 100)]);
+    expect(shown.lead).toBe(1);
+    expect(shown.hidden).toBe(59);
+    const late: TranscriptItem = {
+      kind: 'late_answer', seq: 0, at: '', message_id: 'l', call_id: 'c', questions: [], answers: null, raw_text: 'x',
+    };
+    expect(seqs(shownItems(items(100, { 0: late }), null).items)[0]).toBe(0);
+    // Only the opening one: a message the person typed later in a long turn goes behind the button.
+    const later: TranscriptItem = { kind: 'user_message', seq: 50, at: '', message_id: 'm2', text: 'more' };
+    const withLater = shownItems(items(100, { 5: later }), null);
+    expect(seqs(withLater.items)).toEqual(range(60, 100));
+    expect(withLater.lead).toBe(0);
+  });
+
   it('has a window of 40 items', () => {
     expect(TURN_ITEMS_SHOWN).toBe(40);
   });
 
   it('shows a turn of fewer items than the limit whole, as the same list', () => {
     const list = items(3);
-    expect(shownItems(list, null)).toEqual({ items: list, hidden: 0 });
+    expect(shownItems(list, null)).toEqual({ items: list, hidden: 0, lead: 0 });
     expect(shownItems(list, null).items).toBe(list);
-    expect(shownItems([], null)).toEqual({ items: [], hidden: 0 });
+    expect(shownItems([], null)).toEqual({ items: [], hidden: 0, lead: 0 });
   });
 
   it('shows a turn of exactly the limit whole', () => {
@@ -199,12 +216,12 @@ describe('shownItems and revealMore', () => {
     const list = items(300);
     const first = revealMore(list, null);
     expect(first).toBe(160 * 10);
-    expect(shownItems(list, first)).toEqual({ items: list.slice(160), hidden: 160 });
+    expect(shownItems(list, first)).toEqual({ items: list.slice(160), hidden: 160, lead: 0 });
     const second = revealMore(list, first);
     expect(shownItems(list, second).hidden).toBe(60);
     const third = revealMore(list, second);
     expect(third).toBe(0);
-    expect(shownItems(list, third)).toEqual({ items: list, hidden: 0 });
+    expect(shownItems(list, third)).toEqual({ items: list, hidden: 0, lead: 0 });
     expect(revealMore(list, third)).toBe(0);
   });
 

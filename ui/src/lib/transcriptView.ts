@@ -82,18 +82,30 @@ function windowStart(items: readonly TranscriptItem[], revealedFrom: number | nu
 }
 
 /**
+ * Shown however long the turn: what needs the person, and the message that opened the turn (what
+ * they asked, or their late answer), which the turn's heading names.
+ */
+function alwaysShown(item: TranscriptItem, index: number): boolean {
+  return needsPerson(item) || (index === 0 && (item.kind === 'user_message' || item.kind === 'late_answer'));
+}
+
+/**
  * The items of a turn to render, in transcript order, and how many are left out: the newest
  * `TURN_ITEMS_SHOWN`, everything from the seq `revealedFrom` on (null: nothing revealed), and any older
- * item that needs the person, which is never hidden.
+ * item that is always shown. `lead` is how many shown items come before the first left-out one:
+ * where "Show earlier items" goes.
  */
 export function shownItems(
   items: readonly TranscriptItem[],
   revealedFrom: number | null,
-): { items: readonly TranscriptItem[]; hidden: number } {
+): { items: readonly TranscriptItem[]; hidden: number; lead: number } {
   const start = windowStart(items, revealedFrom);
-  if (start === 0) return { items, hidden: 0 };
-  const shown = items.slice(0, start).filter(needsPerson);
-  return { items: shown.concat(items.slice(start)), hidden: start - shown.length };
+  if (start === 0) return { items, hidden: 0, lead: 0 };
+  const older = items.slice(0, start);
+  const firstHidden = older.findIndex((item, i) => !alwaysShown(item, i));
+  const shown = older.filter((item, i) => alwaysShown(item, i));
+  const lead = firstHidden < 0 ? shown.length : firstHidden;
+  return { items: shown.concat(items.slice(start)), hidden: start - shown.length, lead };
 }
 
 /**
@@ -105,7 +117,7 @@ export function revealMore(items: readonly TranscriptItem[], revealedFrom: numbe
   let revealed = 0;
   while (start > 0 && revealed < TURN_ITEMS_REVEALED) {
     start -= 1;
-    if (!needsPerson(items[start]!)) revealed += 1;
+    if (!alwaysShown(items[start]!, start)) revealed += 1;
   }
   return items[start]?.seq ?? revealedFrom;
 }

@@ -214,26 +214,27 @@ describe('Transcript', () => {
 
   // The window is the newest 40 items; each click reveals 100 more (numbers written out here so these
   // tests read on their own).
-  it('renders only the newest 40 items of a long turn, after a button that counts the rest', () => {
+  it('renders the opening message and the newest 40 items of a long turn, with a button that counts the rest', () => {
     const { container } = render(Transcript, { hasSession: true, transcript: data([longTurn('t1', 300)]) });
     const [only] = turnsOf(container);
-    expect(shownItemTexts(only!)).toEqual(steps(260, 300));
+    // What the person asked stays in view above the gap; the button stands where the hidden items are.
+    expect(shownItemTexts(only!)).toEqual(['go', ...steps(260, 300)]);
     const button = screen.getByTestId('show-earlier-items');
-    expect(button.textContent?.trim()).toBe('Show 260 earlier items');
-    // The button comes first in the turn, before the items it reveals.
-    expect(only?.querySelector(':scope > .items')?.firstElementChild).toBe(button);
-    expect(only?.querySelector('.msg.user')).toBeNull();
+    expect(button.textContent?.trim()).toBe('Show 259 earlier items');
+    const children = Array.from(only!.querySelector(':scope > .items')!.children);
+    expect(children[0]?.textContent?.trim()).toBe('go');
+    expect(children[1]).toBe(button);
   });
 
   it('reveals 100 earlier items a click, then the rest, and then drops the button', async () => {
     const { container } = render(Transcript, { hasSession: true, transcript: data([longTurn('t1', 300)]) });
     const [only] = turnsOf(container);
     await fireEvent.click(screen.getByTestId('show-earlier-items'));
-    expect(shownItemTexts(only!)).toEqual(steps(160, 300));
-    expect(screen.getByTestId('show-earlier-items').textContent?.trim()).toBe('Show 160 earlier items');
+    expect(shownItemTexts(only!)).toEqual(['go', ...steps(160, 300)]);
+    expect(screen.getByTestId('show-earlier-items').textContent?.trim()).toBe('Show 159 earlier items');
     await fireEvent.click(screen.getByTestId('show-earlier-items'));
-    expect(shownItemTexts(only!)).toHaveLength(240);
-    expect(screen.getByTestId('show-earlier-items').textContent?.trim()).toBe('Show 60 earlier items');
+    expect(shownItemTexts(only!)).toHaveLength(241);
+    expect(screen.getByTestId('show-earlier-items').textContent?.trim()).toBe('Show 59 earlier items');
     await fireEvent.click(screen.getByTestId('show-earlier-items'));
     expect(shownItemTexts(only!)).toEqual(['go', ...steps(1, 300)]);
     expect(screen.queryByTestId('show-earlier-items')).toBeNull();
@@ -250,13 +251,15 @@ describe('Transcript', () => {
     expect(row?.getAttribute('data-state')).toBe('open');
     const banner = screen.getByTestId('model-error');
     expect(banner.textContent).toContain('Overloaded');
-    // Question, error, then the newest 40; the settled question stays behind the button with the rest.
+    // The opening message, the question, the error, then the newest 40; the settled question stays
+    // behind the button with the rest.
     const items = Array.from(only!.querySelectorAll(':scope > .items > :not(button)'));
-    expect(items).toHaveLength(42);
-    expect(items[0]).toBe(row);
-    expect(items[1]).toBe(banner);
-    expect(shownItemTexts(only!).slice(2)).toEqual(steps(260, 300));
-    expect(screen.getByTestId('show-earlier-items').textContent?.trim()).toBe('Show 258 earlier items');
+    expect(items).toHaveLength(43);
+    expect(items[0]?.textContent?.trim()).toBe('go');
+    expect(items[1]).toBe(row);
+    expect(items[2]).toBe(banner);
+    expect(shownItemTexts(only!).slice(3)).toEqual(steps(260, 300));
+    expect(screen.getByTestId('show-earlier-items').textContent?.trim()).toBe('Show 257 earlier items');
   });
 
   it('renders a turn of up to 40 items whole, without a button', async () => {
@@ -275,14 +278,14 @@ describe('Transcript', () => {
   it('slides the window over items arriving live, but keeps what the person revealed', async () => {
     const { container, rerender } = render(Transcript, { hasSession: true, transcript: data([longTurn('t1', 300)]) });
     await rerender({ transcript: data([longTurn('t1', 301)]) });
-    expect(shownItemTexts(turnsOf(container)[0]!)).toEqual(steps(261, 301));
-    expect(screen.getByTestId('show-earlier-items').textContent?.trim()).toBe('Show 261 earlier items');
+    expect(shownItemTexts(turnsOf(container)[0]!)).toEqual(['go', ...steps(261, 301)]);
+    expect(screen.getByTestId('show-earlier-items').textContent?.trim()).toBe('Show 260 earlier items');
 
     await fireEvent.click(screen.getByTestId('show-earlier-items'));
-    expect(shownItemTexts(turnsOf(container)[0]!)).toEqual(steps(161, 301));
+    expect(shownItemTexts(turnsOf(container)[0]!)).toEqual(['go', ...steps(161, 301)]);
     await rerender({ transcript: data([longTurn('t1', 303)]) });
-    expect(shownItemTexts(turnsOf(container)[0]!)).toEqual(steps(161, 303));
-    expect(screen.getByTestId('show-earlier-items').textContent?.trim()).toBe('Show 161 earlier items');
+    expect(shownItemTexts(turnsOf(container)[0]!)).toEqual(['go', ...steps(161, 303)]);
+    expect(screen.getByTestId('show-earlier-items').textContent?.trim()).toBe('Show 160 earlier items');
   });
 
   it('keeps the DOM small for a transcript of many closed turns', () => {
