@@ -177,9 +177,9 @@ fn reopen_big_session() {
         id
     };
     // The host closes what the seeding left open (its last turn) the first time it opens the session.
+    let keep = history_keep_tokens(&AgentConfig::default());
     let expected = {
         let store = std::sync::Arc::new(Store::open(&dir).expect("open"));
-        let keep = history_keep_tokens(&AgentConfig::default());
         let repaired = Session::open(std::sync::Arc::clone(&store), &id, keep).expect("session");
         drop(repaired);
         store.events(&id).expect("events").len()
@@ -213,13 +213,13 @@ fn reopen_big_session() {
         let _ = std::fs::remove_dir_all(dir.join("snapshots"));
         let start = Instant::now();
         let store = std::sync::Arc::new(Store::open(&dir).expect("reopen"));
-        let session = Session::open(store, &id, history_keep_tokens(&AgentConfig::default())).expect("session");
+        let session = Session::open(store, &id, keep).expect("session");
         session_cold.push(ms(start.elapsed()));
         drop(session);
         // ...and every open after it, which reads that snapshot and the events after it.
         let start = Instant::now();
         let store = std::sync::Arc::new(Store::open(&dir).expect("reopen"));
-        let session = Session::open(store, &id, history_keep_tokens(&AgentConfig::default())).expect("session");
+        let session = Session::open(store, &id, keep).expect("session");
         session_open.push(ms(start.elapsed()));
         assert_eq!(session.question_records().len(), QUESTIONS);
         let start = Instant::now();

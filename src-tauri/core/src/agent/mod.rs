@@ -99,16 +99,6 @@ impl Default for AgentConfig {
     }
 }
 
-/// The question settings a session last recorded in `request/header`, to resume it the same way.
-pub fn recorded_settings(events: &[crate::session::StoredEvent]) -> Option<QuestionSettings> {
-    events.iter().rev().find_map(|e| match &e.event {
-        Event::RequestHeader { question_mode, default_timeout_secs, .. } => {
-            Some(QuestionSettings { mode: *question_mode, default_timeout_secs: *default_timeout_secs })
-        }
-        _ => None,
-    })
-}
-
 /// A new session's `session/created` fields.
 #[derive(Debug, Clone, Default)]
 pub struct NewSession {

@@ -17,15 +17,16 @@ const VERSION: u32 = 1;
 /// The folder beside the database that holds the snapshots.
 const DIR: &str = "snapshots";
 
+/// Saved with `F = &Folds`, read back with `F = Folds`.
 #[derive(Serialize, Deserialize)]
-struct Snapshot {
+struct Snapshot<S, F> {
     version: u32,
-    session: String,
+    session: S,
     /// The `seq` the folds are complete up to, and when that event was stored.
     seq: u64,
     at: DateTime<Utc>,
     keep_tokens: usize,
-    folds: Folds,
+    folds: F,
 }
 
 /// `data_dir` is the folder holding the database.
@@ -44,7 +45,7 @@ pub(super) fn load(
     check: impl FnOnce(u64) -> Option<DateTime<Utc>>,
 ) -> Option<Folds> {
     let text = std::fs::read(path(data_dir, session)?).ok()?;
-    let snapshot: Snapshot = serde_json::from_slice(&text).ok()?;
+    let snapshot: Snapshot<String, Folds> = serde_json::from_slice(&text).ok()?;
     let fits = snapshot.version == VERSION
         && snapshot.session == session
         && snapshot.keep_tokens == keep_tokens
@@ -62,16 +63,7 @@ pub(super) fn save(
     folds: &Folds,
 ) -> std::io::Result<()> {
     let Some(target) = path(data_dir, session) else { return Ok(()) };
-    #[derive(Serialize)]
-    struct Borrowed<'a> {
-        version: u32,
-        session: &'a str,
-        seq: u64,
-        at: DateTime<Utc>,
-        keep_tokens: usize,
-        folds: &'a Folds,
-    }
-    let snapshot = Borrowed { version: VERSION, session, seq: folds.last_seq(), at, keep_tokens, folds };
+    let snapshot = Snapshot { version: VERSION, session, seq: folds.last_seq(), at, keep_tokens, folds };
     let body = serde_json::to_vec(&snapshot).map_err(std::io::Error::other)?;
     let dir = data_dir.join(DIR);
     std::fs::create_dir_all(&dir)?;

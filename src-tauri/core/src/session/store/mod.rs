@@ -107,13 +107,6 @@ impl Store {
         self.readers.with(|conn| read::scan(conn, self.readers.path(), session, from_seq, each))
     }
 
-    /// The session's events from `from_seq` on, in `seq` order.
-    pub fn events_from(&self, session: &str, from_seq: u64) -> Result<Vec<StoredEvent>, StoreError> {
-        let mut out = Vec::new();
-        self.scan(session, from_seq, &mut |e| out.push(e))?;
-        Ok(out)
-    }
-
     /// Tells the writer the question fold of a session whose log the caller has just read whole and
     /// whose last `seq` is `last_seq`, so its next append does not read the log again to rebuild it.
     /// Ignored when the log has grown since (the writer then rebuilds it as usual).
