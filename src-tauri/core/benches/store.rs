@@ -190,6 +190,7 @@ fn reopen_big_session() {
     let (mut page_ms, mut page_kb) = (Vec::new(), 0.0);
     let mut read_only = Vec::new();
     let mut with_transcript = Vec::new();
+    let mut list_ms = Vec::new();
     let mut raw = Vec::new();
     for _ in 0..ROUNDS {
         let start = Instant::now();
@@ -227,6 +228,11 @@ fn reopen_big_session() {
         let json = serde_json::to_string(&page).expect("json");
         page_ms.push(ms(start.elapsed()));
         page_kb = json.len() as f64 / 1024.0;
+        // The sessions list, as start-up (tray, window) reads it with this session in the store.
+        let start = Instant::now();
+        let list = session.store().list_sessions().expect("list");
+        list_ms.push(ms(start.elapsed()));
+        assert_eq!(list.first().map(|s| s.event_count), Some(expected as u64));
         drop(session);
 
         let start = Instant::now();
@@ -248,6 +254,7 @@ fn reopen_big_session() {
     report("reopen_100k_read_and_questions_ms", median(reopen_old), "ms");
     report("page_100k_ms", median(page_ms), "ms");
     report("page_100k_json_kb", page_kb, "KiB");
+    report("list_sessions_100k_ms", median(list_ms), "ms");
     report("reopen_100k_read_only_ms", median(read_only), "ms");
     report("reopen_100k_with_transcript_ms", median(with_transcript), "ms");
     report("raw_scan_100k_ms", raw, "ms");

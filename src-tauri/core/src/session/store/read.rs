@@ -106,16 +106,17 @@ pub fn session_exists(conn: &Connection, path: &Path, session: &str) -> Result<b
         .map_err(|e| StoreError::sqlite(path, e))
 }
 
+/// One index probe per session. `CROSS JOIN` pins the loop order: left to itself, SQLite's planner
+/// (no statistics) may drive the join from `events` and read the whole log of every session, which
+/// cost 75 ms on one 100 000-event session at every start-up and every sessions-list refresh.
+const SESSIONS: &str = "SELECT s.id, s.title, s.created_at, e.at, e.seq, s.open_questions, s.continued_questions
+     FROM sessions s
+     CROSS JOIN events e ON e.session_id = s.id AND e.seq = (SELECT max(seq) FROM events WHERE session_id = s.id)
+     ORDER BY e.at DESC, s.id";
+
 pub fn sessions(conn: &Connection, path: &Path) -> Result<Vec<SessionSummary>, StoreError> {
     let err = |e| StoreError::sqlite(path, e);
-    let mut stmt = conn
-        .prepare_cached(
-            "SELECT s.id, s.title, s.created_at, e.at, e.seq, s.open_questions, s.continued_questions
-             FROM sessions s
-             JOIN events e ON e.session_id = s.id AND e.seq = (SELECT max(seq) FROM events WHERE session_id = s.id)
-             ORDER BY e.at DESC, s.id",
-        )
-        .map_err(err)?;
+    let mut stmt = conn.prepare_cached(SESSIONS).map_err(err)?;
     let rows = stmt
         .query_map([], |r| {
             Ok(SessionSummary {
@@ -130,4 +131,40 @@ pub fn sessions(conn: &Connection, path: &Path) -> Result<Vec<SessionSummary>, S
         })
         .map_err(err)?;
     rows.collect::<Result<Vec<_>, _>>().map_err(err)
+}
+
+#[cfg(test)]
+mod tests {
+    use rusqlite::Connection;
+
+    use crate::session::{Event, Store, DB_FILE};
+
+    /// The plan SQLite picks for the sessions list, one line per step.
+    fn plan(conn: &Connection) -> Vec<String> {
+        let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {}", super::SESSIONS)).unwrap();
+        stmt.query_map([], |r| r.get::<_, String>(3)).unwrap().collect::<Result<_, _>>().unwrap()
+    }
+
+    #[test]
+    fn the_sessions_list_never_scans_a_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(dir.path()).unwrap();
+        let long = store.create_session("long", None, None).unwrap();
+        let filler: Vec<Event> = (0..2_000)
+            .map(|i| Event::AssistantMessage {
+                text: format!("line {i}"),
+                reasoning: None,
+                tool_calls: vec![],
+                usage: None,
+            })
+            .collect();
+        store.append_batch(&long, filler).unwrap();
+        store.create_session("short", None, None).unwrap();
+        let conn = Connection::open(dir.path().join(DB_FILE)).unwrap();
+        let steps = plan(&conn);
+        assert!(steps.iter().any(|s| s.starts_with("SCAN s")), "{steps:?}");
+        assert!(!steps.iter().any(|s| s.starts_with("SCAN e") || s.starts_with("SCAN events")), "{steps:?}");
+        let listed = store.list_sessions().unwrap();
+        assert_eq!(listed.iter().map(|s| s.event_count).max(), Some(2_001));
+    }
 }
