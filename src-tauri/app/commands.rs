@@ -27,23 +27,44 @@ pub struct AppInfo {
     pub data_dir: String,
     /// The session the launch options opened, to show first.
     pub initial_session: Option<String>,
+    /// That session opened for this page (as `open_session` would, streaming to the call's channel):
+    /// a launch with `--session` shows it after one round trip instead of two.
+    pub initial_view: Option<SessionView>,
     /// Why the launch options could not be carried out (e.g. `--session` names no session).
     pub launch_error: Option<WireError>,
     /// This page load's number, passed back with `open_session` and `attach_question`.
     pub page: u64,
 }
 
+/// The app's facts for the page that starts, and the session the launch named opened for it,
+/// streaming to `channel`. If that open fails the view is left out and the window opens the session
+/// the usual way, which reports why.
 #[tauri::command]
-pub fn app_info(state: State<'_, AppState>) -> Result<AppInfo, CommandError> {
-    let dir = state.data_dir()?;
+pub async fn app_info(
+    state: State<'_, AppState>,
+    turns: Option<usize>,
+    channel: Channel<AgentEvent>,
+) -> Result<AppInfo, CommandError> {
+    let dir = state.data_dir()?.display().to_string();
     // A data directory another process hosts is reported here too: the window has nothing to show.
-    let page = state.hub()?.page();
+    let hub = state.hub()?;
+    let page = hub.page();
     let launched = state.launched();
+    let initial_view = match launched.session.clone() {
+        Some(session) => tokio::task::spawn_blocking(move || {
+            hub.open_session(&session, turns, Some(page), Box::new(move |event| channel.send(event).is_ok()))
+        })
+        .await
+        .ok()
+        .and_then(Result::ok),
+        None => None,
+    };
     Ok(AppInfo {
         name: "Hark",
         version: env!("CARGO_PKG_VERSION"),
-        data_dir: dir.display().to_string(),
+        data_dir: dir,
         initial_session: launched.session,
+        initial_view,
         launch_error: launched.error,
         page,
     })

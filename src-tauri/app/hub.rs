@@ -156,6 +156,13 @@ impl Hub {
         Ok(self.host.resolve(typed)?)
     }
 
+    /// Opens the session's live agent ahead of the window asking for it (a launch with `--session`):
+    /// its log is read meanwhile, so the window's open finds it ready.
+    pub fn warm(&self, session: &str) -> Result<(), CommandError> {
+        self.host.open(session)?;
+        Ok(())
+    }
+
     /// Creates a session with the current model and sends its first message. Call inside the runtime.
     pub fn start_session(&self, text: &str, workspace: Option<PathBuf>) -> Result<String, CommandError> {
         Ok(self.host.start_session(text, workspace)?.0)

@@ -194,11 +194,19 @@ fn instance_name(dir: Option<&PathBuf>) -> String {
 
 /// Opens the session the options name (sending the prompt to it), or starts one with the prompt.
 /// Call inside the async runtime.
-fn carry_out(hub: &Hub, launch: &LaunchOptions) -> Launched {
+fn carry_out(hub: &Arc<Hub>, launch: &LaunchOptions) -> Launched {
     let opened = match (&launch.session, &launch.prompt) {
         (Some(typed), prompt) => hub.resolve(typed).and_then(|id| {
-            if let Some(p) = prompt {
-                hub.send(&id, p)?;
+            match prompt {
+                Some(p) => hub.send(&id, p)?,
+                None => {
+                    // Read while the window starts, off the thread that creates it.
+                    let (hub, id) = (Arc::clone(hub), id.clone());
+                    tauri::async_runtime::spawn_blocking(move || {
+                        // A failure shows when the window opens the session itself.
+                        let _ = hub.warm(&id);
+                    });
+                }
             }
             Ok(id)
         }),

@@ -133,12 +133,50 @@ describe('App', () => {
 
   it('streams text from the channel into the live bubble', async () => {
     await openSessionRow(render(App).container);
-    await waitFor(() => expect(h.channels.length).toBe(1));
-    const push = h.channels[0] as (e: AgentEvent) => void;
+    // The first channel is app_info's (no session was launched); the second streams s1.
+    await waitFor(() => expect(h.channels.length).toBe(2));
+    const push = h.channels[1] as (e: AgentEvent) => void;
     push({ type: 'turn_started', session_id: 's1', turn_id: 't' });
     push({ type: 'text_delta', session_id: 's1', text: 'Working on it' });
     expect((await screen.findByTestId('streaming-text')).textContent).toBe('Working on it');
     expect(screen.getByRole('button', { name: 'Stop' })).toBeTruthy();
+  });
+
+  it('a launch with --session shows it from app_info alone, with what its stream sent before the answer', async () => {
+    const at = new Date().toISOString();
+    const opened = {
+      ...emptyTranscript,
+      seq: 3,
+      turns: [{ turn_id: 't1', started_at: at, ended: null, items: [{ kind: 'user_message', seq: 3, at, message_id: 'm1', text: 'port the ledger' }] }],
+    };
+    h.handlers.app_info = (a) => {
+      // Recorded after the shell took its read, delivered before its answer.
+      const early = h.channels[0] as (e: AgentEvent) => void;
+      early({
+        type: 'transcript', session_id: 's1', seq: 4,
+        deltas: [{ kind: 'item_added', turn: 0, item: 1, value: { kind: 'assistant_message', seq: 4, at, text: 'Reading the ledger crate first.', reasoning: null, tool_calls: [] } }],
+      });
+      expect(a.turns).toBe(10);
+      return {
+        name: 'Hark', version: '0.1.0', data_dir: '/tmp/hark', initial_session: 's1', page: 7,
+        initial_view: { session_id: 's1', transcript: opened, questions: pendingNow, busy: true, model_label: 'Demo' },
+      };
+    };
+    render(App);
+    expect((await screen.findAllByText('port the ledger')).length).toBeGreaterThan(0);
+    expect(await screen.findByText('Reading the ledger crate first.')).toBeTruthy();
+    expect(h.calls.some(([c]) => c === 'open_session')).toBe(false);
+    // The same channel goes on streaming the session.
+    (h.channels[0] as (e: AgentEvent) => void)({ type: 'text_delta', session_id: 's1', text: 'Still reading' });
+    expect((await screen.findByTestId('streaming-text')).textContent).toBe('Still reading');
+  });
+
+  it('a launched session app_info could not open is opened the usual way', async () => {
+    h.handlers.app_info = () => ({
+      name: 'Hark', version: '0.1.0', data_dir: '/tmp/hark', initial_session: 's1', initial_view: null, page: 7,
+    });
+    render(App);
+    await waitFor(() => expect(h.calls.find(([c]) => c === 'open_session')?.[1]).toMatchObject({ sessionId: 's1', page: 7 }));
   });
 
   it('hark://focus opens that session and its question', async () => {

@@ -1,8 +1,10 @@
 import { mount } from 'svelte';
 import App from './App.svelte';
 import { guardPage } from './lib/pageGuard';
+import { mark } from './lib/timeline';
 import './app.css';
 
+mark('script');
 const target = document.getElementById('app');
 if (!target) throw new Error('index.html lost its #app element');
 

@@ -37,8 +37,18 @@ export async function call<T>(command: string, args?: Record<string, unknown>): 
  */
 let page: number | null = null;
 
-export async function appInfo(): Promise<Result<AppInfo>> {
-  const r = await call<AppInfo>('app_info');
+/**
+ * The app's facts, and the session the launch named opened for this page (`initial_view`, its newest
+ * `turns` turns), streaming to `onEvent`.
+ */
+export async function appInfo(onEvent: (event: AgentEvent) => void, turns: number | null = null): Promise<Result<AppInfo>> {
+  let channel: Channel<AgentEvent>;
+  try {
+    channel = new Channel<AgentEvent>(onEvent);
+  } catch (reason) {
+    return { ok: false, error: toHarkError(reason) };
+  }
+  const r = await call<AppInfo>('app_info', { turns, channel });
   if (r.ok) page = r.value.page;
   return r;
 }

@@ -192,6 +192,8 @@ export interface AppInfo {
   data_dir: string;
   /** The session a launch option (--session / --prompt) opened. */
   initial_session?: string | null;
+  /** That session opened for this page, when app_info was asked with a stream. */
+  initial_view?: SessionView | null;
   /** Why the launch options could not be carried out (e.g. --session names no session). */
   launch_error?: HarkError | null;
   /** This page load's number: the shell lets go of what earlier loads of the page held. */

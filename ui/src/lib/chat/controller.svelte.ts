@@ -22,9 +22,11 @@ import {
 import type { AnswerBatch } from '../question/types';
 import type {
   AgentEvent,
+  AppInfo,
   FocusPayload,
   PendingQuestions,
   SessionSummary,
+  SessionView,
   Settings,
   SettingsView,
   Transcript,
@@ -40,6 +42,7 @@ import { type Handshake, TakeoverKeeper } from './takeover';
 
 export type ChatApi = Pick<
   typeof realApi,
+  | 'appInfo'
   | 'listSessions'
   | 'getSettings'
   | 'saveSettings'
@@ -245,7 +248,40 @@ export class Chat {
       this.error = r.error;
       return;
     }
-    const v = r.value;
+    this.showView(id, r.value, missed);
+  }
+
+  /**
+   * Start-up: the app's facts, and the session the launch named already opened in the same round
+   * trip. Events its stream delivers before the answer lands are held, then applied as a session
+   * open applies the events that arrive while it runs.
+   */
+  async start(): Promise<Result<AppInfo>> {
+    let shown: string | null = null;
+    const early: AgentEvent[] = [];
+    const r = await this.api.appInfo((e) => (shown === null ? early.push(e) : this.onStream(shown, e)), TURN_PAGE);
+    if (!r.ok) return r;
+    const view = r.value.initial_view;
+    // The person may have picked a session already; theirs wins.
+    if (view && this.activeId === null) {
+      const id = view.session_id;
+      this.leave();
+      this.activeId = id;
+      this.turnLimit = TURN_PAGE;
+      shown = id;
+      const { missed } = await this.missed.during(async () => {
+        for (const e of early) this.onStream(id, e);
+      });
+      if (this.activeId === id) this.showView(id, view, missed);
+    } else if (view && this.activeId !== view.session_id) {
+      void this.api.closeSessionView(view.session_id);
+    } else if (r.value.initial_session && this.activeId === null) {
+      await this.select(r.value.initial_session);
+    }
+    return r;
+  }
+
+  private showView(id: string, v: SessionView, missed: readonly TranscriptEvent[]): void {
     this.live = { ...idle, busy: v.busy };
     this.showRead(id, v.transcript, missed);
     this.pending = v.questions;
