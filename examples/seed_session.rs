@@ -12,6 +12,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
+use hark_core::error::BoundaryError;
 use hark_core::question::{
     answered_result_text, late_answer_text, pending_result_text, Answer, AnswerBatch, Question, ToolMode, TOOL_NAME,
 };
@@ -185,8 +186,11 @@ impl Seeder {
         }
         if model_error {
             out.push(Event::ModelError {
-                error: json!({"name": "ModelError", "code": "RATE_LIMITED",
-                    "message": "The provider answered 429 Too Many Requests; try again in a moment."}),
+                error: BoundaryError::new(
+                    "ModelError",
+                    "RATE_LIMITED",
+                    "The provider answered 429 Too Many Requests; try again in a moment.",
+                ),
             });
             out.push(Event::TurnEnded { turn_id, reason: "error".into() });
         } else {

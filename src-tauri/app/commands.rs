@@ -15,10 +15,11 @@ use tauri::{AppHandle, State};
 use tauri_plugin_dialog::DialogExt;
 use tauri_plugin_opener::OpenerExt;
 
-use crate::error::{CommandError, WireError};
+use crate::error::{CommandError, CommandResult};
 use crate::hub::{AttachResult, PendingQuestions, SessionView, SubmitPath, SubmitResult};
 use crate::settings::Settings;
 use crate::state::AppState;
+use hark_core::error::BoundaryError;
 
 #[derive(Debug, Serialize)]
 pub struct AppInfo {
@@ -31,7 +32,7 @@ pub struct AppInfo {
     /// a launch with `--session` shows it after one round trip instead of two.
     pub initial_view: Option<SessionView>,
     /// Why the launch options could not be carried out (e.g. `--session` names no session).
-    pub launch_error: Option<WireError>,
+    pub launch_error: Option<BoundaryError>,
     /// This page load's number, passed back with `open_session` and `attach_question`.
     pub page: u64,
 }
@@ -44,7 +45,7 @@ pub async fn app_info(
     state: State<'_, AppState>,
     turns: Option<usize>,
     channel: Channel<AgentEvent>,
-) -> Result<AppInfo, CommandError> {
+) -> CommandResult<AppInfo> {
     let dir = state.data_dir()?.display().to_string();
     // A data directory another process hosts is reported here too: the window has nothing to show.
     let hub = state.hub()?;
@@ -72,7 +73,7 @@ pub async fn app_info(
 
 /// The sessions sidebar: every stored session, most recently active first, with its question counts.
 #[tauri::command]
-pub async fn list_sessions(state: State<'_, AppState>) -> Result<Vec<SessionSummary>, CommandError> {
+pub async fn list_sessions(state: State<'_, AppState>) -> CommandResult<Vec<SessionSummary>> {
     Ok(state.hub()?.store().list_sessions()?)
 }
 
@@ -82,12 +83,13 @@ pub async fn session_transcript(
     state: State<'_, AppState>,
     session_id: String,
     turns: Option<usize>,
-) -> Result<Transcript, CommandError> {
+) -> CommandResult<Transcript> {
     let hub = state.hub()?;
     // Reads a page from the store (and opens the session if nothing did yet): off the IPC thread.
     tokio::task::spawn_blocking(move || hub.transcript(&session_id, turns))
         .await
         .map_err(|e| CommandError::Worker(e.to_string()))?
+        .map_err(BoundaryError::from)
 }
 
 #[derive(Debug, Serialize)]
@@ -110,14 +112,14 @@ pub struct SettingsView {
     /// Where the key new sessions would use comes from: the keyring, a vendor's variable, or none.
     pub key_source: KeySource,
     pub keyring: KeyringStatus,
-    pub warning: Option<WireError>,
+    pub warning: Option<BoundaryError>,
     pub overrides: Vec<String>,
     pub active_model: ActiveModel,
     /// What the form offers: providers with their defaults, demo scripts, the timeout's bounds.
     pub catalogue: Catalogue,
 }
 
-async fn settings_view(state: &AppState) -> Result<SettingsView, CommandError> {
+async fn settings_view(state: &AppState) -> CommandResult<SettingsView> {
     let hub = state.hub()?;
     let settings = hub.settings();
     let base_url = settings.base_url.clone();
@@ -147,7 +149,7 @@ async fn settings_view(state: &AppState) -> Result<SettingsView, CommandError> {
 }
 
 #[tauri::command]
-pub async fn get_settings(state: State<'_, AppState>) -> Result<SettingsView, CommandError> {
+pub async fn get_settings(state: State<'_, AppState>) -> CommandResult<SettingsView> {
     settings_view(&state).await
 }
 
@@ -158,7 +160,7 @@ pub async fn save_settings(
     state: State<'_, AppState>,
     settings: Settings,
     api_key: Option<String>,
-) -> Result<SettingsView, CommandError> {
+) -> CommandResult<SettingsView> {
     let hub = state.hub()?;
     settings.validate()?;
     if let Some(key) = api_key {
@@ -179,7 +181,7 @@ pub async fn save_settings(
 
 /// The native folder picker for a new session's workspace; `None` when the person cancelled.
 #[tauri::command]
-pub async fn choose_workspace(app: AppHandle) -> Result<Option<String>, CommandError> {
+pub async fn choose_workspace(app: AppHandle) -> CommandResult<Option<String>> {
     let picked = tauri::async_runtime::spawn_blocking(move || app.dialog().file().blocking_pick_folder())
         .await
         .map_err(|e| CommandError::InvalidArgument(format!("the folder picker failed: {e}")))?;
@@ -197,7 +199,7 @@ pub async fn start_session(
     state: State<'_, AppState>,
     text: String,
     workspace: Option<String>,
-) -> Result<Started, CommandError> {
+) -> CommandResult<Started> {
     let session_id = state.hub()?.start_session(&text, workspace.map(PathBuf::from))?;
     crate::events::sessions_changed(&app);
     Ok(Started { session_id })
@@ -210,7 +212,7 @@ pub async fn open_session(
     turns: Option<usize>,
     page: Option<u64>,
     channel: Channel<AgentEvent>,
-) -> Result<SessionView, CommandError> {
+) -> CommandResult<SessionView> {
     let hub = state.hub()?;
     // Opening a long session reads its whole log once: that must hold up neither the IPC thread nor
     // the runtime's workers, which carry every other session's stream meanwhile.
@@ -219,34 +221,32 @@ pub async fn open_session(
     })
     .await
     .map_err(|e| CommandError::Worker(e.to_string()))?
+    .map_err(BoundaryError::from)
 }
 
 #[tauri::command]
-pub fn close_session_view(state: State<'_, AppState>, session_id: String) -> Result<(), CommandError> {
+pub fn close_session_view(state: State<'_, AppState>, session_id: String) -> CommandResult<()> {
     state.hub()?.close_view(&session_id);
     Ok(())
 }
 
 #[tauri::command]
-pub async fn send_message(state: State<'_, AppState>, session_id: String, text: String) -> Result<(), CommandError> {
-    state.hub()?.send(&session_id, &text)
+pub async fn send_message(state: State<'_, AppState>, session_id: String, text: String) -> CommandResult<()> {
+    Ok(state.hub()?.send(&session_id, &text)?)
 }
 
 #[tauri::command]
-pub fn abort(state: State<'_, AppState>, session_id: String) -> Result<bool, CommandError> {
+pub fn abort(state: State<'_, AppState>, session_id: String) -> CommandResult<bool> {
     Ok(state.hub()?.abort(&session_id))
 }
 
 #[tauri::command]
-pub async fn retry(state: State<'_, AppState>, session_id: String) -> Result<(), CommandError> {
-    state.hub()?.retry(&session_id)
+pub async fn retry(state: State<'_, AppState>, session_id: String) -> CommandResult<()> {
+    Ok(state.hub()?.retry(&session_id)?)
 }
 
 #[tauri::command]
-pub async fn pending_questions(
-    state: State<'_, AppState>,
-    session_id: String,
-) -> Result<PendingQuestions, CommandError> {
+pub async fn pending_questions(state: State<'_, AppState>, session_id: String) -> CommandResult<PendingQuestions> {
     Ok(state.hub()?.pending(&session_id))
 }
 
@@ -256,8 +256,8 @@ pub fn attach_question(
     session_id: String,
     call_id: String,
     page: Option<u64>,
-) -> Result<AttachResult, CommandError> {
-    state.hub()?.attach(&session_id, &call_id, page)
+) -> CommandResult<AttachResult> {
+    Ok(state.hub()?.attach(&session_id, &call_id, page)?)
 }
 
 #[tauri::command]
@@ -266,7 +266,7 @@ pub fn release_question(
     session_id: String,
     call_id: String,
     takeover_id: u64,
-) -> Result<(), CommandError> {
+) -> CommandResult<()> {
     state.hub()?.release(&session_id, &call_id, takeover_id);
     Ok(())
 }
@@ -278,32 +278,33 @@ pub async fn submit_answers(
     call_id: String,
     answers: AnswerBatch,
     path: Option<SubmitPath>,
-) -> Result<SubmitResult, CommandError> {
-    state.hub()?.submit(&session_id, &call_id, answers, path)
+) -> CommandResult<SubmitResult> {
+    Ok(state.hub()?.submit(&session_id, &call_id, answers, path)?)
 }
 
 #[tauri::command]
-pub fn cancel_question(state: State<'_, AppState>, session_id: String, call_id: String) -> Result<(), CommandError> {
-    state.hub()?.cancel(&session_id, &call_id)
+pub fn cancel_question(state: State<'_, AppState>, session_id: String, call_id: String) -> CommandResult<()> {
+    Ok(state.hub()?.cancel(&session_id, &call_id)?)
 }
 
 #[tauri::command]
-pub fn expire_question(state: State<'_, AppState>, session_id: String, call_id: String) -> Result<(), CommandError> {
-    state.hub()?.expire(&session_id, &call_id)
+pub fn expire_question(state: State<'_, AppState>, session_id: String, call_id: String) -> CommandResult<()> {
+    Ok(state.hub()?.expire(&session_id, &call_id)?)
 }
 
 /// Opens a link from model text in the system browser. The window asked the person first; only web
 /// and mail links are opened, never files or custom schemes.
 #[tauri::command]
-pub fn open_link(app: AppHandle, url: String) -> Result<(), CommandError> {
+pub fn open_link(app: AppHandle, url: String) -> CommandResult<()> {
     let parsed = url::Url::parse(&url).map_err(|e| CommandError::InvalidArgument(format!("not a link: {e}")))?;
     if !matches!(parsed.scheme(), "http" | "https" | "mailto") {
         return Err(CommandError::InvalidArgument(format!(
             "{}: links are opened only for http, https and mailto",
             parsed.scheme()
-        )));
+        ))
+        .into());
     }
     app.opener()
         .open_url(parsed.as_str(), None::<&str>)
-        .map_err(|e| CommandError::InvalidArgument(format!("the system browser could not open the link: {e}")))
+        .map_err(|e| CommandError::InvalidArgument(format!("the system browser could not open the link: {e}")).into())
 }

@@ -1,38 +1,17 @@
-//! Errors that cross IPC. They serialize to `{ name, code, message }` like every Hark error.
+//! Errors that cross IPC. Commands answer with [`BoundaryError`], the `{ name, code, message }` every
+//! Hark error takes; [`CommandError`] is what the shell's own code fails with on the way there.
 
-use serde::Serialize;
+use hark_core::error::{BoundaryError, CodedError};
 
-/// An error captured at start-up and reported on every call that needs what failed. Kept in its wire
-/// form so it can be handed out again (the core error types are not `Clone`).
-#[derive(Debug, Clone, Serialize)]
-pub struct WireError {
-    pub name: String,
-    pub code: String,
-    pub message: String,
-}
+/// What a command returns: its value, or the error in its boundary shape.
+pub type CommandResult<T> = Result<T, BoundaryError>;
 
-impl WireError {
-    pub fn of<E: Serialize + std::fmt::Display>(error: &E) -> Self {
-        match serde_json::to_value(error) {
-            Ok(v) => WireError {
-                name: v["name"].as_str().unwrap_or("Error").to_string(),
-                code: v["code"].as_str().unwrap_or("UNKNOWN").to_string(),
-                message: v["message"].as_str().map_or_else(|| error.to_string(), str::to_string),
-            },
-            Err(_) => WireError { name: "Error".into(), code: "UNKNOWN".into(), message: error.to_string() },
-        }
-    }
-}
-
-/// Everything a command can fail with; each variant serializes as the `{name, code, message}` of the
-/// error it carries.
+/// Everything a shell call can fail with; each wrapped error keeps its own name and code.
 #[derive(Debug, thiserror::Error)]
 pub enum CommandError {
     /// The data directory or store could not be used at start-up (reported on every call).
     #[error("{}", .0.message)]
-    Startup(WireError),
-    #[error("{}", .0.message)]
-    Wire(WireError),
+    Startup(BoundaryError),
     #[error(transparent)]
     Host(#[from] hark_core::host::HostError),
     #[error(transparent)]
@@ -59,22 +38,46 @@ pub enum CommandError {
     Worker(String),
 }
 
-impl Serialize for CommandError {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use hark_core::error::serialize_error;
+impl CommandError {
+    /// The error a wrapped core error would be, for the variants that wrap one.
+    fn inner(&self) -> Option<&dyn CodedError> {
         match self {
-            CommandError::Startup(e) | CommandError::Wire(e) => e.serialize(s),
-            CommandError::Host(e) => e.serialize(s),
-            CommandError::Store(e) => e.serialize(s),
-            CommandError::Agent(e) => e.serialize(s),
-            CommandError::Interaction(e) => e.serialize(s),
-            CommandError::Service(e) => e.serialize(s),
-            CommandError::Settings(e) => e.serialize(s),
-            CommandError::Secret(e) => e.serialize(s),
-            CommandError::NotFound(m) => serialize_error(s, "CommandError", "NOT_FOUND", m),
-            CommandError::InvalidArgument(m) => serialize_error(s, "CommandError", "INVALID_ARGUMENT", m),
-            CommandError::PageReloaded(_) => serialize_error(s, "CommandError", "PAGE_RELOADED", &self.to_string()),
-            CommandError::Worker(_) => serialize_error(s, "CommandError", "INTERNAL", &self.to_string()),
+            CommandError::Host(e) => Some(e),
+            CommandError::Store(e) => Some(e),
+            CommandError::Agent(e) => Some(e),
+            CommandError::Interaction(e) => Some(e),
+            CommandError::Service(e) => Some(e),
+            CommandError::Settings(e) => Some(e),
+            CommandError::Secret(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+impl CodedError for CommandError {
+    fn name(&self) -> &str {
+        match (self, self.inner()) {
+            (CommandError::Startup(e), _) => &e.name,
+            (_, Some(inner)) => inner.name(),
+            _ => "CommandError",
+        }
+    }
+
+    fn code(&self) -> &str {
+        match (self, self.inner()) {
+            (CommandError::Startup(e), _) => &e.code,
+            (_, Some(inner)) => inner.code(),
+            (CommandError::NotFound(_), _) => "NOT_FOUND",
+            (CommandError::InvalidArgument(_), _) => "INVALID_ARGUMENT",
+            (CommandError::PageReloaded(_), _) => "PAGE_RELOADED",
+            _ => "INTERNAL",
+        }
+    }
+
+    fn message(&self) -> String {
+        match self.inner() {
+            Some(inner) => inner.message(),
+            None => self.to_string(),
         }
     }
 }

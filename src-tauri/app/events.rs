@@ -6,9 +6,9 @@ use hark_core::service::QuestionEvent;
 use serde::Serialize;
 use tauri::{AppHandle, Emitter};
 
-use crate::error::WireError;
 use crate::hub::Hub;
 use crate::notifier::Notifier;
+use hark_core::error::BoundaryError;
 
 pub const SESSIONS_CHANGED: &str = "hark://sessions-changed";
 pub const FOCUS: &str = "hark://focus";
@@ -19,7 +19,7 @@ pub struct Focus {
     pub session_id: String,
     pub call_id: Option<String>,
     /// Why the window is asked to show this (an answer from a notification that was not taken).
-    pub notice: Option<WireError>,
+    pub notice: Option<BoundaryError>,
 }
 
 /// A session's sidebar entry changed (new session, badge counts).
@@ -33,13 +33,13 @@ pub fn focus(app: &AppHandle, session_id: &str, call_id: Option<&str>) {
 }
 
 /// [`focus`], saying why.
-pub fn focus_with(app: &AppHandle, session_id: &str, call_id: Option<&str>, notice: Option<WireError>) {
+pub fn focus_with(app: &AppHandle, session_id: &str, call_id: Option<&str>, notice: Option<BoundaryError>) {
     let focus = Focus { session_id: session_id.to_string(), call_id: call_id.map(str::to_string), notice };
     let _ = app.emit(FOCUS, focus);
 }
 
 /// A second launch's options could not be carried out here (e.g. `--session` named no session).
-pub fn launch_error(app: &AppHandle, error: &WireError) {
+pub fn launch_error(app: &AppHandle, error: &BoundaryError) {
     let _ = app.emit(LAUNCH_ERROR, error);
 }
 

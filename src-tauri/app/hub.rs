@@ -22,9 +22,10 @@ use tokio::task::JoinHandle;
 
 pub use hark_core::host::{AnswerPath as SubmitPath, PendingQuestions};
 
-use crate::error::{CommandError, WireError};
+use crate::error::CommandError;
 use crate::launch::LaunchOptions;
 use crate::settings::{self, Settings};
+use hark_core::error::{BoundaryError, CodedError};
 
 /// Where a window's copy of a session's stream goes; `false` means the window is gone.
 pub type Sink = Box<dyn Fn(AgentEvent) -> bool + Send + Sync>;
@@ -83,7 +84,7 @@ pub struct Hub {
     host: Host,
     launch: LaunchOptions,
     settings: Arc<Mutex<Settings>>,
-    settings_warning: Mutex<Option<WireError>>,
+    settings_warning: Mutex<Option<BoundaryError>>,
     /// The task copying a session's stream to the window, per session the window shows.
     views: Mutex<HashMap<String, JoinHandle<()>>>,
     takeovers: Mutex<HashMap<TakeoverKey, Takeover>>,
@@ -96,17 +97,17 @@ pub struct Hub {
 impl Hub {
     /// Takes the data directory (one host at a time), opens its store, registers the window as the
     /// question surface and reads the settings.
-    pub fn start(dir: &Path, launch: LaunchOptions) -> Result<Hub, WireError> {
+    pub fn start(dir: &Path, launch: LaunchOptions) -> Result<Hub, BoundaryError> {
         let (loaded, warning) = settings::load(dir);
         let settings = Arc::new(Mutex::new(loaded));
         let models = Arc::new(DesktopModels { launch: launch.clone(), settings: Arc::clone(&settings) });
         let (surface, requests) = ForwardingProvider::new();
-        let host = Host::start(dir, Arc::new(surface), models).map_err(|e| WireError::of(&e))?;
+        let host = Host::start(dir, Arc::new(surface), models).map_err(|e| e.boundary())?;
         Ok(Hub {
             host,
             launch,
             settings,
-            settings_warning: Mutex::new(warning.as_ref().map(WireError::of)),
+            settings_warning: Mutex::new(warning.as_ref().map(CodedError::boundary)),
             views: Mutex::new(HashMap::new()),
             takeovers: Mutex::new(HashMap::new()),
             page: AtomicU64::new(0),
@@ -139,7 +140,7 @@ impl Hub {
         lock(&self.settings).clone()
     }
 
-    pub fn settings_warning(&self) -> Option<WireError> {
+    pub fn settings_warning(&self) -> Option<BoundaryError> {
         lock(&self.settings_warning).clone()
     }
 
@@ -411,7 +412,7 @@ mod tests {
 
         // The panel still thought it was in the foreground: refused, so it can offer to resubmit.
         let lost = hub.submit(&session, &call, db("SQLite"), Some(SubmitPath::Foreground)).unwrap_err();
-        assert_eq!(WireError::of(&lost).code, ErrorCode::NotPending.as_str(), "{lost:?}");
+        assert_eq!(lost.boundary().code, ErrorCode::NotPending.as_str(), "{lost:?}");
         // The resubmission goes the late path and is admitted by the live agent.
         let taken = hub.submit(&session, &call, db("SQLite"), Some(SubmitPath::Late)).unwrap();
         assert_eq!(taken.path, SubmitPath::Late);
@@ -477,9 +478,9 @@ mod tests {
         let page = hub.new_page();
         assert_ne!(page, old_page);
         let late = hub.attach(&session, &call, Some(old_page)).unwrap_err();
-        assert_eq!(WireError::of(&late).code, "PAGE_RELOADED");
+        assert_eq!(late.boundary().code, "PAGE_RELOADED");
         let late = hub.open_session(&session, None, Some(old_page), Box::new(|_| true)).unwrap_err();
-        assert_eq!(WireError::of(&late).code, "PAGE_RELOADED");
+        assert_eq!(late.boundary().code, "PAGE_RELOADED");
 
         // Nobody holds it now, so it continues when its time runs out, and the dead page hears nothing.
         let heard = streamed.load(Ordering::SeqCst);
@@ -493,9 +494,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let hub = hub(dir.path(), "hello");
         let missing = hub.open_session("nope", None, None, Box::new(|_| true)).unwrap_err();
-        assert_eq!(WireError::of(&missing).code, "NOT_FOUND");
+        assert_eq!(missing.boundary().code, "NOT_FOUND");
         let empty = hub.start_session("   ", None).unwrap_err();
-        assert_eq!(WireError::of(&empty).code, "INVALID_ARGUMENT");
+        assert_eq!(empty.boundary().code, "INVALID_ARGUMENT");
         let busy = Hub::start(dir.path(), LaunchOptions::default()).err().expect("one host per data dir");
         assert_eq!(busy.code, "DATA_DIR_BUSY");
     }

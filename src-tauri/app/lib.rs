@@ -18,10 +18,10 @@ use std::sync::Arc;
 
 use tauri::{AppHandle, Manager, RunEvent};
 
-use crate::error::WireError;
 use crate::hub::Hub;
 use crate::launch::{LaunchOptions, USAGE};
 use crate::state::{AppState, Launched};
+use hark_core::error::{BoundaryError, CodedError};
 
 const IDENTIFIER: &str = "app.hark.desktop";
 
@@ -215,7 +215,7 @@ fn carry_out(hub: &Arc<Hub>, launch: &LaunchOptions) -> Launched {
     };
     match opened {
         Ok(id) => Launched { session: Some(id), error: None },
-        Err(e) => Launched { session: None, error: Some(WireError::of(&e)) },
+        Err(e) => Launched { session: None, error: Some(e.boundary()) },
     }
 }
 
@@ -225,7 +225,7 @@ fn forwarded(app: &AppHandle, argv: Vec<String>, cwd: String) {
     let mut launch = match LaunchOptions::parse(argv.into_iter().skip(1)) {
         Ok(launch) => launch,
         Err(problem) => {
-            let error = WireError { name: "LaunchError".into(), code: "INVALID_ARGUMENT".into(), message: problem };
+            let error = BoundaryError { name: "LaunchError".into(), code: "INVALID_ARGUMENT".into(), message: problem };
             events::launch_error(app, &error);
             return;
         }

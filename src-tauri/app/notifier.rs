@@ -149,8 +149,9 @@ impl Notifier {
                 // Answered elsewhere first, a reply already queued, the session unusable...: the click
                 // must not vanish, so the window comes up on the question and says why.
                 Err(e) => {
-                    let e = crate::error::WireError::of(&e);
-                    let notice = crate::error::WireError { message: notify::refusal_text(&e.code, &e.message), ..e };
+                    let e = hark_core::error::CodedError::boundary(&e);
+                    let notice =
+                        hark_core::error::BoundaryError { message: notify::refusal_text(&e.code, &e.message), ..e };
                     crate::tray::show_window(&self.app);
                     crate::events::focus_with(&self.app, session, Some(call_id), Some(notice));
                 }

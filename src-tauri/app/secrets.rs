@@ -3,7 +3,6 @@
 //! server finds that server's key. Keys never reach SQLite, settings, logs or error messages.
 
 use hark_core::model::{env_key_for, ApiKey, KeySource};
-use serde::Serialize;
 
 const SERVICE: &str = "app.hark.desktop";
 
@@ -21,9 +20,12 @@ impl SecretError {
     }
 }
 
-impl Serialize for SecretError {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        hark_core::error::serialize_error(s, "SecretError", self.code(), &self.to_string())
+impl hark_core::error::CodedError for SecretError {
+    fn name(&self) -> &str {
+        "SecretError"
+    }
+    fn code(&self) -> &str {
+        SecretError::code(self)
     }
 }
 

@@ -10,7 +10,7 @@ use hark_core::question::ToolMode;
 use hark_core::session::ModelRef;
 use serde::{Deserialize, Serialize};
 
-use crate::error::WireError;
+use hark_core::error::CodedError;
 
 pub const SETTINGS_FILE: &str = "settings.json";
 
@@ -90,9 +90,12 @@ impl SettingsError {
     }
 }
 
-impl Serialize for SettingsError {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        hark_core::error::serialize_error(s, "SettingsError", self.code(), &self.to_string())
+impl CodedError for SettingsError {
+    fn name(&self) -> &str {
+        "SettingsError"
+    }
+    fn code(&self) -> &str {
+        SettingsError::code(self)
     }
 }
 
@@ -189,12 +192,6 @@ pub fn save(dir: &Path, settings: &Settings) -> Result<(), SettingsError> {
     std::fs::rename(&tmp, &path).map_err(write_err)
 }
 
-impl From<&SettingsError> for WireError {
-    fn from(e: &SettingsError) -> Self {
-        WireError::of(e)
-    }
-}
-
 #[cfg(test)]
 mod catalogue_tests {
     use super::Provider;
@@ -255,7 +252,7 @@ mod tests {
         assert_eq!(kept.len(), 1);
         assert_eq!(std::fs::read_to_string(dir.path().join(&kept[0])).unwrap(), "{ not json");
         assert!(!dir.path().join(SETTINGS_FILE).exists());
-        let json = serde_json::to_value(&warning).unwrap();
+        let json = serde_json::to_value(warning.boundary()).unwrap();
         assert_eq!(json["name"], "SettingsError");
         assert!(json["message"].as_str().unwrap().contains(&kept[0]));
     }

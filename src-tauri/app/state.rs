@@ -5,17 +5,18 @@ use std::sync::{Arc, Mutex};
 
 use hark_core::data_dir::{self, DataDirError};
 
-use crate::error::{CommandError, WireError};
+use crate::error::CommandError;
 use crate::hub::Hub;
 use crate::launch::LaunchOptions;
+use hark_core::error::{BoundaryError, CodedError};
 
 pub struct AppState {
     /// The prepared data directory, or why it could not be used. An unusable directory is not a
     /// panic: the window opens and says what is wrong.
-    pub data_dir: Result<PathBuf, WireError>,
+    pub data_dir: Result<PathBuf, BoundaryError>,
     /// The host of that directory (store, question service, live agents), or why it could not start
     /// (another process hosts it, a corrupt store — reported and never replaced).
-    pub hub: Result<Arc<Hub>, WireError>,
+    pub hub: Result<Arc<Hub>, BoundaryError>,
     /// What the launch options opened, for the window to show first; or why they could not.
     pub launched: Mutex<Launched>,
 }
@@ -23,12 +24,12 @@ pub struct AppState {
 #[derive(Debug, Clone, Default)]
 pub struct Launched {
     pub session: Option<String>,
-    pub error: Option<WireError>,
+    pub error: Option<BoundaryError>,
 }
 
 impl AppState {
     pub fn prepare(chosen: Result<PathBuf, DataDirError>, launch: LaunchOptions) -> Self {
-        let data_dir = chosen.and_then(|dir| data_dir::prepare(&dir)).map_err(|e| WireError::of(&e));
+        let data_dir = chosen.and_then(|dir| data_dir::prepare(&dir)).map_err(|e| e.boundary());
         let hub = match &data_dir {
             Ok(dir) => Hub::start(dir, launch).map(Arc::new),
             Err(e) => Err(e.clone()),

@@ -220,7 +220,7 @@ async fn closing_the_panel_records_ask_cancelled() {
 
     let results = tool_results(&only_session(&data_dir));
     match results.as_slice() {
-        [ToolOutcome::Error { error }] => assert_eq!(error["code"], "ASK_CANCELLED", "{error}"),
+        [ToolOutcome::Error { error }] => assert_eq!(error.code, "ASK_CANCELLED", "{error}"),
         other => panic!("expected one ASK_CANCELLED result, got {other:?}"),
     }
 }

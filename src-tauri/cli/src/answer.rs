@@ -14,7 +14,7 @@ use hark_core::service::ServiceError;
 use hark_core::session::project_questions;
 use hark_core::tools::QuestionSettings;
 
-use crate::chat::{drain, fail, print_events, run_until_idle, CliModels, ModelFlags, Terminal};
+use crate::chat::{drain, fail, fail_msg, print_events, run_until_idle, CliModels, ModelFlags, Terminal};
 
 /// `{"answers":[...]}` or a bare `[...]` of answers.
 fn parse_batch(text: &str) -> Result<AnswerBatch, UserInteractionError> {
@@ -43,7 +43,7 @@ pub fn run(args: &[String]) -> ExitCode {
     };
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
-        Err(e) => return fail(&serde_json::json!({"name":"CliError","code":"RUNTIME","message":e.to_string()}), 1),
+        Err(e) => return fail_msg("RUNTIME", e.to_string()),
     };
     let code = runtime.block_on(answer(session, call_id, answers));
     runtime.shutdown_background();
@@ -101,7 +101,7 @@ async fn answer_in(host: &Host, terminal: &Terminal, typed: &str, call_id: &str,
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => {
             let message = if finished { "the reply was not admitted" } else { "stopped before the reply was admitted" };
-            fail(&serde_json::json!({"name":"CliError","code":"NOT_ADMITTED","message":message}), 1)
+            fail_msg("NOT_ADMITTED", message)
         }
         Err(e) => fail(&e, 1),
     }

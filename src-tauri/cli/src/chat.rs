@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use hark_core::agent::{Agent, AgentEvent};
+use hark_core::error::{BoundaryError, CodedError};
 use hark_core::host::{Host, HostError, ModelSource};
 use hark_core::model::{
     env_key_for, ApiKey, ModelError, ModelProvider, DEEPSEEK_BASE_URL, DEEPSEEK_MODEL, DEFAULT_DEMO_SCRIPT, DEMO_LABEL,
@@ -16,20 +17,23 @@ use hark_core::question::limits::parse_timeout_secs;
 use hark_core::question::ToolMode;
 use hark_core::session::{Event, ModelRef, ToolOutcome};
 use hark_core::tools::QuestionSettings;
-use serde::Serialize;
 use tokio::sync::{Mutex, Notify};
 
 use crate::stdio_provider::{safe, say, Lines, Shown, StdioProvider};
 
 /// Prints `{name, code, message}` on stderr and returns `code` as the exit status.
-pub(crate) fn fail(error: &impl Serialize, code: u8) -> ExitCode {
+pub(crate) fn fail(error: &impl CodedError, code: u8) -> ExitCode {
+    print_error(&error.boundary(), code)
+}
+
+fn print_error(error: &BoundaryError, code: u8) -> ExitCode {
     let json = serde_json::to_string(error).unwrap_or_else(|_| "{}".into());
     eprintln!("{json}");
     ExitCode::from(code)
 }
 
-fn fail_msg(code: &str, message: impl Into<String>) -> ExitCode {
-    fail(&serde_json::json!({ "name": "CliError", "code": code, "message": message.into() }), 1)
+pub(crate) fn fail_msg(code: &str, message: impl Into<String>) -> ExitCode {
+    print_error(&BoundaryError::new("CliError", code, message), 1)
 }
 
 /// The terminal this process asks its questions on: stdin's lines, who owns the keyboard, and the
@@ -172,7 +176,9 @@ pub(crate) fn print_events(
                                  `hark answer {} {call_id} '{{\"answers\":[...]}}'`",
                                 event.session_id
                             ),
-                            ToolOutcome::Error { error } => format!("  · tool error {}", safe(&error.to_string())),
+                            ToolOutcome::Error { error } => {
+                                format!("  · tool error {}: {}", safe(&error.code), safe(&error.message))
+                            }
                             ToolOutcome::Unknown => "  · tool outcome unknown".into(),
                         };
                         line(text, &mut at_line_start);
@@ -182,7 +188,7 @@ pub(crate) fn print_events(
                             say("\n");
                             at_line_start = true;
                         }
-                        eprintln!("hark: model error {error}");
+                        eprintln!("hark: model error {}: {}", safe(&error.code), safe(&error.message));
                     }
                     _ => {}
                 },

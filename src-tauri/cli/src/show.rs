@@ -71,7 +71,7 @@ fn details(event: &Event) -> String {
             None => format!("id={} {}", text(message_id), text(&source.kind)),
         },
         Event::InboxDiscarded { message_id, reason } => format!("id={} reason={}", text(message_id), text(reason)),
-        Event::ModelError { error } => text(&error.to_string()),
+        Event::ModelError { error } => format!("{}: {}", text(&error.code), text(&error.message)),
         Event::HistoryCompacted { through_seq, summary, window_tokens } => {
             let summary = summary.as_deref().map_or("(none: left out)".to_string(), text);
             format!("through={through_seq} window={window_tokens} summary={summary}")
@@ -85,8 +85,7 @@ fn outcome_text(outcome: &ToolOutcome) -> String {
         ToolOutcome::Ok { content } => format!("ok {}", safe_text(content, TEXT_CHARS)),
         ToolOutcome::Pending { .. } => "pending".to_string(),
         ToolOutcome::Error { error } => {
-            let code = error.get("code").and_then(|c| c.as_str()).unwrap_or("?");
-            format!("error {}", safe_text(code, 40))
+            format!("error {}", safe_text(&error.code, 40))
         }
         ToolOutcome::Unknown => "TOOL_OUTCOME_UNKNOWN".to_string(),
     }

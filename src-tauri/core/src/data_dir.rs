@@ -1,8 +1,7 @@
 //! Where Hark keeps its data: `HARK_DATA_DIR` when set, else the platform app-data directory.
 
+use crate::error::CodedError;
 use std::path::{Path, PathBuf};
-
-use serde::Serialize;
 
 /// The environment variable that overrides the data directory (tests and scripting use it).
 pub const DATA_DIR_ENV: &str = "HARK_DATA_DIR";
@@ -24,9 +23,12 @@ impl DataDirError {
     }
 }
 
-impl Serialize for DataDirError {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        crate::error::serialize_error(s, "DataDirError", self.code(), &self.to_string())
+impl CodedError for DataDirError {
+    fn name(&self) -> &str {
+        "DataDirError"
+    }
+    fn code(&self) -> &str {
+        DataDirError::code(self)
     }
 }
 
@@ -70,7 +72,7 @@ mod tests {
         std::fs::write(&file, b"x").unwrap();
         let err = prepare(&file.join("data")).unwrap_err();
         assert_eq!(err.code(), "DATA_DIR_UNUSABLE");
-        let json = serde_json::to_value(&err).unwrap();
+        let json = serde_json::to_value(err.boundary()).unwrap();
         assert_eq!(json["name"], "DataDirError");
         assert_eq!(json["code"], "DATA_DIR_UNUSABLE");
         assert!(json["message"].as_str().unwrap().contains("occupied"));

@@ -187,7 +187,7 @@ async fn abort_mid_question_records_ask_aborted() {
     tokio::time::timeout(Duration::from_secs(10), agent.wait_idle()).await.unwrap();
     let events = h.events(&agent);
     let ToolOutcome::Error { error } = &results(&events)[0].1 else { panic!() };
-    assert_eq!(error["code"], "ASK_ABORTED");
+    assert_eq!(error.code, "ASK_ABORTED");
     assert_eq!(turn_end(&events), "aborted");
     assert_eq!(h.server.requests().len(), 1, "nothing runs after an abort");
 }
@@ -202,7 +202,7 @@ async fn unauthorized_records_a_model_error_and_ends_the_turn() {
         Event::ModelError { error } => Some(error.clone()),
         _ => None,
     });
-    assert_eq!(error.unwrap()["code"], "MODEL_AUTH");
+    assert_eq!(error.unwrap().code, "MODEL_AUTH");
     assert_eq!(turn_end(&events), "error");
 }
 
@@ -242,9 +242,9 @@ async fn invalid_json_arguments_get_a_structured_error_and_the_turn_continues() 
     let events = h.events(&agent);
     let outcomes = results(&events);
     let ToolOutcome::Error { error } = &outcomes[0].1 else { panic!() };
-    assert_eq!(error["code"], "INVALID_REQUEST");
+    assert_eq!(error.code, "INVALID_REQUEST");
     let ToolOutcome::Error { error } = &outcomes[1].1 else { panic!() };
-    assert_eq!(error["code"], "PATH_OUTSIDE_WORKSPACE");
+    assert_eq!(error.code, "PATH_OUTSIDE_WORKSPACE");
     // The raw arguments are recorded as text and sent back verbatim.
     assert!(events.iter().any(
         |e| matches!(&e.event, Event::ToolCall { arguments: Value::String(raw), .. } if raw.starts_with("{\"path\""))

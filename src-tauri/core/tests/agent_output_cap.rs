@@ -72,8 +72,8 @@ async fn a_runaway_stream_records_output_too_large_and_the_session_goes_on() {
             _ => None,
         })
         .expect("a model/error was recorded");
-    assert_eq!(error["code"], "MODEL_OUTPUT_TOO_LARGE", "{error}");
-    assert_eq!(error["name"], "ModelError");
+    assert_eq!(error.code, "MODEL_OUTPUT_TOO_LARGE", "{error}");
+    assert_eq!(error.name, "ModelError");
     assert_eq!(turn_ends(&events), ["error"]);
     let kept = assistant_texts(&events);
     assert_eq!(kept.len(), 1, "the text streamed before the cap was recorded");

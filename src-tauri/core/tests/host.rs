@@ -2,6 +2,7 @@
 //! live agent, and quitting the same way whatever the front door — against the real store, service
 //! and demo model.
 
+use hark_core::error::CodedError;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
@@ -83,11 +84,11 @@ async fn a_session_is_titled_by_its_first_line_and_refuses_bad_input() {
     let title = host.store().list_sessions().unwrap().into_iter().find(|s| s.id == id).unwrap().title;
     assert_eq!(title, "x".repeat(60));
     let empty = host.start_session("  \n ", None).expect_err("refused");
-    assert_eq!(serde_json::to_value(&empty).unwrap()["code"], "INVALID_ARGUMENT");
+    assert_eq!(serde_json::to_value(empty.boundary()).unwrap()["code"], "INVALID_ARGUMENT");
     let nowhere = host.start_session("go", Some(dir.path().join("missing"))).expect_err("refused");
-    assert_eq!(serde_json::to_value(&nowhere).unwrap()["code"], "INVALID_ARGUMENT");
+    assert_eq!(serde_json::to_value(nowhere.boundary()).unwrap()["code"], "INVALID_ARGUMENT");
     let unknown = host.resolve("nope").expect_err("refused");
-    assert_eq!(serde_json::to_value(&unknown).unwrap()["code"], "NOT_FOUND");
+    assert_eq!(serde_json::to_value(unknown.boundary()).unwrap()["code"], "NOT_FOUND");
     host.shutdown().await;
 }
 
@@ -108,7 +109,7 @@ async fn quitting_continues_a_live_timed_question_and_aborts_a_blocking_one() {
     host.shutdown().await;
     let recorded = outcomes(&host, &blocking);
     let [ToolOutcome::Error { error }] = recorded.as_slice() else { panic!("{recorded:?}") };
-    assert_eq!(error["code"], ErrorCode::AskAborted.as_str());
+    assert_eq!(error.code, ErrorCode::AskAborted.as_str());
     let events = host.store().events(&blocking).unwrap();
     assert!(matches!(events.last().map(|e| &e.event), Some(Event::TurnEnded { .. })), "{events:?}");
 }
@@ -129,7 +130,7 @@ async fn a_late_answer_is_queued_without_a_live_agent_and_admitted_when_the_sess
     assert_eq!(second.answer(&session, &call, db("SQLite"), Some(AnswerPath::Late)).unwrap(), AnswerPath::Late);
     assert!(second.agent(&session).is_none(), "answering opened no agent");
     let again = second.answer(&session, &call, db("Postgres"), None).unwrap_err();
-    assert_eq!(serde_json::to_value(&again).unwrap()["code"], "REPLY_QUEUED");
+    assert_eq!(serde_json::to_value(again.boundary()).unwrap()["code"], "REPLY_QUEUED");
     second.shutdown().await;
     drop(second);
 

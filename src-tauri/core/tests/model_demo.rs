@@ -2,6 +2,7 @@
 //! valid (or deliberately invalid), and each script reacts to answered / pending / error / late
 //! results the way its branch says.
 
+use hark_core::error::CodedError;
 use std::path::Path;
 use std::time::Duration;
 
@@ -111,7 +112,7 @@ fn typed(id: &str, text: &str) -> Answer {
 }
 
 fn error_text(code: ErrorCode, message: &str) -> String {
-    serde_json::to_string(&UserInteractionError::new(code, message)).expect("serialize")
+    serde_json::to_string(&UserInteractionError::new(code, message).boundary()).expect("serialize")
 }
 
 fn questions_of(args: &Value) -> Vec<Question> {
@@ -421,7 +422,7 @@ async fn untrusted_carries_hostile_payloads_and_quotes_them_back_verbatim() {
     assert_eq!(huge["questions"][0]["question"].as_str().map(|q| q.chars().count()), Some(3000));
     let refusal = parse_request(&huge, ToolMode::Legacy, 120).expect_err("too long");
     let huge_id = reply.call(TOOL_NAME).id.clone();
-    let end = c.tool_result(&huge_id, &serde_json::to_string(&refusal).expect("serialize")).await;
+    let end = c.tool_result(&huge_id, &serde_json::to_string(&refusal.boundary()).expect("serialize")).await;
     assert!(end.text.contains("INVALID_REQUEST") && end.calls.is_empty(), "{}", end.text);
 }
 

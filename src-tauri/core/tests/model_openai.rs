@@ -3,6 +3,7 @@
 
 mod model_support;
 
+use hark_core::error::CodedError;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -270,7 +271,7 @@ async fn unauthorized_is_model_auth_and_never_shows_the_key() {
     assert!(!err.retryable());
     assert!(err.message().contains("Incorrect API key provided"), "server text kept: {err}");
     assert!(err.message().contains("API key"), "says what to fix: {err}");
-    let serialized = serde_json::to_string(&err).expect("serialize");
+    let serialized = serde_json::to_string(&err.boundary()).expect("serialize");
     for shown in [err.to_string(), format!("{err:?}"), serialized, config_debug] {
         assert!(!shown.contains(secret), "key leaked: {shown}");
     }
@@ -587,11 +588,11 @@ fn describe_labels_model_and_host() {
 fn errors_serialize_as_name_code_message() {
     let err = ModelError::Http { status: 400, message: "bad".into() };
     assert_eq!(
-        serde_json::to_value(&err).expect("serialize"),
+        serde_json::to_value(err.boundary()).expect("serialize"),
         json!({ "name": "ModelError", "code": "MODEL_HTTP", "message": "bad" })
     );
     assert_eq!(err.to_string(), "MODEL_HTTP: bad");
-    assert_eq!(serde_json::to_value(ModelError::Cancelled).expect("serialize")["code"], "MODEL_CANCELLED");
+    assert_eq!(serde_json::to_value(ModelError::Cancelled.boundary()).expect("serialize")["code"], "MODEL_CANCELLED");
 }
 
 #[test]

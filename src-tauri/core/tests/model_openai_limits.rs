@@ -4,6 +4,7 @@
 
 mod model_support;
 
+use hark_core::error::CodedError;
 use std::time::{Duration, Instant};
 
 use hark_core::model::{
@@ -100,7 +101,7 @@ async fn endless_text_stops_at_the_output_cap() {
     assert!(err.message().contains("shorter"), "says what to do: {err}");
     assert!(!err.retryable());
     assert_eq!(
-        serde_json::to_value(&err).expect("serialize")["code"],
+        serde_json::to_value(err.boundary()).expect("serialize")["code"],
         "MODEL_OUTPUT_TOO_LARGE",
         "serializes with its code"
     );

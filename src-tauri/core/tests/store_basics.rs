@@ -2,6 +2,7 @@
 
 mod store_common;
 
+use hark_core::error::CodedError;
 use std::path::Path;
 
 use hark_core::question::ToolMode;
@@ -81,7 +82,7 @@ fn assert_refused_as_corrupt(dir: &Path, contents: &[u8]) {
     let err = Store::open(dir).err().expect("a corrupt file must be refused");
     assert_eq!(err.code(), "STORE_CORRUPT");
     assert!(err.to_string().contains(&path.display().to_string()), "names the file: {err}");
-    let json = serde_json::to_value(&err).unwrap();
+    let json = serde_json::to_value(err.boundary()).unwrap();
     assert_eq!((json["name"].as_str(), json["code"].as_str()), (Some("StoreError"), Some("STORE_CORRUPT")));
     assert!(std::fs::read(&path).unwrap() == contents, "the file must stay byte-for-byte untouched");
     assert_eq!(companions(dir), [DB_FILE.to_string()], "no -wal/-shm created next to it");
@@ -136,7 +137,7 @@ fn unknown_sessions_are_not_found() {
     .collect();
     assert_eq!(codes, ["NOT_FOUND"; 4]);
     let err = store.events("nope").unwrap_err();
-    assert_eq!(serde_json::to_value(&err).unwrap()["message"], "session nope not found");
+    assert_eq!(serde_json::to_value(err.boundary()).unwrap()["message"], "session nope not found");
 }
 
 #[test]

@@ -4,6 +4,7 @@
 
 mod store_common;
 
+use hark_core::error::CodedError;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -84,7 +85,7 @@ fn an_event_of_an_unknown_type_is_never_appended() {
     let err = store.append_batch(&id, vec![user("m1", "hi"), future.clone()]).unwrap_err();
     assert_eq!(err.code(), "UNKNOWN_EVENT_TYPE");
     assert!(err.to_string().contains("future/thing"), "{err}");
-    assert_eq!(serde_json::to_value(&err).unwrap()["name"], "StoreError");
+    assert_eq!(serde_json::to_value(err.boundary()).unwrap()["name"], "StoreError");
     assert_eq!(store.events(&id).unwrap().len(), 1, "the batch is stored whole or not at all");
     assert_eq!(store.append(&id, future).unwrap_err().code(), "UNKNOWN_EVENT_TYPE");
     // A type this build knows, dressed as unknown, is refused all the same.
@@ -140,7 +141,7 @@ fn a_damaged_row_of_a_known_type_names_its_session_and_row_and_spares_the_rest()
         assert!(message.contains(part), "names {part}: {message}");
     }
     assert!(!message.contains("move it aside") && !message.contains("empty store"), "{message}");
-    let json = serde_json::to_value(&err).unwrap();
+    let json = serde_json::to_value(err.boundary()).unwrap();
     assert_eq!((json["name"].as_str(), json["code"].as_str()), (Some("StoreError"), Some("EVENT_UNREADABLE")));
     // The other session and the sessions list are unaffected.
     assert_eq!(store.events(&fine).unwrap().len(), 2);

@@ -39,7 +39,7 @@ fn groups_items_by_turn(load: Load) {
         turn_ended("t1", "completed"),
         turn_started("t2"),
         user("m2", "again"),
-        Event::ModelError { error: json!({"name": "ModelError", "code": "HTTP_500", "message": "boom"}) },
+        Event::ModelError { error: hark_core::error::BoundaryError::new("ModelError", "HTTP_500", "boom") },
         turn_ended("t2", "error"),
     ];
     let t = transcript(load, &events);

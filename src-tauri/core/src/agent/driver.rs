@@ -1,6 +1,7 @@
 //! The agent's single driver task: waits for input, runs turns one at a time, and records each
 //! turn's start, its step boundaries (where steered messages are admitted) and its end.
 
+use crate::error::CodedError;
 use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
@@ -30,10 +31,7 @@ pub(super) async fn run(shared: Arc<Shared>) {
             notified.await;
         };
         if let Err(e) = turn(&shared, &abort).await {
-            shared.emit(AgentEvent::Error {
-                session_id: shared.session_id.clone(),
-                error: serde_json::to_value(&e).unwrap_or_default(),
-            });
+            shared.emit(AgentEvent::Error { session_id: shared.session_id.clone(), error: e.boundary() });
         }
         let mut state = lock(&shared.state);
         state.turn_abort = None;

@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+use crate::error::BoundaryError;
 use crate::service::QuestionEvent;
 use crate::session::{StoredEvent, TranscriptDelta};
 
@@ -41,10 +42,10 @@ pub enum AgentEvent {
         turn_id: String,
         reason: String,
     },
-    /// The agent could not record or run something (e.g. the store failed); `{name, code, message}`.
+    /// The agent could not record or run something (e.g. the store failed).
     Error {
         session_id: String,
-        error: serde_json::Value,
+        error: BoundaryError,
     },
 }
 

@@ -51,7 +51,8 @@ fn raw_arguments(arguments: &serde_json::Value) -> String {
 pub fn outcome_text(outcome: &ToolOutcome) -> String {
     match outcome {
         ToolOutcome::Ok { content } | ToolOutcome::Pending { content } => content.clone(),
-        ToolOutcome::Error { error } => error.to_string(),
+        // The model gets the whole `{name, code, message}`: the code is what it can act on.
+        ToolOutcome::Error { error } => serde_json::to_string(error).unwrap_or_else(|_| error.message.clone()),
         ToolOutcome::Unknown => UNKNOWN_OUTCOME_TEXT.to_string(),
     }
 }

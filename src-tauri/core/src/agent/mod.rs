@@ -22,11 +22,11 @@ mod events;
 mod history;
 mod step;
 
+use crate::error::CodedError;
 use std::collections::{HashSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use serde::Serialize;
 use tokio::sync::{broadcast, watch, Notify};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -124,12 +124,15 @@ impl AgentError {
     }
 }
 
-impl Serialize for AgentError {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+impl CodedError for AgentError {
+    fn name(&self) -> &str {
         match self {
-            AgentError::Store(e) => e.serialize(s),
-            AgentError::Closed => crate::error::serialize_error(s, "AgentError", self.code(), &self.to_string()),
+            AgentError::Store(e) => e.name(),
+            AgentError::Closed => "AgentError",
         }
+    }
+    fn code(&self) -> &str {
+        AgentError::code(self)
     }
 }
 

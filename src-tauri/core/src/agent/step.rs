@@ -1,6 +1,7 @@
 //! One model step: build the request from the log, stream the reply, record it, run its tool calls.
 //! A request the server finds too long for the model's context is compacted and tried once more.
 
+use crate::error::CodedError;
 use tokio_util::sync::CancellationToken;
 
 use super::compact::{self, Compacted};
@@ -141,8 +142,7 @@ pub(super) async fn run(
         if abort.is_cancelled() || e == ModelError::Cancelled {
             return Ok(StepEnd::Aborted);
         }
-        let error = serde_json::to_value(&e).unwrap_or_default();
-        append(shared, Event::ModelError { error })?;
+        append(shared, Event::ModelError { error: e.boundary() })?;
         return Ok(StepEnd::Failed);
     }
     if streamed.calls.is_empty() {

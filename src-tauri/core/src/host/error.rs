@@ -1,9 +1,8 @@
-//! What a host call can fail with. Each variant serializes as the `{name, code, message}` of the
-//! error it carries, so a front door shows the core's own code.
-
-use serde::Serialize;
+//! What a host call can fail with. Each variant crosses a boundary as the `{name, code, message}` of
+//! the error it carries, so a front door shows the core's own code.
 
 use crate::agent::AgentError;
+use crate::error::CodedError;
 use crate::model::ModelError;
 use crate::question::UserInteractionError;
 use crate::service::ServiceError;
@@ -33,17 +32,36 @@ pub enum HostError {
     InvalidArgument(String),
 }
 
-impl Serialize for HostError {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+impl CodedError for HostError {
+    fn name(&self) -> &str {
         match self {
-            HostError::Lock(e) => e.serialize(s),
-            HostError::Store(e) => e.serialize(s),
-            HostError::Agent(e) => e.serialize(s),
-            HostError::Model(e) => e.serialize(s),
-            HostError::Interaction(e) => e.serialize(s),
-            HostError::Service(e) => e.serialize(s),
-            HostError::NotFound(m) => crate::error::serialize_error(s, "HostError", "NOT_FOUND", m),
-            HostError::InvalidArgument(m) => crate::error::serialize_error(s, "HostError", "INVALID_ARGUMENT", m),
+            HostError::Lock(e) => e.name(),
+            HostError::Store(e) => e.name(),
+            HostError::Agent(e) => e.name(),
+            HostError::Model(e) => e.name(),
+            HostError::Interaction(e) => e.name(),
+            HostError::Service(e) => e.name(),
+            HostError::NotFound(_) | HostError::InvalidArgument(_) => "HostError",
+        }
+    }
+    fn code(&self) -> &str {
+        match self {
+            HostError::Lock(e) => e.code(),
+            HostError::Store(e) => e.code(),
+            HostError::Agent(e) => e.code(),
+            HostError::Model(e) => e.code(),
+            HostError::Interaction(e) => e.code.as_str(),
+            HostError::Service(e) => CodedError::code(e),
+            HostError::NotFound(_) => "NOT_FOUND",
+            HostError::InvalidArgument(_) => "INVALID_ARGUMENT",
+        }
+    }
+    fn message(&self) -> String {
+        match self {
+            HostError::Model(e) => CodedError::message(e),
+            HostError::Interaction(e) => e.message.clone(),
+            HostError::Service(e) => CodedError::message(e),
+            other => other.to_string(),
         }
     }
 }

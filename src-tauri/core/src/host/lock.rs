@@ -3,12 +3,12 @@
 //! The host holds an OS advisory lock on `hark.lock` for its whole life; the OS drops it when the
 //! process dies, so a crash never leaves a stale lock behind.
 
+use crate::error::CodedError;
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use fs4::fs_std::FileExt;
-use serde::Serialize;
 
 /// The lock file's name inside the data directory.
 pub const LOCK_FILE: &str = "hark.lock";
@@ -34,9 +34,12 @@ impl LockError {
     }
 }
 
-impl Serialize for LockError {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        crate::error::serialize_error(s, "HostError", self.code(), &self.to_string())
+impl CodedError for LockError {
+    fn name(&self) -> &str {
+        "HostError"
+    }
+    fn code(&self) -> &str {
+        LockError::code(self)
     }
 }
 

@@ -1,13 +1,11 @@
 //! Model provider errors. Every failure a provider can hit has a code the UI and the session log can
 //! route on; none of them carries the API key.
 
-use serde::Serialize;
-
-use crate::error::serialize_error;
+use crate::error::CodedError;
 
 const CANCELLED_MESSAGE: &str = "The model request was cancelled.";
 
-/// A model provider failure, serialized as `{"name":"ModelError","code","message"}`.
+/// A model provider failure; it crosses a boundary as `{"name":"ModelError","code","message"}`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ModelError {
     /// 401/403: the API key was missing or rejected.
@@ -155,9 +153,15 @@ impl ModelError {
     }
 }
 
-impl Serialize for ModelError {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        serialize_error(s, "ModelError", self.code(), self.message())
+impl CodedError for ModelError {
+    fn name(&self) -> &str {
+        "ModelError"
+    }
+    fn code(&self) -> &str {
+        ModelError::code(self)
+    }
+    fn message(&self) -> String {
+        ModelError::message(self).to_string()
     }
 }
 

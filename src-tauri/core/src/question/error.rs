@@ -1,6 +1,7 @@
 //! The error every question operation reports. It crosses IPC, the CLI and tool results, so its wire
-//! shape is the shared `{name, code, message}` (see [`crate::error::serialize_error`]).
+//! shape is the shared `{name, code, message}` (see [`crate::error::BoundaryError`]).
 
+use crate::error::CodedError;
 use serde::{Deserialize, Serialize};
 
 /// Machine-routable reason a question operation failed. Serialized as `SCREAMING_SNAKE_CASE`, which is
@@ -104,16 +105,17 @@ impl UserInteractionError {
     pub fn bad_answer(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::BadAnswer, message)
     }
-
-    /// The wire shape as a JSON value, for event payloads (`tool/result` errors, `model/error`).
-    pub fn to_json(&self) -> serde_json::Value {
-        serde_json::json!({ "name": Self::NAME, "code": self.code.as_str(), "message": self.message })
-    }
 }
 
-impl Serialize for UserInteractionError {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        crate::error::serialize_error(s, Self::NAME, self.code.as_str(), &self.message)
+impl CodedError for UserInteractionError {
+    fn name(&self) -> &str {
+        Self::NAME
+    }
+    fn code(&self) -> &str {
+        self.code.as_str()
+    }
+    fn message(&self) -> String {
+        self.message.clone()
     }
 }
 

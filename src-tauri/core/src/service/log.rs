@@ -1,9 +1,8 @@
 //! Where the service records inbox events. The service owns this small trait so it can be tested
 //! without SQLite; the real [`crate::session::Store`] implements it.
 
+use crate::error::CodedError;
 use std::sync::Mutex;
-
-use serde::Serialize;
 
 use super::lock;
 use crate::session::Event;
@@ -16,9 +15,15 @@ pub struct LogError {
     pub message: String,
 }
 
-impl Serialize for LogError {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        crate::error::serialize_error(s, "LogError", &self.code, &self.message)
+impl CodedError for LogError {
+    fn name(&self) -> &str {
+        "LogError"
+    }
+    fn code(&self) -> &str {
+        &self.code
+    }
+    fn message(&self) -> String {
+        self.message.clone()
     }
 }
 

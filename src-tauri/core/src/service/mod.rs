@@ -25,6 +25,7 @@ mod wait;
 #[cfg(test)]
 mod tests;
 
+use crate::error::CodedError;
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -70,11 +71,23 @@ impl ServiceError {
     }
 }
 
-impl Serialize for ServiceError {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+impl CodedError for ServiceError {
+    fn name(&self) -> &str {
         match self {
-            ServiceError::Interaction(e) => e.serialize(s),
-            ServiceError::Log(e) => e.serialize(s),
+            ServiceError::Interaction(e) => e.name(),
+            ServiceError::Log(e) => e.name(),
+        }
+    }
+    fn code(&self) -> &str {
+        match self {
+            ServiceError::Interaction(e) => e.code.as_str(),
+            ServiceError::Log(e) => &e.code,
+        }
+    }
+    fn message(&self) -> String {
+        match self {
+            ServiceError::Interaction(e) => e.message.clone(),
+            ServiceError::Log(e) => e.message.clone(),
         }
     }
 }

@@ -1,9 +1,9 @@
 //! Store failures, each with a stable code the UI and CLI can branch on.
 
+use crate::error::CodedError;
 use std::path::{Path, PathBuf};
 
 use rusqlite::ffi::ErrorCode as SqliteCode;
-use serde::Serialize;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -80,9 +80,12 @@ impl StoreError {
     }
 }
 
-impl Serialize for StoreError {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        crate::error::serialize_error(s, "StoreError", self.code(), &self.to_string())
+impl CodedError for StoreError {
+    fn name(&self) -> &str {
+        "StoreError"
+    }
+    fn code(&self) -> &str {
+        StoreError::code(self)
     }
 }
 
@@ -93,7 +96,7 @@ mod tests {
     #[test]
     fn serializes_to_the_shared_error_shape() {
         let err = StoreError::not_found("abc");
-        let json = serde_json::to_value(&err).unwrap();
+        let json = serde_json::to_value(err.boundary()).unwrap();
         assert_eq!(
             json,
             serde_json::json!({"name": "StoreError", "code": "NOT_FOUND", "message": "session abc not found"})

@@ -6,6 +6,7 @@ use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
+use crate::error::BoundaryError;
 use crate::question::{AnswerBatch, ToolMode};
 
 /// A session id: uuid v4 text.
@@ -107,7 +108,7 @@ events! {
     /// `reason`: "completed" | "aborted" | "error" | "step_limit" | "interrupted".
     "turn/ended" => TurnEnded { turn_id: String, reason: String },
     /// `error` is `{name, code, message}`.
-    "model/error" => ModelError { error: serde_json::Value },
+    "model/error" => ModelError { error: BoundaryError },
     /// The server said a request did not fit the model's context: from here on, the conversation up
     /// to and including `through_seq` reaches the model as `summary` (the model's own, or `None` when
     /// it could not write one and the older turns are left out), and every request is fitted to
@@ -225,9 +226,8 @@ pub enum ToolOutcome {
     Pending {
         content: String,
     },
-    /// `error` is `{name, code, message}`.
     Error {
-        error: serde_json::Value,
+        error: BoundaryError,
     },
     /// Recorded by crash repair: the run that made the call died before it produced a result.
     #[serde(rename = "TOOL_OUTCOME_UNKNOWN")]
@@ -266,7 +266,7 @@ mod tests {
             Event::InboxQueued { message_id: "t".into(), text: "typed".into(), source: MessageSource::typed() },
             Event::InboxDiscarded { message_id: "m".into(), reason: "r".into() },
             Event::TurnEnded { turn_id: "t".into(), reason: "completed".into() },
-            Event::ModelError { error: serde_json::json!({"name":"E","code":"C","message":"m"}) },
+            Event::ModelError { error: crate::error::BoundaryError::new("E", "C", "m") },
             Event::HistoryCompacted { through_seq: 7, summary: Some("s".into()), window_tokens: 32_768 },
             Event::HistoryCompacted { through_seq: 7, summary: None, window_tokens: 32_768 },
         ];

@@ -10,6 +10,7 @@ mod registry;
 #[cfg(test)]
 mod tests;
 
+use crate::error::CodedError;
 use std::path::PathBuf;
 
 use tokio_util::sync::CancellationToken;
@@ -60,7 +61,7 @@ pub fn outcome_of(result: &Result<ToolOutput, ToolError>) -> ToolOutcome {
     match result {
         Ok(out) if out.pending => ToolOutcome::Pending { content: out.content.clone() },
         Ok(out) => ToolOutcome::Ok { content: out.content.clone() },
-        Err(e) => ToolOutcome::Error { error: e.to_json() },
+        Err(e) => ToolOutcome::Error { error: e.boundary() },
     }
 }
 

@@ -2,6 +2,7 @@
 
 mod props;
 
+use crate::error::CodedError;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -160,19 +161,19 @@ async fn errors_reach_the_model_as_structured_tool_errors() {
     let reg = registry(&env.service, ToolMode::Legacy);
     let invalid = reg.execute(&ctx(), "c", TOOL_NAME, json!({ "questions": [] })).await.expect_err("invalid");
     assert!(matches!(&invalid, ToolError::Interaction(e) if e.code == ErrorCode::InvalidRequest));
-    let json = serde_json::to_value(&invalid).expect("serializes");
+    let json = serde_json::to_value(invalid.boundary()).expect("serializes");
     assert_eq!(json["name"], "UserInteractionError");
     assert_eq!(json["code"], "INVALID_REQUEST");
     assert!(json["message"].as_str().is_some_and(|m| !m.is_empty()));
-    assert_eq!(json, invalid.to_json());
-    assert_eq!(outcome_of(&Err(invalid.clone())), ToolOutcome::Error { error: invalid.to_json() });
+    assert_eq!(json, serde_json::to_value(invalid.boundary()).unwrap());
+    assert_eq!(outcome_of(&Err(invalid.clone())), ToolOutcome::Error { error: invalid.boundary() });
 
     let not_json = reg.execute(&ctx(), "c", TOOL_NAME, json!("{questions: oops")).await.expect_err("invalid");
     assert_eq!(not_json.code(), "INVALID_REQUEST");
 
     let unknown = reg.execute(&ctx(), "c", "rm_rf", json!({})).await.expect_err("unknown");
     assert_eq!(
-        serde_json::to_value(&unknown).expect("serializes"),
+        serde_json::to_value(unknown.boundary()).expect("serializes"),
         json!({ "name": "ToolError", "code": "UNKNOWN_TOOL", "message": "no tool named \"rm_rf\" is available" })
     );
 }
@@ -183,7 +184,7 @@ async fn service_errors_surface_through_the_tool() {
     let _steer = service.set_live_root(SESSION, "agent");
     let reg = registry(&service, ToolMode::Legacy);
     let no_provider = reg.execute(&ctx(), "c", TOOL_NAME, db_args()).await.expect_err("no provider");
-    assert_eq!(serde_json::to_value(&no_provider).expect("json")["code"], "NO_PROVIDER");
+    assert_eq!(serde_json::to_value(no_provider.boundary()).expect("json")["code"], "NO_PROVIDER");
 
     let stale = ToolContext { caller: Caller::root(SESSION, "old-agent"), ..ctx() };
     let not_live = reg.execute(&stale, "c", TOOL_NAME, db_args()).await.expect_err("stale");

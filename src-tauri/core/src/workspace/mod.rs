@@ -11,10 +11,9 @@ mod tools;
 #[cfg(test)]
 mod tests;
 
+use crate::error::CodedError;
 use std::path::PathBuf;
 use std::sync::Arc;
-
-use serde::Serialize;
 
 pub use path::resolve;
 pub use tools::{ListDir, ListDirInput, ReadFile, ReadFileInput, WriteFile, WriteFileInput};
@@ -51,9 +50,15 @@ impl WorkspaceError {
     }
 }
 
-impl Serialize for WorkspaceError {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        crate::error::serialize_error(s, "ToolError", self.code, &self.message)
+impl CodedError for WorkspaceError {
+    fn name(&self) -> &str {
+        "ToolError"
+    }
+    fn code(&self) -> &str {
+        self.code
+    }
+    fn message(&self) -> String {
+        self.message.clone()
     }
 }
 

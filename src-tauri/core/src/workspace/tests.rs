@@ -1,3 +1,4 @@
+use crate::error::CodedError;
 use std::collections::BTreeSet;
 
 use serde_json::{json, Value};
@@ -81,7 +82,7 @@ async fn limits_and_bad_arguments_are_structured_errors() {
     assert_eq!(err.code(), "CONTENT_TOO_LARGE");
     let err = call(&ListDir::new(root.clone()), &root, json!({"dir": "."})).await.unwrap_err();
     assert_eq!(err.code(), "INVALID_REQUEST");
-    assert_eq!(err.to_json()["name"], "ToolError");
+    assert_eq!(serde_json::to_value(err.boundary()).unwrap()["name"], "ToolError");
 }
 
 #[cfg(unix)]
@@ -99,7 +100,7 @@ async fn a_hard_link_to_a_file_outside_is_not_written_through() {
         .unwrap_err();
     assert_eq!(err.code(), "FILE_HARD_LINKED");
     assert!(err.message().contains("2 hard links"), "{}", err.message());
-    assert_eq!(err.to_json()["name"], "ToolError");
+    assert_eq!(serde_json::to_value(err.boundary()).unwrap()["name"], "ToolError");
     assert_eq!(std::fs::read_to_string(&shared).unwrap(), "original");
     assert_eq!(std::fs::read_to_string(root.join("index.js")).unwrap(), "original");
     assert_eq!(std::fs::read_dir(&root).unwrap().count(), 1, "nothing left beside it");

@@ -51,7 +51,10 @@ pub fn answered(call_id: &str, batch: &AnswerBatch) -> Event {
 }
 
 pub fn failed(call_id: &str, code: &str) -> Event {
-    result(call_id, ToolOutcome::Error { error: json!({"name": "UserInteractionError", "code": code, "message": "x"}) })
+    result(
+        call_id,
+        ToolOutcome::Error { error: hark_core::error::BoundaryError::new("UserInteractionError", code, "x") },
+    )
 }
 
 pub fn late_text(call_id: &str, ids: &[&str], batch: &AnswerBatch) -> String {

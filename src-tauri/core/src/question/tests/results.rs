@@ -1,6 +1,7 @@
 //! Result texts and the error wire shape.
 
 use super::*;
+use crate::error::CodedError;
 
 fn sample_batch() -> AnswerBatch {
     AnswerBatch { answers: vec![pick("db", &["SQLite"]), custom("name", "hark-demo"), Answer::skip("extras")] }
@@ -78,10 +79,10 @@ fn ordinary_messages_are_not_late_answers() {
 #[test]
 fn error_serializes_as_name_code_message() {
     let e = UserInteractionError::new(ErrorCode::BadAnswer, "answers[0]: nope");
-    let v = serde_json::to_value(&e).unwrap();
+    let v = serde_json::to_value(e.boundary()).unwrap();
     assert_eq!(v, json!({"name": "UserInteractionError", "code": "BAD_ANSWER", "message": "answers[0]: nope"}));
     assert_eq!(v.as_object().unwrap().len(), 3);
-    assert_eq!(e.to_json(), v);
+    assert_eq!(serde_json::to_value(e.boundary()).unwrap(), v);
     assert_eq!(serde_json::from_value::<UserInteractionError>(v).unwrap(), e);
     assert_eq!(e.to_string(), "BAD_ANSWER: answers[0]: nope");
 }
@@ -94,7 +95,7 @@ fn every_code_spells_the_same_everywhere() {
         assert_eq!(code.to_string(), code.as_str());
         assert_eq!(ErrorCode::parse(code.as_str()), Some(code));
         let e = UserInteractionError::new(code, "m");
-        let back: UserInteractionError = serde_json::from_str(&serde_json::to_string(&e).unwrap()).unwrap();
+        let back: UserInteractionError = serde_json::from_str(&serde_json::to_string(&e.boundary()).unwrap()).unwrap();
         assert_eq!(back, e);
     }
     assert_eq!(ErrorCode::parse("NOPE"), None);

@@ -1,5 +1,6 @@
 //! The late path: continued questions, the session's reply reservation, admission.
 
+use crate::error::CodedError;
 use std::time::Duration;
 
 use super::support::*;
@@ -191,7 +192,7 @@ async fn a_failed_inbox_write_takes_no_reservation() {
     f.log.fail_appends(Some(LogError { code: "STORE_IO".into(), message: "disk full".into() }));
     let err = f.service.answer(SESSION, "c1", sqlite()).expect_err("log failed");
     assert!(matches!(&err, ServiceError::Log(e) if e.code == "STORE_IO"));
-    let json = serde_json::to_value(&err).expect("serializes");
+    let json = serde_json::to_value(err.boundary()).expect("serializes");
     assert_eq!(json, serde_json::json!({"name": "LogError", "code": "STORE_IO", "message": "disk full"}));
     assert_eq!(f.service.stats().reply_reservations, 0);
     f.log.fail_appends(None);

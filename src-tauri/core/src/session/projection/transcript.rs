@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 use super::inbox::InboxFold;
 use super::questions::{recorded_questions, QuestionFold, QuestionRecord};
+use crate::error::BoundaryError;
 use crate::question::{AnswerBatch, Question};
 use crate::session::events::{Event, ModelRef, StoredEvent, ToolOutcome};
 
@@ -111,7 +112,7 @@ pub enum TranscriptItem {
     ModelError {
         seq: u64,
         at: DateTime<Utc>,
-        error: serde_json::Value,
+        error: BoundaryError,
     },
     /// Earlier turns were summarised (or, with no `summary`, left out) to fit the model's context:
     /// the model no longer reads the events up to `through_seq` themselves. They stay in the log

@@ -124,7 +124,7 @@ mod tests {
             },
             Event::InboxDiscarded { message_id: "m".into(), reason: "r".into() },
             Event::TurnEnded { turn_id: "t".into(), reason: "completed".into() },
-            Event::ModelError { error: serde_json::json!({"name": "E", "code": "C", "message": "m"}) },
+            Event::ModelError { error: crate::error::BoundaryError::new("E", "C", "m") },
         ]
     }
 
