@@ -192,7 +192,7 @@ impl Seeder {
                     "The provider answered 429 Too Many Requests; try again in a moment.",
                 ),
             });
-            out.push(Event::TurnEnded { turn_id, reason: "error".into() });
+            out.push(Event::TurnEnded { turn_id, reason: hark_core::session::TurnEndReason::Error });
         } else {
             out.push(Event::AssistantMessage {
                 text: self.summary(t),
@@ -200,7 +200,7 @@ impl Seeder {
                 tool_calls: vec![],
                 usage: Some(json!({"prompt_tokens": 18_000 + t * 13 % 9_000, "completion_tokens": 420})),
             });
-            out.push(Event::TurnEnded { turn_id, reason: "completed".into() });
+            out.push(Event::TurnEnded { turn_id, reason: hark_core::session::TurnEndReason::Completed });
         }
         out
     }

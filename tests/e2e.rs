@@ -71,7 +71,7 @@ fn seed_sessions(data_dir: &std::path::Path) -> String {
         default_timeout_secs: 120,
     };
     let turn = |id: &str| Event::TurnStarted { turn_id: id.into(), run_id: "run-1".into() };
-    let end = |id: &str| Event::TurnEnded { turn_id: id.into(), reason: "completed".into() };
+    let end = |id: &str| Event::TurnEnded { turn_id: id.into(), reason: hark_core::session::TurnEndReason::Completed };
     let say =
         |text: &str| Event::AssistantMessage { text: text.into(), reasoning: None, tool_calls: vec![], usage: None };
     let ask_args = json!({ "questions": [{ "id": "db", "question": "Which database should the notes app use?",

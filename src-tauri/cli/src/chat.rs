@@ -15,7 +15,7 @@ use hark_core::model::{
 };
 use hark_core::question::limits::parse_timeout_secs;
 use hark_core::question::ToolMode;
-use hark_core::session::{Event, ModelRef, ToolOutcome};
+use hark_core::session::{Event, ModelRef, ToolOutcome, TurnEndReason};
 use hark_core::tools::QuestionSettings;
 use tokio::sync::{Mutex, Notify};
 
@@ -197,11 +197,11 @@ pub(crate) fn print_events(
                         say("\n");
                         at_line_start = true;
                     }
-                    if reason != "completed" {
+                    if reason != TurnEndReason::Completed {
                         eprintln!("hark: turn ended ({reason})");
                     }
                 }
-                AgentEvent::Error { error, .. } => eprintln!("hark: {error}"),
+                AgentEvent::Error { error, .. } => eprintln!("hark: {}: {}", safe(&error.code), safe(&error.message)),
                 _ => {}
             }
         }

@@ -51,7 +51,7 @@ fn details(event: &Event) -> String {
             )
         }
         Event::TurnStarted { turn_id, run_id } => format!("turn={} run={}", text(turn_id), text(run_id)),
-        Event::TurnEnded { turn_id, reason } => format!("turn={} reason={}", text(turn_id), text(reason)),
+        Event::TurnEnded { turn_id, reason } => format!("turn={} reason={}", text(turn_id), reason),
         Event::UserMessage { message_id, text: body, source } => {
             match source.as_ref().and_then(|s| s.reply_call_id()) {
                 Some(call) => format!("id={} late answer to {}: {}", text(message_id), text(call), text(body)),

@@ -151,7 +151,7 @@ fn big_session_events() -> Vec<Event> {
         let used = block.len() + tail.len() + 1;
         block.extend((0..per_question.saturating_sub(used)).map(|i| filler(q * per_question + i + 4)));
         block.extend(tail);
-        block.push(Event::TurnEnded { turn_id: turn, reason: "completed".into() });
+        block.push(Event::TurnEnded { turn_id: turn, reason: hark_core::session::TurnEndReason::Completed });
         events.extend(block);
     }
     events.truncate(BIG_SESSION - 1); // plus session/created = 100 000

@@ -1,7 +1,8 @@
 //! Where Hark keeps its data: `HARK_DATA_DIR` when set, else the platform app-data directory.
 
-use crate::error::CodedError;
 use std::path::{Path, PathBuf};
+
+use crate::error::CodedError;
 
 /// The environment variable that overrides the data directory (tests and scripting use it).
 pub const DATA_DIR_ENV: &str = "HARK_DATA_DIR";

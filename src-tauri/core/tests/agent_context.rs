@@ -50,7 +50,10 @@ fn grow(store: &Store, session: &str, turns: usize) {
                         tool_calls: vec![],
                         usage: None,
                     },
-                    Event::TurnEnded { turn_id: format!("turn_{t}"), reason: "completed".into() },
+                    Event::TurnEnded {
+                        turn_id: format!("turn_{t}"),
+                        reason: hark_core::session::TurnEndReason::Completed,
+                    },
                 ],
             )
             .unwrap();

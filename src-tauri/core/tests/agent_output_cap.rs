@@ -34,7 +34,7 @@ fn turn_ends(events: &[StoredEvent]) -> Vec<String> {
     events
         .iter()
         .filter_map(|e| match &e.event {
-            Event::TurnEnded { reason, .. } => Some(reason.clone()),
+            Event::TurnEnded { reason, .. } => Some(reason.to_string()),
             _ => None,
         })
         .collect()

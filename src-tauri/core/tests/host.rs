@@ -2,11 +2,11 @@
 //! live agent, and quitting the same way whatever the front door — against the real store, service
 //! and demo model.
 
-use hark_core::error::CodedError;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use hark_core::error::CodedError;
 use hark_core::host::{AnswerPath, Host, ModelSource};
 use hark_core::model::{provider_for, ModelError, ModelProvider};
 use hark_core::question::{Answer, AnswerBatch, ErrorCode, ToolMode};

@@ -2,10 +2,10 @@
 //! valid (or deliberately invalid), and each script reacts to answered / pending / error / late
 //! results the way its branch says.
 
-use hark_core::error::CodedError;
 use std::path::Path;
 use std::time::Duration;
 
+use hark_core::error::CodedError;
 use hark_core::model::{
     demo_scripts, ChatMessage, Condition, DemoProvider, DemoScript, ModelEvent, ModelProvider, ModelRequest,
     ToolCallRequest, ToolStatus, DEFAULT_DEMO_SCRIPT, DEMO_LABEL,

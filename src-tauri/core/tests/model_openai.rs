@@ -3,10 +3,10 @@
 
 mod model_support;
 
-use hark_core::error::CodedError;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use hark_core::error::CodedError;
 use hark_core::model::{
     ApiKey, ChatMessage, ModelError, ModelEvent, ModelProvider, ModelRequest, OpenAiConfig, OpenAiProvider,
     ToolCallRequest,

@@ -4,9 +4,9 @@
 
 mod model_support;
 
-use hark_core::error::CodedError;
 use std::time::{Duration, Instant};
 
+use hark_core::error::CodedError;
 use hark_core::model::{
     ChatMessage, ModelError, ModelEvent, ModelProvider, ModelRequest, OpenAiConfig, OpenAiProvider,
 };

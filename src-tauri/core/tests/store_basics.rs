@@ -2,9 +2,9 @@
 
 mod store_common;
 
-use hark_core::error::CodedError;
 use std::path::Path;
 
+use hark_core::error::CodedError;
 use hark_core::question::ToolMode;
 use hark_core::session::{
     project_questions, Event, QuestionState, Store, StoreError, ToolOutcome, DB_FILE, SCHEMA_VERSION,

@@ -4,11 +4,11 @@
 
 mod store_common;
 
-use hark_core::error::CodedError;
 use std::path::Path;
 use std::sync::Arc;
 
 use hark_core::agent::{history, Agent, AgentConfig, AgentDeps};
+use hark_core::error::CodedError;
 use hark_core::model::DemoProvider;
 use hark_core::question::ToolMode;
 use hark_core::service::{SessionLog, UserQuestionService};
@@ -115,7 +115,7 @@ async fn a_session_with_an_event_type_from_a_newer_build_opens_and_runs_a_turn()
     tokio::time::timeout(std::time::Duration::from_secs(20), agent.wait_idle()).await.unwrap();
     let events = store.events(&id).unwrap();
     let turn = project_transcript(&events).turns.pop().unwrap();
-    assert_eq!(turn.ended.map(|e| e.reason).as_deref(), Some("completed"));
+    assert_eq!(turn.ended.map(|e| e.reason.as_str()), Some("completed"));
     assert_eq!(history(&events), history(&without_seq(&events, seq)));
 }
 

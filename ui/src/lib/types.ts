@@ -64,10 +64,13 @@ export type TranscriptItem =
   | { kind: 'history_compacted'; seq: number; at: string; through_seq: number; summary: string | null };
 
 export interface TurnEnd {
-  reason: string;
+  reason: TurnEndReason;
   seq: number;
   at: string;
 }
+
+/** Why a turn ended; `other` is a reason a newer Hark recorded. */
+export type TurnEndReason = 'completed' | 'aborted' | 'error' | 'step_limit' | 'interrupted' | 'other';
 
 export interface Turn {
   turn_id: string | null;
@@ -267,7 +270,7 @@ export type AgentEvent =
   | { type: 'reasoning_delta'; session_id: string; text: string }
   | { type: 'event_appended'; event: StoredEvent }
   | { type: 'question'; event: QuestionEvent }
-  | { type: 'turn_ended'; session_id: string; turn_id: string; reason: string }
+  | { type: 'turn_ended'; session_id: string; turn_id: string; reason: TurnEndReason }
   | { type: 'error'; session_id: string; error: unknown }
   | TranscriptEvent;
 

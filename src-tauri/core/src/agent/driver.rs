@@ -1,15 +1,15 @@
 //! The agent's single driver task: waits for input, runs turns one at a time, and records each
 //! turn's start, its step boundaries (where steered messages are admitted) and its end.
 
-use crate::error::CodedError;
 use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
 use super::step::{self, StepEnd};
 use super::{AgentError, AgentEvent, Input, Shared};
+use crate::error::CodedError;
 use crate::service::lock;
-use crate::session::Event;
+use crate::session::{Event, TurnEndReason};
 use crate::tools::{AskUserQuestionTool, ToolRegistry};
 use crate::workspace::workspace_tools;
 
@@ -77,36 +77,36 @@ async fn turn(shared: &Shared, abort: &CancellationToken) -> Result<(), AgentErr
     let result = steps(shared, abort).await;
     let reason = match &result {
         Ok(reason) => *reason,
-        Err(_) => "error",
+        Err(_) => TurnEndReason::Error,
     };
     // Whatever still waits in the queue stays there (and in the log): the next turn admits it.
-    let ended = append(shared, Event::TurnEnded { turn_id: turn_id.clone(), reason: reason.to_string() });
-    shared.emit(AgentEvent::TurnEnded { session_id: shared.session_id.clone(), turn_id, reason: reason.to_string() });
+    let ended = append(shared, Event::TurnEnded { turn_id: turn_id.clone(), reason });
+    shared.emit(AgentEvent::TurnEnded { session_id: shared.session_id.clone(), turn_id, reason });
     result.and(ended)
 }
 
-async fn steps(shared: &Shared, abort: &CancellationToken) -> Result<&'static str, AgentError> {
+async fn steps(shared: &Shared, abort: &CancellationToken) -> Result<TurnEndReason, AgentError> {
     let tools = registry(shared);
     header(shared, &tools)?;
     let mut taken = 0u32;
     let mut continues = true;
     loop {
         if abort.is_cancelled() {
-            return Ok("aborted");
+            return Ok(TurnEndReason::Aborted);
         }
         let admitted = admit(shared)?;
         if !continues && admitted == 0 {
-            return Ok("completed");
+            return Ok(TurnEndReason::Completed);
         }
         if taken >= shared.config.step_limit {
-            return Ok("step_limit");
+            return Ok(TurnEndReason::StepLimit);
         }
         taken += 1;
         continues = match step::run(shared, &tools, abort).await? {
             StepEnd::ToolCalls => true,
             StepEnd::Stopped => false,
-            StepEnd::Aborted => return Ok("aborted"),
-            StepEnd::Failed => return Ok("error"),
+            StepEnd::Aborted => return Ok(TurnEndReason::Aborted),
+            StepEnd::Failed => return Ok(TurnEndReason::Error),
         };
     }
 }

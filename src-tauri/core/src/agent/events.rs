@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use crate::error::BoundaryError;
 use crate::service::QuestionEvent;
-use crate::session::{StoredEvent, TranscriptDelta};
+use crate::session::{StoredEvent, TranscriptDelta, TurnEndReason};
 
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -40,7 +40,7 @@ pub enum AgentEvent {
     TurnEnded {
         session_id: String,
         turn_id: String,
-        reason: String,
+        reason: TurnEndReason,
     },
     /// The agent could not record or run something (e.g. the store failed).
     Error {

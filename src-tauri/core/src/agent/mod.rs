@@ -22,7 +22,6 @@ mod events;
 mod history;
 mod step;
 
-use crate::error::CodedError;
 use std::collections::{HashSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -37,6 +36,7 @@ pub use events::AgentEvent;
 pub(crate) use history::HistoryFold;
 pub use history::{history, outcome_text, UNKNOWN_OUTCOME_TEXT};
 
+use crate::error::CodedError;
 use crate::live::Session;
 use crate::model::{ModelProvider, ModelRequest};
 use crate::question::AnswerBatch;

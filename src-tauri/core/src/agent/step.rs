@@ -1,12 +1,12 @@
 //! One model step: build the request from the log, stream the reply, record it, run its tool calls.
 //! A request the server finds too long for the model's context is compacted and tried once more.
 
-use crate::error::CodedError;
 use tokio_util::sync::CancellationToken;
 
 use super::compact::{self, Compacted};
 use super::driver::append;
 use super::{context, AgentError, AgentEvent, Shared};
+use crate::error::CodedError;
 use crate::model::{ModelError, ModelEvent, ModelRequest, ToolCallRequest};
 use crate::question::{ErrorCode, UserInteractionError};
 use crate::service::Caller;

@@ -3,12 +3,13 @@
 //! The host holds an OS advisory lock on `hark.lock` for its whole life; the OS drops it when the
 //! process dies, so a crash never leaves a stale lock behind.
 
-use crate::error::CodedError;
 use std::fs::{File, OpenOptions};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use fs4::fs_std::FileExt;
+
+use crate::error::CodedError;
 
 /// The lock file's name inside the data directory.
 pub const LOCK_FILE: &str = "hark.lock";

@@ -39,7 +39,7 @@ fn seeded(store: &Arc<Store>) -> String {
             Event::ToolCall { call_id: call.clone(), name: "read_file".into(), arguments: json!({"path": "a"}) },
             Event::ToolResult { call_id: call, outcome: ToolOutcome::Ok { content: "x".repeat(3000) } },
             Event::AssistantMessage { text: format!("done {t}"), reasoning: None, tool_calls: vec![], usage: None },
-            Event::TurnEnded { turn_id: format!("t{t}"), reason: "completed".into() },
+            Event::TurnEnded { turn_id: format!("t{t}"), reason: crate::session::TurnEndReason::Completed },
         ]);
     }
     events.extend([
@@ -53,7 +53,7 @@ fn seeded(store: &Arc<Store>) -> String {
         Event::AssistantMessage { text: String::new(), reasoning: None, tool_calls: vec!["q".into()], usage: None },
         Event::ToolCall { call_id: "q".into(), name: TOOL_NAME.into(), arguments: json!({"questions": [question()]}) },
         Event::ToolResult { call_id: "q".into(), outcome: ToolOutcome::Pending { content: "pending".into() } },
-        Event::TurnEnded { turn_id: "ask".into(), reason: "completed".into() },
+        Event::TurnEnded { turn_id: "ask".into(), reason: crate::session::TurnEndReason::Completed },
     ]);
     store.append_batch(&id, events).expect("seed");
     id
@@ -117,7 +117,11 @@ fn a_reopened_session_from_its_snapshot_is_the_session_read_from_its_log() {
         Event::TurnEnded { turn_id, reason } => Some((turn_id, reason)),
         _ => None,
     });
-    assert_eq!(ended, Some(("open".into(), "interrupted".into())), "repair ran from the snapshot's fold");
+    assert_eq!(
+        ended,
+        Some(("open".into(), crate::session::TurnEndReason::Interrupted)),
+        "repair ran from the snapshot's fold"
+    );
 }
 
 #[test]

@@ -1,8 +1,9 @@
 //! The error every question operation reports. It crosses IPC, the CLI and tool results, so its wire
 //! shape is the shared `{name, code, message}` (see [`crate::error::BoundaryError`]).
 
-use crate::error::CodedError;
 use serde::{Deserialize, Serialize};
+
+use crate::error::CodedError;
 
 /// Machine-routable reason a question operation failed. Serialized as `SCREAMING_SNAKE_CASE`, which is
 /// also what [`ErrorCode::as_str`] and `Display` produce, so logs and the wire agree.

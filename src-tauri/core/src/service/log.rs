@@ -1,10 +1,10 @@
 //! Where the service records inbox events. The service owns this small trait so it can be tested
 //! without SQLite; the real [`crate::session::Store`] implements it.
 
-use crate::error::CodedError;
 use std::sync::Mutex;
 
 use super::lock;
+use crate::error::CodedError;
 use crate::session::Event;
 
 /// An append to the session log failed. `code` is the underlying error's code (e.g. `STORE_IO`).

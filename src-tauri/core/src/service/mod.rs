@@ -25,7 +25,6 @@ mod wait;
 #[cfg(test)]
 mod tests;
 
-use crate::error::CodedError;
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -41,6 +40,7 @@ pub use provider::{
 pub use stats::ServiceStats;
 pub use wait::{Attached, Takeover};
 
+use crate::error::CodedError;
 use crate::question::{AnswerBatch, ErrorCode, UserInteractionError};
 use crate::session::{Event, QuestionRecord};
 use callers::LiveRoots;

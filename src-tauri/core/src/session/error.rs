@@ -1,9 +1,10 @@
 //! Store failures, each with a stable code the UI and CLI can branch on.
 
-use crate::error::CodedError;
 use std::path::{Path, PathBuf};
 
 use rusqlite::ffi::ErrorCode as SqliteCode;
+
+use crate::error::CodedError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {

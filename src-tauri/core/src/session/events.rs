@@ -105,8 +105,7 @@ events! {
     /// typed (recorded when the agent accepts it, admitted as `user/message` under the same id).
     "inbox/queued" => InboxQueued { message_id: String, text: String, source: MessageSource },
     "inbox/discarded" => InboxDiscarded { message_id: String, reason: String },
-    /// `reason`: "completed" | "aborted" | "error" | "step_limit" | "interrupted".
-    "turn/ended" => TurnEnded { turn_id: String, reason: String },
+    "turn/ended" => TurnEnded { turn_id: String, reason: TurnEndReason },
     /// `error` is `{name, code, message}`.
     "model/error" => ModelError { error: BoundaryError },
     /// The server said a request did not fit the model's context: from here on, the conversation up
@@ -216,6 +215,44 @@ impl MessageSource {
     }
 }
 
+/// Why a turn ended, as `turn/ended` stores it and the stream reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TurnEndReason {
+    /// The model answered without asking for more tool calls.
+    Completed,
+    /// The person pressed Stop, or the app quit.
+    Aborted,
+    /// The model or the store failed (`model/error` says why).
+    Error,
+    /// The turn took as many steps as one turn may.
+    StepLimit,
+    /// Recorded by crash repair: the run that owned the turn died.
+    Interrupted,
+    /// A reason a newer build records; read, never written.
+    #[serde(other)]
+    Other,
+}
+
+impl TurnEndReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TurnEndReason::Completed => "completed",
+            TurnEndReason::Aborted => "aborted",
+            TurnEndReason::Error => "error",
+            TurnEndReason::StepLimit => "step_limit",
+            TurnEndReason::Interrupted => "interrupted",
+            TurnEndReason::Other => "other",
+        }
+    }
+}
+
+impl std::fmt::Display for TurnEndReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum ToolOutcome {
@@ -265,7 +302,7 @@ mod tests {
             },
             Event::InboxQueued { message_id: "t".into(), text: "typed".into(), source: MessageSource::typed() },
             Event::InboxDiscarded { message_id: "m".into(), reason: "r".into() },
-            Event::TurnEnded { turn_id: "t".into(), reason: "completed".into() },
+            Event::TurnEnded { turn_id: "t".into(), reason: TurnEndReason::Completed },
             Event::ModelError { error: crate::error::BoundaryError::new("E", "C", "m") },
             Event::HistoryCompacted { through_seq: 7, summary: Some("s".into()), window_tokens: 32_768 },
             Event::HistoryCompacted { through_seq: 7, summary: None, window_tokens: 32_768 },
@@ -338,5 +375,24 @@ mod tests {
         assert_eq!((&json["type"], &json["n"], &json["seq"]), (&"future/thing".into(), &1.into(), &3.into()));
         let back: StoredEvent = serde_json::from_value(json).unwrap();
         assert_eq!(back, unknown);
+    }
+
+    #[test]
+    fn turn_end_reasons_read_as_stored_and_a_newer_one_reads_as_other() {
+        for reason in [
+            TurnEndReason::Completed,
+            TurnEndReason::Aborted,
+            TurnEndReason::Error,
+            TurnEndReason::StepLimit,
+            TurnEndReason::Interrupted,
+        ] {
+            let stored = serde_json::to_value(reason).unwrap();
+            assert_eq!(stored, serde_json::json!(reason.as_str()));
+            assert_eq!(serde_json::from_value::<TurnEndReason>(stored).unwrap(), reason);
+        }
+        let newer: Event =
+            serde_json::from_value(serde_json::json!({"type": "turn/ended", "turn_id": "t", "reason": "paused"}))
+                .unwrap();
+        assert_eq!(newer, Event::TurnEnded { turn_id: "t".into(), reason: TurnEndReason::Other });
     }
 }

@@ -10,7 +10,6 @@ mod registry;
 #[cfg(test)]
 mod tests;
 
-use crate::error::CodedError;
 use std::path::PathBuf;
 
 use tokio_util::sync::CancellationToken;
@@ -20,6 +19,7 @@ pub use ask_user::{AskUserQuestionTool, QuestionSettings};
 pub use error::ToolError;
 pub use registry::ToolRegistry;
 
+use crate::error::CodedError;
 use crate::service::Caller;
 use crate::session::ToolOutcome;
 

@@ -2,7 +2,6 @@
 
 mod props;
 
-use crate::error::CodedError;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -10,6 +9,7 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use super::*;
+use crate::error::CodedError;
 use crate::question::{pending_result_text, tool_definition, ErrorCode, ToolMode, TOOL_NAME};
 use crate::service::{Caller, ForwardingProvider, InteractionRequest, MemoryLog, UserQuestionService};
 use crate::session::ToolOutcome;

@@ -11,13 +11,13 @@ mod tools;
 #[cfg(test)]
 mod tests;
 
-use crate::error::CodedError;
 use std::path::PathBuf;
 use std::sync::Arc;
 
 pub use path::resolve;
 pub use tools::{ListDir, ListDirInput, ReadFile, ReadFileInput, WriteFile, WriteFileInput};
 
+use crate::error::CodedError;
 use crate::tools::{ToolError, ToolHandler};
 
 /// The most `read_file` returns; larger files are refused rather than cut, so the model never

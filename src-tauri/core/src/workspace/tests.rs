@@ -1,10 +1,10 @@
-use crate::error::CodedError;
 use std::collections::BTreeSet;
 
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
 use super::*;
+use crate::error::CodedError;
 use crate::service::Caller;
 use crate::tools::ToolContext;
 

@@ -171,7 +171,7 @@ pub fn turn_end(events: &[StoredEvent]) -> String {
         .iter()
         .rev()
         .find_map(|e| match &e.event {
-            Event::TurnEnded { reason, .. } => Some(reason.clone()),
+            Event::TurnEnded { reason, .. } => Some(reason.to_string()),
             _ => None,
         })
         .unwrap()

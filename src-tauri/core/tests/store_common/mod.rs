@@ -87,8 +87,10 @@ pub fn turn_started(turn_id: &str) -> Event {
     Event::TurnStarted { turn_id: turn_id.into(), run_id: "run-1".into() }
 }
 
+/// `reason` as it is stored ("completed", "interrupted"...).
 pub fn turn_ended(turn_id: &str, reason: &str) -> Event {
-    Event::TurnEnded { turn_id: turn_id.into(), reason: reason.into() }
+    let reason = serde_json::from_value(serde_json::Value::from(reason)).expect("a stored turn end reason");
+    Event::TurnEnded { turn_id: turn_id.into(), reason }
 }
 
 pub fn created(title: &str) -> Event {

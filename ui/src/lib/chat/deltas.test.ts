@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { REREAD, type Applied, applyTranscriptEvent, catchUp } from './deltas';
 import { assistantItem as assistant, record, transcriptEvent as ev, turn, userItem as user } from './fakes';
-import type { QuestionRecord, Transcript, TranscriptDelta, TranscriptItem, Turn } from '../types';
+import type { QuestionRecord, Transcript, TranscriptDelta, TranscriptItem, Turn, TurnEnd } from '../types';
 
 const call = (seq: number, callId: string): TranscriptItem => ({
   kind: 'tool_call',
@@ -59,7 +59,7 @@ describe('applyTranscriptEvent: order', () => {
   });
 
   it('the deltas of one event apply in order, and one that does not fit fails the whole event', () => {
-    const t = tx([turn('t0', [], { reason: 'done', seq: 9, at: '' })]);
+    const t = tx([turn('t0', [], { reason: 'completed', seq: 9, at: '' })]);
     const next = applied(
       applyTranscriptEvent(
         t,
@@ -92,7 +92,7 @@ describe('applyTranscriptEvent: turns and items', () => {
 
   it('turn_closed ends that loaded turn; a turn not loaded yet is a re-read', () => {
     const t = tx([turn('t5', [user(1)]), turn('t6')], { earlier_turns: 5 });
-    const ended = { reason: 'completed', seq: 11, at: 'now' };
+    const ended: TurnEnd = { reason: 'completed', seq: 11, at: 'now' };
     const next = applied(applyTranscriptEvent(t, ev(11, { kind: 'turn_closed', turn: 6, ended })));
     expect(next.turns[1]?.ended).toEqual(ended);
     expect(next.turns[0]).toBe(t.turns[0]);

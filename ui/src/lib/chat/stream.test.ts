@@ -11,7 +11,7 @@ describe('stream', () => {
     live = onEvent(live, { type: 'text_delta', session_id: 's1', text: 'Hel' }, 's1').live;
     live = onEvent(live, { type: 'text_delta', session_id: 's1', text: 'lo' }, 's1').live;
     expect(live.streaming).toBe('Hello');
-    const ended = onEvent(live, { type: 'turn_ended', session_id: 's1', turn_id: 't', reason: 'done' }, 's1');
+    const ended = onEvent(live, { type: 'turn_ended', session_id: 's1', turn_id: 't', reason: 'completed' }, 's1');
     expect(ended).toMatchObject({ refreshQuestions: true, refreshSessions: true });
     expect(ended.live.busy).toBe(false);
   });

@@ -1,9 +1,9 @@
 //! The late path: continued questions, the session's reply reservation, admission.
 
-use crate::error::CodedError;
 use std::time::Duration;
 
 use super::support::*;
+use crate::error::CodedError;
 use crate::question::{parse_late_answer_text, ErrorCode, QuestionOption};
 use crate::service::{LogError, Outcome, QuestionEvent, ServiceError, UserQuestionService};
 use crate::session::{Event, MessageSource, QuestionRecord, QuestionState};

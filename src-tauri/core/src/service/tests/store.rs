@@ -107,7 +107,10 @@ async fn only_a_discard_releases_in_both_the_service_and_the_projection() {
     let first = service.answer(&env.session, "c1", sqlite()).expect("accepted");
     // A turn ending (here as crash repair closes one) leaves the reply queued for the next turn.
     env.store
-        .append(&env.session, Event::TurnEnded { turn_id: "t1".into(), reason: "interrupted".into() })
+        .append(
+            &env.session,
+            Event::TurnEnded { turn_id: "t1".into(), reason: crate::session::TurnEndReason::Interrupted },
+        )
         .expect("end");
     assert_eq!(records(&env)[0].reply_queued.as_deref(), Some(first.message_id.as_str()));
     let err = service.answer(&env.session, "c1", sqlite()).expect_err("the first reply still waits");

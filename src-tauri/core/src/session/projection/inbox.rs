@@ -101,7 +101,7 @@ mod tests {
             typed("a"),
             typed("b"),
             typed("c"),
-            Event::TurnEnded { turn_id: "t".into(), reason: "interrupted".into() },
+            Event::TurnEnded { turn_id: "t".into(), reason: crate::session::TurnEndReason::Interrupted },
             Event::UserMessage { message_id: "b".into(), text: "text b".into(), source: None },
             Event::InboxDiscarded { message_id: "c".into(), reason: "the person removed it".into() },
             typed("a"),

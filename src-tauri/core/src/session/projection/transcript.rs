@@ -9,7 +9,7 @@ use super::inbox::InboxFold;
 use super::questions::{recorded_questions, QuestionFold, QuestionRecord};
 use crate::error::BoundaryError;
 use crate::question::{AnswerBatch, Question};
-use crate::session::events::{Event, ModelRef, StoredEvent, ToolOutcome};
+use crate::session::events::{Event, ModelRef, StoredEvent, ToolOutcome, TurnEndReason};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Transcript {
@@ -57,7 +57,7 @@ pub struct Turn {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TurnEnd {
-    pub reason: String,
+    pub reason: TurnEndReason,
     pub seq: u64,
     pub at: DateTime<Utc>,
 }
@@ -281,7 +281,7 @@ impl TranscriptFold {
             Event::TurnEnded { turn_id, reason } => {
                 let found = self.turns.iter().rposition(|t| t.turn_id.as_deref() == Some(turn_id));
                 if let Some(t) = found {
-                    let ended = TurnEnd { reason: reason.clone(), seq, at };
+                    let ended = TurnEnd { reason: *reason, seq, at };
                     self.turns[t].ended = Some(ended.clone());
                     if let Some(out) = out {
                         out.push(TranscriptDelta::TurnClosed { turn: self.offset + t, ended });

@@ -123,7 +123,7 @@ mod tests {
                 source: MessageSource::question_reply("c", crate::question::AnswerBatch { answers: Vec::new() }),
             },
             Event::InboxDiscarded { message_id: "m".into(), reason: "r".into() },
-            Event::TurnEnded { turn_id: "t".into(), reason: "completed".into() },
+            Event::TurnEnded { turn_id: "t".into(), reason: crate::session::TurnEndReason::Completed },
             Event::ModelError { error: crate::error::BoundaryError::new("E", "C", "m") },
         ]
     }

@@ -1,6 +1,6 @@
 //! What crash repair appends, decided from the log alone.
 
-use crate::session::events::{Event, ToolOutcome};
+use crate::session::events::{Event, ToolOutcome, TurnEndReason};
 
 /// The events that close what a dead run left open: a `TOOL_OUTCOME_UNKNOWN` result for every call
 /// without a result (in call order), then an "interrupted" end for every turn without one. Results
@@ -54,7 +54,7 @@ impl RepairFold {
         let results =
             self.open_calls.iter().map(|c| Event::ToolResult { call_id: c.clone(), outcome: ToolOutcome::Unknown });
         let ends =
-            self.turns.iter().map(|t| Event::TurnEnded { turn_id: t.clone(), reason: "interrupted".to_string() });
+            self.turns.iter().map(|t| Event::TurnEnded { turn_id: t.clone(), reason: TurnEndReason::Interrupted });
         results.chain(ends).collect()
     }
 }
