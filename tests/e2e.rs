@@ -100,12 +100,7 @@ fn seed_sessions(data_dir: &std::path::Path) -> String {
         AnswerBatch { answers: vec![Answer { id: "db".into(), selected: vec!["SQLite".into()], custom: None }] };
     let reply = late_answer_text("call_1", &questions, &batch);
     // As builds before answers were recorded with the reply wrote it: the answers are in the text only.
-    let source = MessageSource {
-        kind: "user-question-reply".into(),
-        call_id: "call_1".into(),
-        outcome: "answered".into(),
-        answers: None,
-    };
+    let source = MessageSource { answers: None, ..MessageSource::question_reply("call_1", batch.clone()) };
     store
         .append_batch(
             &late,

@@ -67,8 +67,8 @@ fn details(event: &Event) -> String {
         }
         Event::ToolResult { call_id, outcome } => format!("{} {}", text(call_id), outcome_text(outcome)),
         Event::InboxQueued { message_id, source, .. } => match source.reply_call_id() {
-            Some(call_id) => format!("id={} {} for {}", text(message_id), text(&source.kind), text(call_id)),
-            None => format!("id={} {}", text(message_id), text(&source.kind)),
+            Some(call_id) => format!("id={} {} for {}", text(message_id), source.kind.as_str(), text(call_id)),
+            None => format!("id={} {}", text(message_id), source.kind.as_str()),
         },
         Event::InboxDiscarded { message_id, reason } => format!("id={} reason={}", text(message_id), text(reason)),
         Event::ModelError { error } => format!("{}: {}", text(&error.code), text(&error.message)),

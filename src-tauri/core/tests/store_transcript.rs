@@ -181,12 +181,7 @@ fn queued_messages_are_listed_until_admitted(load: Load) {
         message_id: id.into(),
         text: text.into(),
         // As the agent records a message the person typed.
-        source: MessageSource {
-            kind: "user-typed".into(),
-            call_id: String::new(),
-            outcome: String::new(),
-            answers: None,
-        },
+        source: MessageSource::typed(),
     };
     let waiting = [
         turn_started("t1"),

@@ -12,11 +12,43 @@ use crate::question::{AnswerBatch, ToolMode};
 /// A session id: uuid v4 text.
 pub type SessionId = String;
 
-/// The `source.kind` of a user message that carries a late answer to a continued question.
-pub const USER_QUESTION_REPLY: &str = "user-question-reply";
+/// What kind of message a [`MessageSource`] describes, as the log spells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum SourceKind {
+    /// A late answer to a continued question.
+    #[serde(rename = "user-question-reply")]
+    QuestionReply,
+    /// A message the person typed.
+    #[serde(rename = "user-typed")]
+    Typed,
+    /// A kind a newer build records; read, never written.
+    #[serde(other)]
+    Other,
+}
 
-/// The `source.kind` of an inbox message the person typed.
-pub const USER_TYPED: &str = "user-typed";
+impl SourceKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SourceKind::QuestionReply => "user-question-reply",
+            SourceKind::Typed => "user-typed",
+            SourceKind::Other => "other",
+        }
+    }
+}
+
+/// How a late answer's question ended; unset for a typed message.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum SourceOutcome {
+    #[serde(rename = "answered")]
+    Answered,
+    /// Written as `""`: earlier builds require the field.
+    #[default]
+    #[serde(rename = "")]
+    Unset,
+    /// An outcome a newer build records; read, never written.
+    #[serde(other)]
+    Other,
+}
 
 /// Defines [`Event`] and, from the same variant list, [`StoredBody`]: an externally tagged twin the
 /// store decodes rows into, with the tag taken from the `type` column. Decoding `Event` itself goes
@@ -165,14 +197,12 @@ pub struct ModelRef {
 /// Where an inbox message (or a user message that is not plain typed text) came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct MessageSource {
-    /// [`USER_QUESTION_REPLY`] for late answers, [`USER_TYPED`] for typed inbox messages.
-    pub kind: String,
+    pub kind: SourceKind,
     /// Empty for a typed message. Always written: earlier builds require the field.
     #[serde(default)]
     pub call_id: String,
-    /// "answered" for a late answer; empty for a typed message.
     #[serde(default)]
-    pub outcome: String,
+    pub outcome: SourceOutcome,
     /// A late answer's answers as the person gave them, so nothing has to read them back out of the
     /// text the model gets. Absent in logs written before it was recorded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -183,9 +213,9 @@ impl MessageSource {
     /// The source of a late answer to `call_id`, with its answers.
     pub fn question_reply(call_id: impl Into<String>, answers: AnswerBatch) -> Self {
         MessageSource {
-            kind: USER_QUESTION_REPLY.to_string(),
+            kind: SourceKind::QuestionReply,
             call_id: call_id.into(),
-            outcome: "answered".to_string(),
+            outcome: SourceOutcome::Answered,
             answers: Some(answers),
         }
     }
@@ -202,16 +232,16 @@ impl MessageSource {
 
     /// The source of a message the person typed.
     pub fn typed() -> Self {
-        MessageSource { kind: USER_TYPED.to_string(), call_id: String::new(), outcome: String::new(), answers: None }
+        MessageSource { kind: SourceKind::Typed, call_id: String::new(), outcome: SourceOutcome::Unset, answers: None }
     }
 
     /// The call this message answers late, when it is a late answer.
     pub fn reply_call_id(&self) -> Option<&str> {
-        (self.kind == USER_QUESTION_REPLY).then_some(self.call_id.as_str())
+        (self.kind == SourceKind::QuestionReply).then_some(self.call_id.as_str())
     }
 
     pub fn is_typed(&self) -> bool {
-        self.kind == USER_TYPED
+        self.kind == SourceKind::Typed
     }
 }
 

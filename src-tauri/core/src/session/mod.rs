@@ -12,7 +12,7 @@ mod store;
 
 pub use error::StoreError;
 pub use events::{
-    Event, MessageSource, ModelRef, SessionId, StoredEvent, ToolOutcome, TurnEndReason, USER_QUESTION_REPLY, USER_TYPED,
+    Event, MessageSource, ModelRef, SessionId, SourceKind, SourceOutcome, StoredEvent, ToolOutcome, TurnEndReason,
 };
 pub use migrations::LATEST as SCHEMA_VERSION;
 pub use projection::inbox::{queued_messages, InboxFold, QueuedMessage};

@@ -74,7 +74,7 @@ async fn an_accepted_late_answer_is_queued_in_the_inbox_and_steered_to_the_agent
     let steered = f.steer.try_recv().expect("the agent got the reply");
     assert_eq!(steered.message_id, reply.message_id);
     assert_eq!(steered.source, MessageSource::question_reply("c1", sqlite()));
-    assert_eq!(steered.source.outcome, "answered");
+    assert_eq!(steered.source.outcome, crate::session::SourceOutcome::Answered);
     assert_eq!(parse_late_answer_text(&steered.text), Some(("c1".to_string(), sqlite())));
     assert!(steered.text.contains("answer_to_pending_question"));
 
