@@ -44,7 +44,12 @@ fn main() {
     }
     let start = Instant::now();
     let store = Store::open(&dir).unwrap_or_else(|e| fail("open the store", e));
-    let model = ModelRef { provider: "demo".into(), base_url: None, model: None, script: Some("batch".into()) };
+    let model = ModelRef {
+        provider: hark_core::session::ModelKind::Demo,
+        base_url: None,
+        model: None,
+        script: Some("batch".into()),
+    };
     let id = store
         .create_session("Port the billing service to Rust (benchmark session)", Some("/work/billing"), Some(model))
         .unwrap_or_else(|e| fail("create the session", e));

@@ -5,10 +5,11 @@
 use std::path::PathBuf;
 
 use hark_core::agent::AgentEvent;
+use hark_core::error::BoundaryError;
 use hark_core::host::Catalogue;
 use hark_core::model::KeySource;
 use hark_core::question::AnswerBatch;
-use hark_core::session::{SessionSummary, Transcript};
+use hark_core::session::{ModelKind, SessionSummary, Transcript};
 use serde::Serialize;
 use tauri::ipc::Channel;
 use tauri::{AppHandle, State};
@@ -19,7 +20,6 @@ use crate::error::{CommandError, CommandResult};
 use crate::hub::{AttachResult, PendingQuestions, SessionView, SubmitPath, SubmitResult};
 use crate::settings::Settings;
 use crate::state::AppState;
-use hark_core::error::BoundaryError;
 
 #[derive(Debug, Serialize)]
 pub struct AppInfo {
@@ -100,7 +100,7 @@ pub struct KeyringStatus {
 
 #[derive(Debug, Serialize)]
 pub struct ActiveModel {
-    pub provider: String,
+    pub provider: ModelKind,
     pub label: String,
     pub is_demo: bool,
 }
@@ -143,7 +143,7 @@ async fn settings_view(state: &AppState) -> CommandResult<SettingsView> {
         keyring: KeyringStatus { available: probe.is_none(), message: probe },
         warning: hub.settings_warning(),
         overrides: hub.launch().describe(),
-        active_model: ActiveModel { is_demo: model.provider == "demo", provider: model.provider, label },
+        active_model: ActiveModel { is_demo: model.provider == ModelKind::Demo, provider: model.provider, label },
         catalogue,
     })
 }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use hark_core::model::demo_scripts;
 use hark_core::question::limits::parse_timeout_secs;
 use hark_core::question::ToolMode;
-use hark_core::session::ModelRef;
+use hark_core::session::{ModelKind, ModelRef};
 use hark_core::tools::QuestionSettings;
 
 use crate::settings::Settings;
@@ -18,7 +18,7 @@ pub const USAGE: &str = "usage: hark-desktop [--data-dir DIR] [--provider demo|o
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LaunchOptions {
     pub data_dir: Option<PathBuf>,
-    pub provider: Option<String>,
+    pub provider: Option<ModelKind>,
     pub script: Option<String>,
     pub base_url: Option<String>,
     pub model: Option<String>,
@@ -48,10 +48,8 @@ impl LaunchOptions {
                 "--data-dir" => o.data_dir = Some(PathBuf::from(value(inline)?)),
                 "--provider" => {
                     let p = value(inline)?;
-                    if p != "demo" && p != "openai" {
-                        return Err(format!("--provider {p:?}: use demo or openai"));
-                    }
-                    o.provider = Some(p);
+                    let kind = ModelKind::parse(&p).ok_or_else(|| format!("--provider {p:?}: use demo or openai"))?;
+                    o.provider = Some(kind);
                 }
                 "--script" => {
                     let s = value(inline)?;
@@ -82,12 +80,12 @@ impl LaunchOptions {
     pub fn describe(&self) -> Vec<String> {
         let timeout = self.timeout.map(|t| t.to_string());
         let flags = [
-            ("--provider", self.provider.as_ref()),
-            ("--script", self.script.as_ref()),
-            ("--base-url", self.base_url.as_ref()),
-            ("--model", self.model.as_ref()),
+            ("--provider", self.provider.map(|p| p.as_str().to_string())),
+            ("--script", self.script.clone()),
+            ("--base-url", self.base_url.clone()),
+            ("--model", self.model.clone()),
         ];
-        let mut out: Vec<String> = flags.iter().filter_map(|(f, v)| v.map(|v| format!("{f} {v}"))).collect();
+        let mut out: Vec<String> = flags.iter().filter_map(|(f, v)| v.as_ref().map(|v| format!("{f} {v}"))).collect();
         if self.timed {
             out.push("--timed".into());
         }
@@ -117,13 +115,9 @@ impl LaunchOptions {
     }
 
     fn apply(&self, base: ModelRef) -> ModelRef {
-        let provider = self
-            .provider
-            .clone()
-            .or_else(|| self.script.as_ref().map(|_| "demo".to_string()))
-            .unwrap_or(base.provider.clone());
+        let provider = self.provider.or_else(|| self.script.as_ref().map(|_| ModelKind::Demo)).unwrap_or(base.provider);
         let same = provider == base.provider;
-        if provider == "demo" {
+        if provider == ModelKind::Demo {
             let script = self.script.clone().or(if same { base.script } else { None });
             ModelRef { provider, base_url: None, model: None, script: script.or(Some("batch".into())) }
         } else {
@@ -188,7 +182,7 @@ mod tests {
     #[test]
     fn options_override_settings_for_new_sessions_only_where_given() {
         let settings = Settings { provider: Provider::Deepseek, ..Settings::default() };
-        assert_eq!(parse(&[]).unwrap().model_for_new(&settings).provider, "openai");
+        assert_eq!(parse(&[]).unwrap().model_for_new(&settings).provider, ModelKind::Openai);
         let demo = parse(&["--script", "timed"]).unwrap().model_for_new(&settings);
         assert_eq!((demo.provider.as_str(), demo.script.as_deref()), ("demo", Some("timed")));
         let other_model = parse(&["--model", "deepseek-reasoner"]).unwrap().model_for_new(&settings);
@@ -199,7 +193,7 @@ mod tests {
     #[test]
     fn an_existing_session_keeps_its_recorded_model() {
         let recorded =
-            ModelRef { provider: "demo".into(), base_url: None, model: None, script: Some("untrusted".into()) };
+            ModelRef { provider: ModelKind::Demo, base_url: None, model: None, script: Some("untrusted".into()) };
         let settings = Settings { provider: Provider::Deepseek, ..Settings::default() };
         assert_eq!(parse(&[]).unwrap().model_for_existing(Some(recorded.clone()), &settings), recorded);
         let switched = parse(&["--provider", "openai"]).unwrap().model_for_existing(Some(recorded), &settings);

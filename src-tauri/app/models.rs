@@ -11,7 +11,7 @@ use hark_core::model::{
     provider_for, ApiKey, ModelDescription, ModelError, ModelEventReceiver, ModelProvider, ModelRequest,
     DEEPSEEK_BASE_URL,
 };
-use hark_core::session::ModelRef;
+use hark_core::session::{ModelKind, ModelRef};
 use tokio_util::sync::CancellationToken;
 
 /// The current key's fingerprint (not the key) and the provider built with it.
@@ -34,7 +34,7 @@ fn fingerprint(key: &Option<ApiKey>) -> Option<u64> {
 
 /// The provider for `model`: the demo as is, an HTTP model behind a key that is re-read per step.
 pub fn provider(model: &ModelRef) -> Result<Arc<dyn ModelProvider>, ModelError> {
-    if model.provider == "demo" {
+    if model.provider == ModelKind::Demo {
         return provider_for(model, None);
     }
     let base_url = model.base_url.clone().unwrap_or_else(|| DEEPSEEK_BASE_URL.to_string());

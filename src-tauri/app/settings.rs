@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use hark_core::model::{demo_scripts, DEEPSEEK_BASE_URL, DEEPSEEK_MODEL, DEFAULT_DEMO_SCRIPT};
 use hark_core::question::limits::MAX_TIMEOUT_SECS;
 use hark_core::question::ToolMode;
-use hark_core::session::ModelRef;
+use hark_core::session::{ModelKind, ModelRef};
 use serde::{Deserialize, Serialize};
 
 use hark_core::error::CodedError;
@@ -126,13 +126,13 @@ impl Settings {
     pub fn model_ref(&self) -> ModelRef {
         match self.provider {
             Provider::Demo => ModelRef {
-                provider: "demo".into(),
+                provider: ModelKind::Demo,
                 base_url: None,
                 model: None,
                 script: Some(self.demo_script.clone()),
             },
             _ => ModelRef {
-                provider: "openai".into(),
+                provider: ModelKind::Openai,
                 base_url: Some(self.base_url.trim().to_string()),
                 model: Some(self.model.trim().to_string()),
                 script: None,
@@ -299,7 +299,7 @@ mod tests {
 
     #[test]
     fn model_refs_follow_the_provider() {
-        assert_eq!(Settings::default().model_ref().provider, "demo");
+        assert_eq!(Settings::default().model_ref().provider, ModelKind::Demo);
         let s = Settings { provider: Provider::Deepseek, ..Settings::default() };
         let m = s.model_ref();
         assert_eq!((m.provider.as_str(), m.base_url.as_deref()), ("openai", Some(DEEPSEEK_BASE_URL)));

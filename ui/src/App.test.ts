@@ -53,7 +53,7 @@ const settingsView = (isDemo: boolean) => ({
   keyring: { available: true, message: null },
   warning: null,
   overrides: [],
-  active_model: { provider: isDemo ? 'demo' : 'deepseek', label: isDemo ? 'Demo' : 'DeepSeek', is_demo: isDemo },
+  active_model: { provider: isDemo ? 'demo' : 'openai', label: isDemo ? 'Demo' : 'DeepSeek', is_demo: isDemo },
   catalogue: catalogue(),
 });
 const question = { id: 'db', question: 'Which database?', options: [{ label: 'SQLite' }, { label: 'Postgres' }] };

@@ -15,7 +15,7 @@ use hark_core::model::{
 };
 use hark_core::question::limits::parse_timeout_secs;
 use hark_core::question::ToolMode;
-use hark_core::session::{Event, ModelRef, ToolOutcome, TurnEndReason};
+use hark_core::session::{Event, ModelKind, ModelRef, ToolOutcome, TurnEndReason};
 use hark_core::tools::QuestionSettings;
 use tokio::sync::{Mutex, Notify};
 
@@ -62,7 +62,7 @@ impl Terminal {
 /// Model flags; unset ones fall back to the session's recorded model, then to defaults.
 #[derive(Debug, Default, Clone)]
 pub(crate) struct ModelFlags {
-    pub provider: Option<String>,
+    pub provider: Option<ModelKind>,
     pub base_url: Option<String>,
     pub model: Option<String>,
     pub script: Option<String>,
@@ -77,11 +77,11 @@ fn vendor_key_set() -> bool {
 impl ModelFlags {
     /// The model to use: flags over the recorded model; without either, demo unless a key is set.
     pub(crate) fn resolve(&self, recorded: Option<ModelRef>) -> ModelRef {
-        let provider = self.provider.clone().or_else(|| recorded.as_ref().map(|r| r.provider.clone()));
-        let same = recorded.filter(|r| provider.as_deref().is_none_or(|p| p == r.provider));
-        let provider = provider.unwrap_or_else(|| if vendor_key_set() { "openai" } else { "demo" }.to_string());
+        let provider = self.provider.or_else(|| recorded.as_ref().map(|r| r.provider));
+        let same = recorded.filter(|r| provider.is_none_or(|p| p == r.provider));
+        let provider = provider.unwrap_or(if vendor_key_set() { ModelKind::Openai } else { ModelKind::Demo });
         let pick = |flag: &Option<String>, rec: Option<String>| flag.clone().or(rec);
-        if provider == "demo" {
+        if provider == ModelKind::Demo {
             let script = pick(&self.script, same.as_ref().and_then(|r| r.script.clone()))
                 .unwrap_or_else(|| DEFAULT_DEMO_SCRIPT.to_string());
             ModelRef { provider, base_url: None, model: None, script: Some(script) }
@@ -125,7 +125,7 @@ impl ModelSource for CliModels {
         // A vendor's key goes only to that vendor's host (over https); other servers get none.
         let key = model.base_url.as_deref().and_then(env_key_for).map(|(key, _)| key);
         let built = hark_core::model::provider_for(model, key)?;
-        if model.provider == "demo" {
+        if model.provider == ModelKind::Demo {
             eprintln!("hark: {DEMO_LABEL} (script {})", model.script.as_deref().unwrap_or(DEFAULT_DEMO_SCRIPT));
         }
         Ok(built)
@@ -251,7 +251,12 @@ fn parse(args: &[String]) -> Result<ChatArgs, String> {
         let mut value = |name: &str| it.next().cloned().ok_or_else(|| format!("{name} needs a value"));
         match arg.as_str() {
             "--session" => parsed.session = Some(value("--session")?),
-            "--provider" => parsed.flags.provider = Some(value("--provider")?),
+            "--provider" => {
+                let typed = value("--provider")?;
+                let kind =
+                    ModelKind::parse(&typed).ok_or_else(|| format!("--provider {typed:?}: use openai or demo"))?;
+                parsed.flags.provider = Some(kind);
+            }
             "--base-url" => parsed.flags.base_url = Some(value("--base-url")?),
             "--model" => parsed.flags.model = Some(value("--model")?),
             "--script" => parsed.flags.script = Some(value("--script")?),
@@ -260,11 +265,6 @@ fn parse(args: &[String]) -> Result<ChatArgs, String> {
             "--timeout" => parsed.timeout = parse_timeout_secs(&value("--timeout")?)?,
             flag if flag.starts_with("--") => return Err(format!("chat: unknown option {flag:?}")),
             word => words.push(word.to_string()),
-        }
-    }
-    if let Some(p) = &parsed.flags.provider {
-        if p != "openai" && p != "demo" {
-            return Err(format!("--provider {p:?}: use openai or demo"));
         }
     }
     if !words.is_empty() {

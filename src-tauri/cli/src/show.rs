@@ -35,7 +35,7 @@ fn details(event: &Event) -> String {
                 s.push_str(&format!(" workspace={}", text(w)));
             }
             if let Some(m) = model {
-                s.push_str(&format!(" provider={}", text(&m.provider)));
+                s.push_str(&format!(" provider={}", m.provider));
                 if let Some(name) = &m.model {
                     s.push_str(&format!(" model={}", text(name)));
                 }

@@ -33,7 +33,7 @@ struct AtOnce;
 impl ModelProvider for AtOnce {
     fn describe(&self) -> ModelDescription {
         ModelDescription {
-            provider: "bench".into(),
+            provider: hark_core::session::ModelKind::Other,
             label: "instant".into(),
             base_url: None,
             model: None,

@@ -22,7 +22,12 @@ struct Demo {
 
 impl ModelSource for Demo {
     fn for_new(&self) -> ModelRef {
-        ModelRef { provider: "demo".into(), base_url: None, model: None, script: Some(self.script.into()) }
+        ModelRef {
+            provider: hark_core::session::ModelKind::Demo,
+            base_url: None,
+            model: None,
+            script: Some(self.script.into()),
+        }
     }
     fn for_existing(&self, recorded: Option<ModelRef>) -> ModelRef {
         recorded.unwrap_or_else(|| self.for_new())

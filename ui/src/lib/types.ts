@@ -69,6 +69,9 @@ export interface TurnEnd {
   at: string;
 }
 
+/** The kind of model a session names (DeepSeek, OpenAI and Ollama are all `openai`); `other` is one a newer Hark recorded. */
+export type ModelKind = 'demo' | 'openai' | 'other';
+
 /** Why a turn ended; `other` is a reason a newer Hark recorded. */
 export type TurnEndReason = 'completed' | 'aborted' | 'error' | 'step_limit' | 'interrupted' | 'other';
 
@@ -82,7 +85,7 @@ export interface Turn {
 export interface Transcript {
   title: string | null;
   workspace: string | null;
-  model: { provider: string; base_url: string | null; model: string | null; script: string | null } | null;
+  model: { provider: ModelKind; base_url: string | null; model: string | null; script: string | null } | null;
   turns: Turn[];
   /** Older turns the shell left out (a long session is shown from its end). */
   earlier_turns?: number;
@@ -185,7 +188,7 @@ export interface SettingsView {
   /** Launch options that override settings for this run, e.g. ["--provider demo"]. */
   overrides: string[];
   /** What a new session uses. */
-  active_model: { provider: string; label: string; is_demo: boolean };
+  active_model: { provider: ModelKind; label: string; is_demo: boolean };
   catalogue: Catalogue;
 }
 

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use crate::model::{ModelError, ModelProvider, DEEPSEEK_MODEL, DEFAULT_DEMO_SCRIPT, DEMO_LABEL};
-use crate::session::ModelRef;
+use crate::session::{ModelKind, ModelRef};
 use crate::tools::QuestionSettings;
 
 pub trait ModelSource: Send + Sync {
@@ -30,8 +30,8 @@ pub fn questions_for(models: &dyn ModelSource, recorded: Option<QuestionSettings
 
 /// How a model is named to the person: "Demo model (batch)", "deepseek-chat · api.deepseek.com".
 pub fn label(model: &ModelRef) -> String {
-    match model.provider.as_str() {
-        "demo" => format!("{DEMO_LABEL} ({})", model.script.as_deref().unwrap_or(DEFAULT_DEMO_SCRIPT)),
+    match model.provider {
+        ModelKind::Demo => format!("{DEMO_LABEL} ({})", model.script.as_deref().unwrap_or(DEFAULT_DEMO_SCRIPT)),
         _ => {
             let name = model.model.as_deref().unwrap_or(DEEPSEEK_MODEL);
             let host = model

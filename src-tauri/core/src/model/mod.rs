@@ -15,6 +15,8 @@ mod openai;
 mod types;
 
 use async_trait::async_trait;
+
+use crate::session::ModelKind;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -54,16 +56,18 @@ pub fn provider_for(
     model: &crate::session::ModelRef,
     key: Option<ApiKey>,
 ) -> Result<std::sync::Arc<dyn ModelProvider>, ModelError> {
-    match model.provider.as_str() {
-        "demo" => {
+    match model.provider {
+        ModelKind::Demo => {
             let script = model.script.as_deref().unwrap_or(DEFAULT_DEMO_SCRIPT);
             Ok(std::sync::Arc::new(DemoProvider::new(script)?))
         }
-        "openai" => {
+        ModelKind::Openai => {
             let base = model.base_url.clone().unwrap_or_else(|| DEEPSEEK_BASE_URL.to_string());
             let name = model.model.clone().unwrap_or_else(|| DEEPSEEK_MODEL.to_string());
             Ok(std::sync::Arc::new(OpenAiProvider::new(OpenAiConfig::new(base, name, key))?))
         }
-        other => Err(ModelError::Config { message: format!("unknown provider {other:?}: use openai or demo") }),
+        ModelKind::Other => Err(ModelError::Config {
+            message: "the session names a provider this build does not know: use openai or demo".into(),
+        }),
     }
 }

@@ -97,8 +97,7 @@ pub enum ModelEvent {
 /// How a provider describes itself to the UI and the session log.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModelDescription {
-    /// `"openai"` (any OpenAI-compatible server) or `"demo"`.
-    pub provider: String,
+    pub provider: crate::session::ModelKind,
     /// What the UI shows, e.g. `"deepseek-chat @ api.deepseek.com"` or `"Demo model"`.
     pub label: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -182,10 +182,47 @@ impl<'de> Deserialize<'de> for Event {
     }
 }
 
+/// Which kind of model a session names: the scripted demo, or any OpenAI-compatible server
+/// (DeepSeek, OpenAI, Ollama... differ only in base URL and model).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModelKind {
+    Demo,
+    Openai,
+    /// A provider a newer build records; read, never written, and not runnable here.
+    #[serde(other)]
+    Other,
+}
+
+impl ModelKind {
+    /// What `--provider` accepts.
+    pub fn parse(typed: &str) -> Option<ModelKind> {
+        match typed {
+            "demo" => Some(ModelKind::Demo),
+            "openai" => Some(ModelKind::Openai),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ModelKind::Demo => "demo",
+            ModelKind::Openai => "openai",
+            ModelKind::Other => "other",
+        }
+    }
+}
+
+impl std::fmt::Display for ModelKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Which model a session was created with. Never carries a key.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModelRef {
-    pub provider: String,
+    pub provider: ModelKind,
     #[serde(default)]
     pub base_url: Option<String>,
     #[serde(default)]
@@ -424,5 +461,16 @@ mod tests {
             serde_json::from_value(serde_json::json!({"type": "turn/ended", "turn_id": "t", "reason": "paused"}))
                 .unwrap();
         assert_eq!(newer, Event::TurnEnded { turn_id: "t".into(), reason: TurnEndReason::Other });
+    }
+
+    #[test]
+    fn a_provider_a_newer_build_records_reads_as_other_and_is_not_run() {
+        let newer: ModelRef = serde_json::from_value(serde_json::json!({"provider": "anthropic"})).unwrap();
+        assert_eq!(newer.provider, ModelKind::Other);
+        let refused = crate::model::provider_for(&newer, None).err().map(|e| e.code());
+        assert_eq!(refused, Some("MODEL_CONFIG"));
+        assert_eq!(serde_json::to_value(ModelKind::Openai).unwrap(), "openai");
+        assert_eq!(ModelKind::parse("demo"), Some(ModelKind::Demo));
+        assert_eq!(ModelKind::parse("other"), None, "--provider never names the placeholder");
     }
 }

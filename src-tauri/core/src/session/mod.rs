@@ -12,7 +12,8 @@ mod store;
 
 pub use error::StoreError;
 pub use events::{
-    Event, MessageSource, ModelRef, SessionId, SourceKind, SourceOutcome, StoredEvent, ToolOutcome, TurnEndReason,
+    Event, MessageSource, ModelKind, ModelRef, SessionId, SourceKind, SourceOutcome, StoredEvent, ToolOutcome,
+    TurnEndReason,
 };
 pub use migrations::LATEST as SCHEMA_VERSION;
 pub use projection::inbox::{queued_messages, InboxFold, QueuedMessage};

@@ -123,7 +123,7 @@ impl DemoProvider {
 impl ModelProvider for DemoProvider {
     fn describe(&self) -> ModelDescription {
         ModelDescription {
-            provider: "demo".into(),
+            provider: crate::session::ModelKind::Demo,
             label: DEMO_LABEL.into(),
             base_url: None,
             model: None,

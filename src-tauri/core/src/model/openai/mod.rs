@@ -66,7 +66,7 @@ impl OpenAiProvider {
 impl ModelProvider for OpenAiProvider {
     fn describe(&self) -> ModelDescription {
         ModelDescription {
-            provider: "openai".into(),
+            provider: crate::session::ModelKind::Openai,
             label: format!("{} @ {}", self.config.model, host_label(&self.url)),
             base_url: Some(self.config.base_url.clone()),
             model: Some(self.config.model.clone()),
