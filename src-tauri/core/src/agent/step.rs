@@ -175,10 +175,7 @@ fn close_unknown(shared: &Shared, calls: &[ToolCallRequest]) {
 
 async fn execute(tools: &ToolRegistry, ctx: &ToolContext, call: &ToolCallRequest) -> Result<ToolOutput, ToolError> {
     if ctx.abort.is_cancelled() {
-        return Err(ToolError::Failed {
-            code: "ABORTED".into(),
-            message: "the turn was aborted before this tool call ran".into(),
-        });
+        return Err(ToolError::Aborted);
     }
     // Some servers send an empty string for a call without arguments.
     let raw = if call.arguments.trim().is_empty() { "{}" } else { call.arguments.as_str() };

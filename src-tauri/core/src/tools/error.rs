@@ -12,6 +12,9 @@ pub enum ToolError {
     UnknownTool(String),
     #[error("a tool named {0:?} is already registered")]
     DuplicateTool(String),
+    /// The turn was stopped before this call ran; the call did nothing.
+    #[error("the turn was aborted before this tool call ran")]
+    Aborted,
     /// Any other tool's failure, with its own code (e.g. `PATH_OUTSIDE_WORKSPACE`).
     #[error("{message}")]
     Failed { code: String, message: String },
@@ -29,6 +32,7 @@ impl CodedError for ToolError {
             ToolError::Interaction(e) => e.code.as_str(),
             ToolError::UnknownTool(_) => "UNKNOWN_TOOL",
             ToolError::DuplicateTool(_) => "DUPLICATE_TOOL",
+            ToolError::Aborted => "ABORTED",
             ToolError::Failed { code, .. } => code,
         }
     }

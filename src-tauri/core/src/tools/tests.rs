@@ -240,3 +240,11 @@ fn accepted_arguments_are_recorded_in_the_form_the_schema_describes() {
     assert_eq!(legacy.canonical_arguments(TOOL_NAME, refused.clone()), refused);
     assert_eq!(legacy.canonical_arguments("read_file", json!("{\"path\": 1}")), json!("{\"path\": 1}"));
 }
+
+#[test]
+fn a_call_skipped_by_stop_reaches_the_model_as_aborted() {
+    let skipped = outcome_of(&Err(ToolError::Aborted));
+    let expected =
+        crate::error::BoundaryError::new("ToolError", "ABORTED", "the turn was aborted before this tool call ran");
+    assert_eq!(skipped, ToolOutcome::Error { error: expected });
+}
