@@ -350,6 +350,7 @@ def idle_pss(binary, ready_css, data_dir, args, idle, timeout, check_text=False)
     """Launches, waits for `ready_css` (and, with check_text, for it to have text), idles, sums PSS.
     Returns (ms to ready, {name: KiB}, elements in the document)."""
     with Launch(binary, data_dir, args, timeout=timeout) as launch:
+        launched_at = time.time()
         t0 = launch.start()
         t1, element = launch.find(ready_css, timeout)
         if check_text:
@@ -363,6 +364,8 @@ def idle_pss(binary, ready_css, data_dir, args, idle, timeout, check_text=False)
                     raise BenchError(f"`{ready_css}` stayed empty for {timeout:.0f} s")
                 time.sleep(0.05)
             t1 = time.monotonic()
+        if check_text:
+            log(f"  timeline: {timeline(launch, launched_at)}")
         time.sleep(idle)
         pss = launch.pss()
         try:  # for the report only, after the measurement; a busy window may drop it
@@ -371,6 +374,22 @@ def idle_pss(binary, ready_css, data_dir, args, idle, timeout, check_text=False)
             log(f"could not count the document's elements: {e}")
             elements = "?"
         return (t1 - t0) * 1e3, pss, elements
+
+
+def timeline(launch, launched_at):
+    """Where a launch spent its time, from the window's own User Timing marks (`hark:*`): when the page
+    began loading after the launch request, then each mark after that. For the log only."""
+    try:
+        got = launch.execute(
+            "return [performance.timeOrigin, performance.getEntriesByType('mark')"
+            ".filter(m => m.name.startsWith('hark:')).map(m => [m.name, m.startTime])]"
+        )
+        origin, marks = got
+    except (BenchError, TypeError, ValueError) as e:
+        return f"(no marks: {e})"
+    page = origin / 1000 - launched_at
+    steps = ", ".join(f"{name[5:]} +{at:.0f}" for name, at in marks)
+    return f"page loading {page * 1000:.0f} ms after launch; then {steps} ms"
 
 
 def opened_ms(app, data_dir, session, timeout, attempts=3):
