@@ -17,17 +17,42 @@ fn keys(v: &Value) -> BTreeSet<String> {
 }
 
 #[test]
-fn schemas_match_the_input_structs() {
+fn each_definition_is_derived_from_its_input_type() {
+    let write = WriteFile::new(std::path::PathBuf::from(".")).definition();
+    assert_eq!(
+        write,
+        json!({
+            "name": "write_file",
+            "description": "Create or replace a text file in the workspace (at most 1 MiB); missing parent folders are created.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "path": { "type": "string", "description": "Relative path of the file inside the workspace." },
+                    "content": { "type": "string", "description": "The whole new content of the file." }
+                },
+                "required": ["path", "content"],
+                "additionalProperties": false
+            }
+        })
+    );
     let list = serde_json::to_value(ListDirInput { path: "p".into() }).unwrap();
     let read = serde_json::to_value(ReadFileInput { path: "p".into() }).unwrap();
-    let write = serde_json::to_value(WriteFileInput { path: "p".into(), content: "c".into() }).unwrap();
-    for (value, schema) in
-        [(list, ListDirInput::schema()), (read, ReadFileInput::schema()), (write, WriteFileInput::schema())]
-    {
-        assert_eq!(keys(&value), keys(&schema["properties"]));
+    let write_args = serde_json::to_value(WriteFileInput { path: "p".into(), content: "c".into() }).unwrap();
+    let root = std::path::PathBuf::from(".");
+    let tools: [(Value, Box<dyn ToolHandler>); 3] = [
+        (list, Box::new(ListDir::new(root.clone()))),
+        (read, Box::new(ReadFile::new(root.clone()))),
+        (write_args, Box::new(WriteFile::new(root))),
+    ];
+    for (value, tool) in tools {
+        let definition = tool.definition();
+        let schema = &definition["parameters"];
+        assert_eq!(keys(&value), keys(&schema["properties"]), "{}", tool.name());
         let required: BTreeSet<String> =
             schema["required"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_string()).collect();
         assert_eq!(keys(&value), required);
+        assert!(definition["description"].as_str().is_some_and(|d| d.ends_with('.')), "{definition}");
+        assert!(schema.get("$schema").is_none() && schema.get("title").is_none(), "{schema}");
     }
 }
 

@@ -1,8 +1,9 @@
-//! The three tools. Each input struct's doc comment is the model-facing description; the JSON
-//! schema is written by hand next to it (no schema derive crate here) and a test keeps the two in sync.
+//! The three tools. Each input type derives its JSON schema: its doc comment is the model-facing
+//! description of the tool, its fields' doc comments describe the parameters.
 
 use std::path::PathBuf;
 
+use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -16,73 +17,43 @@ fn parse<T: DeserializeOwned>(tool: &str, args: serde_json::Value) -> Result<T, 
         .map_err(|e| WorkspaceError::new("INVALID_REQUEST", format!("{tool}: invalid arguments: {e}")))
 }
 
+/// `{name, description, parameters}` for a tool whose arguments are `T`: the type's description
+/// becomes the tool's, the rest of its schema the parameters (without the schema's own title and
+/// dialect, which the model does not need).
+pub fn definition_of<T: JsonSchema>(name: &str) -> serde_json::Value {
+    let mut parameters = schemars::schema_for!(T).to_value();
+    let description = parameters.as_object_mut().and_then(|p| {
+        p.remove("$schema");
+        p.remove("title");
+        p.remove("description")
+    });
+    json!({ "name": name, "description": description, "parameters": parameters })
+}
+
 /// List the entries of a directory in the workspace. Directories end with `/`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListDirInput {
     /// Relative path inside the workspace; `.` is the workspace itself.
     pub path: String,
 }
 
-impl ListDirInput {
-    pub const DESCRIPTION: &'static str = "List the entries of a directory in the workspace. Directories end with `/`.";
-
-    pub fn schema() -> serde_json::Value {
-        json!({
-            "type": "object",
-            "properties": { "path": { "type": "string", "description": "Relative path inside the workspace; `.` is the workspace itself." } },
-            "required": ["path"],
-            "additionalProperties": false
-        })
-    }
-}
-
 /// Read a UTF-8 text file in the workspace (at most 256 KiB).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReadFileInput {
     /// Relative path of the file inside the workspace.
     pub path: String,
 }
 
-impl ReadFileInput {
-    pub const DESCRIPTION: &'static str = "Read a UTF-8 text file in the workspace (at most 256 KiB).";
-
-    pub fn schema() -> serde_json::Value {
-        json!({
-            "type": "object",
-            "properties": { "path": { "type": "string", "description": "Relative path of the file inside the workspace." } },
-            "required": ["path"],
-            "additionalProperties": false
-        })
-    }
-}
-
 /// Create or replace a text file in the workspace (at most 1 MiB); missing parent folders are created.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WriteFileInput {
     /// Relative path of the file inside the workspace.
     pub path: String,
     /// The whole new content of the file.
     pub content: String,
-}
-
-impl WriteFileInput {
-    pub const DESCRIPTION: &'static str =
-        "Create or replace a text file in the workspace (at most 1 MiB); missing parent folders are created.";
-
-    pub fn schema() -> serde_json::Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "path": { "type": "string", "description": "Relative path of the file inside the workspace." },
-                "content": { "type": "string", "description": "The whole new content of the file." }
-            },
-            "required": ["path", "content"],
-            "additionalProperties": false
-        })
-    }
 }
 
 macro_rules! tool {
@@ -106,7 +77,7 @@ macro_rules! tool {
             }
 
             fn definition(&self) -> serde_json::Value {
-                json!({ "name": $name, "description": $input::DESCRIPTION, "parameters": $input::schema() })
+                definition_of::<$input>($name)
             }
 
             fn handle<'a>(
