@@ -2,13 +2,13 @@
 
 use std::sync::Arc;
 
+use hark_core::error::BoundaryError;
 use hark_core::service::QuestionEvent;
 use serde::Serialize;
 use tauri::{AppHandle, Emitter};
 
 use crate::hub::Hub;
 use crate::notifier::Notifier;
-use hark_core::error::BoundaryError;
 
 pub const SESSIONS_CHANGED: &str = "hark://sessions-changed";
 pub const FOCUS: &str = "hark://focus";

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use hark_core::agent::AgentEvent;
+use hark_core::error::{BoundaryError, CodedError};
 use hark_core::host::{Host, ModelSource};
 use hark_core::model::{ModelError, ModelProvider};
 use hark_core::question::AnswerBatch;
@@ -25,7 +26,6 @@ pub use hark_core::host::{AnswerPath as SubmitPath, PendingQuestions};
 use crate::error::CommandError;
 use crate::launch::LaunchOptions;
 use crate::settings::{self, Settings};
-use hark_core::error::{BoundaryError, CodedError};
 
 /// Where a window's copy of a session's stream goes; `false` means the window is gone.
 pub type Sink = Box<dyn Fn(AgentEvent) -> bool + Send + Sync>;

@@ -16,12 +16,12 @@ mod tray;
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use hark_core::error::{BoundaryError, CodedError};
 use tauri::{AppHandle, Manager, RunEvent};
 
 use crate::hub::Hub;
 use crate::launch::{LaunchOptions, USAGE};
 use crate::state::{AppState, Launched};
-use hark_core::error::{BoundaryError, CodedError};
 
 const IDENTIFIER: &str = "app.hark.desktop";
 

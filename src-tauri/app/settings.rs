@@ -4,13 +4,12 @@
 
 use std::path::{Path, PathBuf};
 
+use hark_core::error::CodedError;
 use hark_core::model::{demo_scripts, DEEPSEEK_BASE_URL, DEEPSEEK_MODEL, DEFAULT_DEMO_SCRIPT};
 use hark_core::question::limits::MAX_TIMEOUT_SECS;
 use hark_core::question::ToolMode;
 use hark_core::session::{ModelKind, ModelRef};
 use serde::{Deserialize, Serialize};
-
-use hark_core::error::CodedError;
 
 pub const SETTINGS_FILE: &str = "settings.json";
 

@@ -4,11 +4,11 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use hark_core::data_dir::{self, DataDirError};
+use hark_core::error::{BoundaryError, CodedError};
 
 use crate::error::CommandError;
 use crate::hub::Hub;
 use crate::launch::LaunchOptions;
-use hark_core::error::{BoundaryError, CodedError};
 
 pub struct AppState {
     /// The prepared data directory, or why it could not be used. An unusable directory is not a
