@@ -12,42 +12,64 @@ use crate::question::{AnswerBatch, ToolMode};
 /// A session id: uuid v4 text.
 pub type SessionId = String;
 
-/// What kind of message a [`MessageSource`] describes, as the log spells it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum SourceKind {
-    /// A late answer to a continued question.
-    #[serde(rename = "user-question-reply")]
-    QuestionReply,
-    /// A message the person typed.
-    #[serde(rename = "user-typed")]
-    Typed,
-    /// A kind a newer build records; read, never written.
-    #[serde(other)]
-    Other,
+/// A closed set the log stores as strings. Each spelling is written once: serde and `as_str` take it
+/// from here, `parse` reads it back, and a value this build does not know (a newer build wrote it)
+/// reads as `Other`, which is never written.
+macro_rules! stored_names {
+    ($(#[$meta:meta])* pub enum $name:ident { $($(#[$vmeta:meta])* $variant:ident = $text:literal,)* }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        pub enum $name {
+            $($(#[$vmeta])* #[serde(rename = $text)] $variant,)*
+            /// A value a newer build records; read, never written.
+            #[serde(other)]
+            Other,
+        }
+
+        impl $name {
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text,)*
+                    $name::Other => "other",
+                }
+            }
+
+            /// A known value by its stored spelling (`Other` is never parsed).
+            pub fn parse(text: &str) -> Option<$name> {
+                match text {
+                    $($text => Some($name::$variant),)*
+                    _ => None,
+                }
+            }
+        }
+
+        impl std::fmt::Display for $name {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+    };
 }
 
-impl SourceKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SourceKind::QuestionReply => "user-question-reply",
-            SourceKind::Typed => "user-typed",
-            SourceKind::Other => "other",
-        }
+stored_names! {
+    /// What kind of message a [`MessageSource`] describes.
+    pub enum SourceKind {
+        /// A late answer to a continued question.
+        QuestionReply = "user-question-reply",
+        /// A message the person typed.
+        Typed = "user-typed",
     }
 }
 
-/// How a late answer's question ended; unset for a typed message.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum SourceOutcome {
-    #[serde(rename = "answered")]
-    Answered,
-    /// Written as `""`: earlier builds require the field.
-    #[default]
-    #[serde(rename = "")]
-    Unset,
-    /// An outcome a newer build records; read, never written.
-    #[serde(other)]
-    Other,
+stored_names! {
+    /// How a late answer's question ended; unset for a typed message.
+    #[derive(Default)]
+    pub enum SourceOutcome {
+        Answered = "answered",
+        /// Written as `""`: earlier builds require the field.
+        #[default]
+        Unset = "",
+    }
 }
 
 /// Defines [`Event`] and, from the same variant list, [`StoredBody`]: an externally tagged twin the
@@ -182,40 +204,13 @@ impl<'de> Deserialize<'de> for Event {
     }
 }
 
-/// Which kind of model a session names: the scripted demo, or any OpenAI-compatible server
-/// (DeepSeek, OpenAI, Ollama... differ only in base URL and model).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ModelKind {
-    Demo,
-    Openai,
-    /// A provider a newer build records; read, never written, and not runnable here.
-    #[serde(other)]
-    Other,
-}
-
-impl ModelKind {
-    /// What `--provider` accepts.
-    pub fn parse(typed: &str) -> Option<ModelKind> {
-        match typed {
-            "demo" => Some(ModelKind::Demo),
-            "openai" => Some(ModelKind::Openai),
-            _ => None,
-        }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ModelKind::Demo => "demo",
-            ModelKind::Openai => "openai",
-            ModelKind::Other => "other",
-        }
-    }
-}
-
-impl std::fmt::Display for ModelKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+stored_names! {
+    /// Which kind of model a session names: the scripted demo, or any OpenAI-compatible server
+    /// (DeepSeek, OpenAI, Ollama... differ only in base URL and model). `parse` is what `--provider`
+    /// accepts; an `Other` session is not runnable here.
+    pub enum ModelKind {
+        Demo = "demo",
+        Openai = "openai",
     }
 }
 
@@ -282,41 +277,19 @@ impl MessageSource {
     }
 }
 
-/// Why a turn ended, as `turn/ended` stores it and the stream reports it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum TurnEndReason {
-    /// The model answered without asking for more tool calls.
-    Completed,
-    /// The person pressed Stop, or the app quit.
-    Aborted,
-    /// The model or the store failed (`model/error` says why).
-    Error,
-    /// The turn took as many steps as one turn may.
-    StepLimit,
-    /// Recorded by crash repair: the run that owned the turn died.
-    Interrupted,
-    /// A reason a newer build records; read, never written.
-    #[serde(other)]
-    Other,
-}
-
-impl TurnEndReason {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TurnEndReason::Completed => "completed",
-            TurnEndReason::Aborted => "aborted",
-            TurnEndReason::Error => "error",
-            TurnEndReason::StepLimit => "step_limit",
-            TurnEndReason::Interrupted => "interrupted",
-            TurnEndReason::Other => "other",
-        }
-    }
-}
-
-impl std::fmt::Display for TurnEndReason {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+stored_names! {
+    /// Why a turn ended, as `turn/ended` stores it and the stream reports it.
+    pub enum TurnEndReason {
+        /// The model answered without asking for more tool calls.
+        Completed = "completed",
+        /// The person pressed Stop, or the app quit.
+        Aborted = "aborted",
+        /// The model or the store failed (`model/error` says why).
+        Error = "error",
+        /// The turn took as many steps as one turn may.
+        StepLimit = "step_limit",
+        /// Recorded by crash repair: the run that owned the turn died.
+        Interrupted = "interrupted",
     }
 }
 

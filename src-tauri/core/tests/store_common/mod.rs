@@ -89,7 +89,7 @@ pub fn turn_started(turn_id: &str) -> Event {
 
 /// `reason` as it is stored ("completed", "interrupted"...).
 pub fn turn_ended(turn_id: &str, reason: &str) -> Event {
-    let reason = serde_json::from_value(serde_json::Value::from(reason)).expect("a stored turn end reason");
+    let reason = hark_core::session::TurnEndReason::parse(reason).expect("a stored turn end reason");
     Event::TurnEnded { turn_id: turn_id.into(), reason }
 }
 
