@@ -52,12 +52,7 @@ pub async fn app_info(
     let page = hub.page();
     let launched = state.launched();
     let initial_view = match launched.session.clone() {
-        Some(session) => tokio::task::spawn_blocking(move || {
-            hub.open_session(&session, turns, Some(page), Box::new(move |event| channel.send(event).is_ok()))
-        })
-        .await
-        .ok()
-        .and_then(Result::ok),
+        Some(session) => open_for_window(hub, session, turns, Some(page), channel).await.ok(),
         None => None,
     };
     Ok(AppInfo {
@@ -86,10 +81,27 @@ pub async fn session_transcript(
 ) -> CommandResult<Transcript> {
     let hub = state.hub()?;
     // Reads a page from the store (and opens the session if nothing did yet): off the IPC thread.
-    tokio::task::spawn_blocking(move || hub.transcript(&session_id, turns))
+    off_ipc_thread(move || hub.transcript(&session_id, turns)).await
+}
+
+/// Runs `work` on a blocking thread: reading a long log must hold up neither the IPC thread nor the
+/// runtime's workers, which carry every other session's stream meanwhile.
+async fn off_ipc_thread<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, CommandError> + Send + 'static,
+) -> CommandResult<T> {
+    Ok(tokio::task::spawn_blocking(work).await.map_err(|e| CommandError::Worker(e.to_string()))??)
+}
+
+/// Opens `session` for this window, streaming its events to `channel`.
+async fn open_for_window(
+    hub: std::sync::Arc<crate::hub::Hub>,
+    session: String,
+    turns: Option<usize>,
+    page: Option<u64>,
+    channel: Channel<AgentEvent>,
+) -> CommandResult<SessionView> {
+    off_ipc_thread(move || hub.open_session(&session, turns, page, Box::new(move |event| channel.send(event).is_ok())))
         .await
-        .map_err(|e| CommandError::Worker(e.to_string()))?
-        .map_err(BoundaryError::from)
 }
 
 #[derive(Debug, Serialize)]
@@ -213,15 +225,7 @@ pub async fn open_session(
     page: Option<u64>,
     channel: Channel<AgentEvent>,
 ) -> CommandResult<SessionView> {
-    let hub = state.hub()?;
-    // Opening a long session reads its whole log once: that must hold up neither the IPC thread nor
-    // the runtime's workers, which carry every other session's stream meanwhile.
-    tokio::task::spawn_blocking(move || {
-        hub.open_session(&session_id, turns, page, Box::new(move |event| channel.send(event).is_ok()))
-    })
-    .await
-    .map_err(|e| CommandError::Worker(e.to_string()))?
-    .map_err(BoundaryError::from)
+    open_for_window(state.hub()?, session_id, turns, page, channel).await
 }
 
 #[tauri::command]
