@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use hark_core::error::CodedError;
 use hark_core::model::{demo_scripts, DEEPSEEK_BASE_URL, DEEPSEEK_MODEL, DEFAULT_DEMO_SCRIPT};
-use hark_core::question::limits::MAX_TIMEOUT_SECS;
+use hark_core::question::limits::{is_default_timeout, MAX_TIMEOUT_SECS, MIN_TIMEOUT_SECS};
 use hark_core::question::ToolMode;
 use hark_core::session::{ModelKind, ModelRef};
 use serde::{Deserialize, Serialize};
@@ -102,8 +102,11 @@ impl Settings {
     /// Refuses what would only fail later, naming the field.
     pub fn validate(&self) -> Result<(), SettingsError> {
         let invalid = |field, problem: &str| Err(SettingsError::Invalid { field, problem: problem.to_string() });
-        if self.timeout_secs == 0 || self.timeout_secs > MAX_TIMEOUT_SECS {
-            return invalid("timeout_secs", &format!("must be between 1 and {MAX_TIMEOUT_SECS} seconds"));
+        if !is_default_timeout(self.timeout_secs) {
+            return invalid(
+                "timeout_secs",
+                &format!("must be between {MIN_TIMEOUT_SECS} and {MAX_TIMEOUT_SECS} seconds"),
+            );
         }
         if self.provider == Provider::Demo {
             if !demo_scripts().contains(&self.demo_script.as_str()) {

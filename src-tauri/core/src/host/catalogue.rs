@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use crate::model::{demo_scripts, DEEPSEEK_BASE_URL, DEEPSEEK_MODEL};
-use crate::question::limits::MAX_TIMEOUT_SECS;
+use crate::question::limits::{MAX_TIMEOUT_SECS, MIN_TIMEOUT_SECS};
 
 /// OpenAI's own endpoint, for the OpenAI-compatible preset.
 pub const OPENAI_BASE_URL: &str = "https://api.openai.com/v1";
@@ -13,9 +13,6 @@ pub const OPENAI_MODEL: &str = "gpt-4o-mini";
 /// Ollama's OpenAI-compatible endpoint on this machine.
 pub const OLLAMA_BASE_URL: &str = "http://localhost:11434/v1";
 pub const OLLAMA_MODEL: &str = "llama3.1";
-
-/// The shortest default timeout, in seconds.
-pub const MIN_TIMEOUT_SECS: u64 = 1;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ProviderPreset {

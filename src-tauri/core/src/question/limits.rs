@@ -21,6 +21,8 @@ pub const MAX_LABEL_CHARS: usize = 120;
 pub const MAX_DESCRIPTION_CHARS: usize = 500;
 /// The longest timed-mode `timeout`: seven days. Longer waits are `-1` (indefinite).
 pub const MAX_TIMEOUT_SECS: u64 = 7 * 24 * 60 * 60;
+/// The shortest default timeout a person can choose (settings, `--timeout`).
+pub const MIN_TIMEOUT_SECS: u64 = 1;
 /// Free-text answers. Generous for a pasted paragraph; it keeps one answer from flooding the model's
 /// context and the event log.
 pub const MAX_CUSTOM_CHARS: usize = 10_000;
@@ -30,13 +32,18 @@ pub const MAX_CUSTOM_CHARS: usize = 10_000;
 pub fn parse_timeout_secs(text: &str) -> Result<u64, String> {
     text.parse::<u64>()
         .ok()
-        .filter(|secs| (1..=MAX_TIMEOUT_SECS).contains(secs))
-        .ok_or_else(|| format!("--timeout {text:?}: seconds from 1 to {MAX_TIMEOUT_SECS}"))
+        .filter(|secs| is_default_timeout(*secs))
+        .ok_or_else(|| format!("--timeout {text:?}: seconds from {MIN_TIMEOUT_SECS} to {MAX_TIMEOUT_SECS}"))
+}
+
+/// Whether `secs` can be a default timeout.
+pub fn is_default_timeout(secs: u64) -> bool {
+    (MIN_TIMEOUT_SECS..=MAX_TIMEOUT_SECS).contains(&secs)
 }
 
 /// A default timeout brought into the timed-mode bounds. Defaults come from settings, options and
 /// recorded sessions; one out of range must still give the model a limit it was told about and a
 /// deadline the clock can hold.
 pub fn clamp_timeout_secs(secs: u64) -> u64 {
-    secs.clamp(1, MAX_TIMEOUT_SECS)
+    secs.clamp(MIN_TIMEOUT_SECS, MAX_TIMEOUT_SECS)
 }
