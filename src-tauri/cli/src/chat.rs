@@ -32,6 +32,11 @@ fn print_error(error: &BoundaryError, code: u8) -> ExitCode {
     ExitCode::from(code)
 }
 
+/// `CODE: message` for the terminal. A model's error text is untrusted: it goes through `safe`.
+fn error_line(error: &BoundaryError) -> String {
+    format!("{}: {}", safe(&error.code), safe(&error.message))
+}
+
 pub(crate) fn fail_msg(code: &str, message: impl Into<String>) -> ExitCode {
     print_error(&BoundaryError::new("CliError", code, message), 1)
 }
@@ -176,9 +181,7 @@ pub(crate) fn print_events(
                                  `hark answer {} {call_id} '{{\"answers\":[...]}}'`",
                                 event.session_id
                             ),
-                            ToolOutcome::Error { error } => {
-                                format!("  · tool error {}: {}", safe(&error.code), safe(&error.message))
-                            }
+                            ToolOutcome::Error { error } => format!("  · tool error {}", error_line(&error)),
                             ToolOutcome::Unknown => "  · tool outcome unknown".into(),
                         };
                         line(text, &mut at_line_start);
@@ -188,7 +191,7 @@ pub(crate) fn print_events(
                             say("\n");
                             at_line_start = true;
                         }
-                        eprintln!("hark: model error {}: {}", safe(&error.code), safe(&error.message));
+                        eprintln!("hark: model error {}", error_line(&error));
                     }
                     _ => {}
                 },
@@ -201,7 +204,7 @@ pub(crate) fn print_events(
                         eprintln!("hark: turn ended ({reason})");
                     }
                 }
-                AgentEvent::Error { error, .. } => eprintln!("hark: {}: {}", safe(&error.code), safe(&error.message)),
+                AgentEvent::Error { error, .. } => eprintln!("hark: {}", error_line(&error)),
                 _ => {}
             }
         }
