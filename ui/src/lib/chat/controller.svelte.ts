@@ -231,10 +231,8 @@ export class Chat {
   /** Shows a stored session and streams its live agent. */
   async select(id: string): Promise<void> {
     if (id === this.activeId) return;
-    this.leave();
-    this.activeId = id;
+    this.enter(id);
     this.loading = true;
-    this.turnLimit = TURN_PAGE;
     const { value: r, missed } = await this.missed.during(() =>
       this.api.openSession(id, (e) => this.onStream(id, e), this.turnLimit),
     );
@@ -265,9 +263,7 @@ export class Chat {
     // The person may have picked a session already; theirs wins.
     if (view && this.activeId === null) {
       const id = view.session_id;
-      this.leave();
-      this.activeId = id;
-      this.turnLimit = TURN_PAGE;
+      this.enter(id);
       shown = id;
       const { missed } = await this.missed.during(async () => {
         for (const e of early) this.onStream(id, e);
@@ -279,6 +275,13 @@ export class Chat {
       await this.select(r.value.initial_session);
     }
     return r;
+  }
+
+  /** Leaves the shown session for `id`, from its newest page. */
+  private enter(id: string): void {
+    this.leave();
+    this.activeId = id;
+    this.turnLimit = TURN_PAGE;
   }
 
   private showView(id: string, v: SessionView, missed: readonly TranscriptEvent[]): void {
