@@ -13,13 +13,14 @@ CARGO_BIN  := $(or $(CARGO_HOME),$(HOME)/.cargo)/bin
 XVFB       := xvfb-run -a -s "-screen 0 1280x800x24"
 
 .PHONY: help run test bench bench-desktop check-tools core-has-no-tauri system-deps test-system-deps ui-deps ui \
-        tauri-driver fmt clippy test-rust test-ui test-e2e
+        tauri-driver fmt clippy test-rust test-ui test-e2e bindings
 
 help:
 	@echo "make run    set up and start the Hark desktop app"
 	@echo "make test   set up and run every check (fmt, clippy, cargo tests, UI tests, end-to-end)"
 	@echo "make bench  run the benchmarks (one 'name value unit' line per figure)"
 	@echo "make bench-desktop  only the desktop ones: start-up, memory, binary size vs an empty Tauri window"
+	@echo "make bindings  regenerate ui/src/lib/bindings.ts from the Rust types (make test fails while it is stale)"
 
 # --- setup -------------------------------------------------------------------------------------
 
@@ -75,6 +76,11 @@ core-has-no-tauri:
 	@if cargo tree -p hark-core -e normal,build,dev --prefix none | grep -qi '^tauri'; then \
 	  echo "hark-core depends on tauri:" >&2; cargo tree -p hark-core -i tauri >&2; exit 1; fi
 	@echo "hark-core: no tauri crate in its dependency tree"
+
+# The window's IPC types, generated from the Rust types. The same test, run by test-rust without the
+# variable, fails while the committed file is stale.
+bindings:
+	HARK_WRITE_BINDINGS=1 cargo test -p hark --lib bindings::
 
 test-rust:
 	cargo test --workspace

@@ -21,7 +21,7 @@ use crate::hub::{AttachResult, PendingQuestions, SessionView, SubmitPath, Submit
 use crate::settings::Settings;
 use crate::state::AppState;
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ts_rs::TS)]
 pub struct AppInfo {
     pub name: &'static str,
     pub version: &'static str,
@@ -104,20 +104,20 @@ async fn open_for_window(
         .await
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ts_rs::TS)]
 pub struct KeyringStatus {
     pub available: bool,
     pub message: Option<String>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ts_rs::TS)]
 pub struct ActiveModel {
     pub provider: ModelKind,
     pub label: String,
     pub is_demo: bool,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, ts_rs::TS)]
 pub struct SettingsView {
     pub settings: Settings,
     pub api_key_set: bool,
@@ -200,7 +200,8 @@ pub async fn choose_workspace(app: AppHandle) -> CommandResult<Option<String>> {
     Ok(picked.and_then(|p| p.into_path().ok()).map(|p| p.display().to_string()))
 }
 
-#[derive(Debug, Serialize)]
+/// A new session's id.
+#[derive(Debug, Serialize, ts_rs::TS)]
 pub struct Started {
     pub session_id: String,
 }

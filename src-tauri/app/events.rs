@@ -14,7 +14,7 @@ pub const SESSIONS_CHANGED: &str = "hark://sessions-changed";
 pub const FOCUS: &str = "hark://focus";
 pub const LAUNCH_ERROR: &str = "hark://launch-error";
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct Focus {
     pub session_id: String,
     pub call_id: Option<String>,

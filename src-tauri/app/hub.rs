@@ -30,7 +30,7 @@ use crate::settings::{self, Settings};
 /// Where a window's copy of a session's stream goes; `false` means the window is gone.
 pub type Sink = Box<dyn Fn(AgentEvent) -> bool + Send + Sync>;
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct SessionView {
     pub session_id: String,
     pub transcript: Transcript,
@@ -39,12 +39,12 @@ pub struct SessionView {
     pub model_label: String,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct SubmitResult {
     pub path: SubmitPath,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct AttachResult {
     pub takeover_id: u64,
     pub remaining_ms: Option<u64>,

@@ -1,6 +1,8 @@
 //! The Tauri shell: commands, event channels, launch options, single instance. Thin on purpose:
 //! every policy lives in hark-core; this crate adapts it to IPC and the desktop.
 
+#[cfg(test)]
+mod bindings;
 mod commands;
 mod error;
 mod events;

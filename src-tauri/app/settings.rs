@@ -15,7 +15,7 @@ pub const SETTINGS_FILE: &str = "settings.json";
 
 /// Where the model comes from. DeepSeek, OpenAI-compatible and Ollama are all the `openai` provider
 /// of hark-core with different defaults; the choice is kept so the form shows what was picked.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Provider {
     Demo,
@@ -38,7 +38,7 @@ impl Provider {
 
 /// Fields missing from the file (an older version wrote it) take their defaults, and fields this
 /// version does not know are ignored, so upgrading or downgrading never resets anyone's settings.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(default)]
 pub struct Settings {
     pub provider: Provider,

@@ -20,7 +20,7 @@ pub trait CodedError: std::fmt::Display {
 
 /// `{name, code, message}`: what the window, the CLI, the model and the log see of an error. It reads
 /// leniently, so a stored error that lacks a field (an old or hand-edited row) still decodes.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error, ts_rs::TS)]
 #[error("{message}")]
 pub struct BoundaryError {
     #[serde(default = "unnamed")]

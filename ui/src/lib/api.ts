@@ -7,14 +7,15 @@ import type { AnswerBatch } from './question/types';
 import type {
   AgentEvent,
   AppInfo,
-  FocusPayload,
+  Focus,
   PendingQuestions,
   SessionSummary,
   SessionView,
   Settings,
   SettingsView,
+  Started,
   SubmitResult,
-  Takeover,
+  AttachResult,
   Transcript,
 } from './types';
 
@@ -64,8 +65,8 @@ export const listSessions = (): Promise<Result<SessionSummary[]>> => call<Sessio
 /** The native folder picker; null when the person cancelled. */
 export const chooseWorkspace = (): Promise<Result<string | null>> => call<string | null>('choose_workspace');
 
-export const startSession = (text: string, workspace: string | null): Promise<Result<{ session_id: string }>> =>
-  call<{ session_id: string }>('start_session', { text, workspace });
+export const startSession = (text: string, workspace: string | null): Promise<Result<Started>> =>
+  call<Started>('start_session', { text, workspace });
 
 /**
  * Opens a session's live view: the shell streams its agent's events to `onEvent` until
@@ -103,8 +104,8 @@ export const retry = (sessionId: string): Promise<Result<void>> => call<void>('r
 export const pendingQuestions = (sessionId: string): Promise<Result<PendingQuestions>> =>
   call<PendingQuestions>('pending_questions', { sessionId });
 
-export const attachQuestion = (sessionId: string, callId: string): Promise<Result<Takeover>> =>
-  call<Takeover>('attach_question', { sessionId, callId, page });
+export const attachQuestion = (sessionId: string, callId: string): Promise<Result<AttachResult>> =>
+  call<AttachResult>('attach_question', { sessionId, callId, page });
 
 export const releaseQuestion = (sessionId: string, callId: string, takeoverId: number): Promise<Result<void>> =>
   call<void>('release_question', { sessionId, callId, takeoverId });
@@ -139,8 +140,8 @@ async function subscribe<T>(event: string, handler: (payload: T) => void): Promi
 }
 
 /** A notification, the tray or a second launch asked to show a session (and maybe a question). */
-export const onFocusRequest = (handler: (payload: FocusPayload) => void): Promise<() => void> =>
-  subscribe<FocusPayload>('hark://focus', handler);
+export const onFocusRequest = (handler: (payload: Focus) => void): Promise<() => void> =>
+  subscribe<Focus>('hark://focus', handler);
 
 /** A second launch's options could not be carried out in this running app. */
 export const onLaunchError = (handler: (error: HarkError) => void): Promise<() => void> =>

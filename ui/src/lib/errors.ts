@@ -1,9 +1,7 @@
-/** Every Hark error crosses IPC as `{ name, code, message }`. */
-export interface HarkError {
-  name: string;
-  code: string;
-  message: string;
-}
+import type { BoundaryError } from './bindings';
+
+/** Every Hark error crosses IPC as `{ name, code, message }`; the window's own errors take that shape too. */
+export type HarkError = BoundaryError;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;

@@ -17,10 +17,10 @@ import type { QuestionRecord, Turn, TranscriptItem } from './types';
 import type { Question } from './question/types';
 
 const questions: Question[] = [
-  { id: 'db', question: 'Which database?', options: [{ label: 'SQLite' }, { label: 'Postgres' }] },
+  { id: 'db', question: 'Which database?', options: [{ label: 'SQLite' }, { label: 'Postgres' }], multi_select: false },
   { id: 'extras', question: 'Extras?', options: [{ label: 'Docs' }, { label: 'CI' }], multi_select: true },
-  { id: 'name', question: 'Name?' },
-  { id: 'notes', question: 'Anything else?' },
+  { id: 'name', question: 'Name?', multi_select: false },
+  { id: 'notes', question: 'Anything else?', multi_select: false },
 ];
 
 const record = (over: Partial<QuestionRecord>): QuestionRecord => ({
@@ -98,7 +98,7 @@ describe('canAnswer', () => {
 });
 
 describe('turns', () => {
-  const turn = (items: TranscriptItem[]): Turn => ({ turn_id: 't', started_at: '', ended: null, items });
+  const turn = (items: TranscriptItem[]): Turn => ({ turn_id: 't', run_id: null, started_at: '', ended: null, items });
   const user: TranscriptItem = { kind: 'user_message', seq: 1, at: '', message_id: 'm', text: '  plan   the\nmove ' };
   const ask = (state: QuestionRecord['state']): TranscriptItem => ({
     kind: 'tool_call', seq: 2, at: '', call_id: 'c1', name: 'ask_user_question', arguments: {}, result: null,

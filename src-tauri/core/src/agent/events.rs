@@ -6,7 +6,7 @@ use crate::error::BoundaryError;
 use crate::service::QuestionEvent;
 use crate::session::{StoredEvent, TranscriptDelta, TurnEndReason};
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum AgentEvent {
     TurnStarted {

@@ -14,7 +14,7 @@ pub const OPENAI_MODEL: &str = "gpt-4o-mini";
 pub const OLLAMA_BASE_URL: &str = "http://localhost:11434/v1";
 pub const OLLAMA_MODEL: &str = "llama3.1";
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct ProviderPreset {
     /// As settings files and launch options name it.
     pub id: &'static str,
@@ -28,13 +28,13 @@ pub struct ProviderPreset {
     pub uses_endpoint: bool,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct Bounds {
     pub min: u64,
     pub max: u64,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 pub struct Catalogue {
     /// In the order a front door lists them.
     pub providers: Vec<ProviderPreset>,

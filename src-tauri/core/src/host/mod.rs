@@ -38,14 +38,14 @@ const CONTINUE_ON_QUIT: Duration = Duration::from_secs(3);
 /// A session title: the first line of its first message, at most this many characters.
 const TITLE_CHARS: usize = 60;
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct PendingQuestions {
     pub foreground: Vec<InteractionRequest>,
     pub continued: Vec<ContinuedQuestion>,
 }
 
 /// Which way an answer goes: to the waiting call, or late to a continued question.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum AnswerPath {
     Foreground,

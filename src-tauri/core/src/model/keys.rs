@@ -12,7 +12,7 @@ use super::openai::ApiKey;
 pub const ENV_KEYS: &[(&str, &str)] = &[("DEEPSEEK_API_KEY", "api.deepseek.com"), ("OPENAI_API_KEY", "api.openai.com")];
 
 /// Where the key used for a server comes from, as Settings shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum KeySource {
     /// The OS keyring entry of that server.

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 pub const TOOL_NAME: &str = "ask_user_question";
 
 /// One choice. `label` is both what the user sees and the value the model gets back.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(deny_unknown_fields)]
 pub struct QuestionOption {
     pub label: String,
@@ -19,7 +19,7 @@ pub struct QuestionOption {
 
 /// One question of a batch. No options (or an empty list) makes it free-form; a question with options
 /// still accepts a free-text "Other" answer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(deny_unknown_fields)]
 pub struct Question {
     /// Chosen by the model, unique in the batch, echoed in the answers.
@@ -56,7 +56,7 @@ where
 }
 
 /// Which schema the tool is offered with. A setting, never the model's choice.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "lowercase")]
 pub enum ToolMode {
     /// No `timeout`: the call waits until the user answers or cancels.
@@ -107,7 +107,7 @@ impl AskRequest {
 
 /// The user's answer to one question. `selected` holds option labels; `custom` is free text and, when
 /// present, `selected` is empty. `{id, selected: []}` without `custom` is an explicit skip.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(deny_unknown_fields)]
 pub struct Answer {
     pub id: String,
@@ -130,7 +130,7 @@ impl Answer {
 }
 
 /// One answer per question of the call, in any order.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(deny_unknown_fields)]
 pub struct AnswerBatch {
     pub answers: Vec<Answer>,

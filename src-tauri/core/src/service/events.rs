@@ -8,7 +8,7 @@ use super::provider::InteractionRequest;
 use crate::question::{ErrorCode, UserInteractionError};
 
 /// How a question left the foreground (or, for `AnsweredLate`, the continued state).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, serde::Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
 pub enum Outcome {
     Answered,
@@ -38,7 +38,7 @@ impl Outcome {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, ts_rs::TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum QuestionEvent {
     /// A foreground question opened. Sent after the pending entry exists, so a surface that reacts

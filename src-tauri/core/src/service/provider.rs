@@ -18,7 +18,7 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// Who asks: the agent instance making the tool call. The service only lets the live root agent of
 /// the session ask (see [`super::UserQuestionService::set_live_root`]).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
 pub struct Caller {
     pub session_id: String,
     pub agent_instance_id: String,
@@ -36,7 +36,7 @@ impl Caller {
 
 /// Present on requests that run a host deadline. A client that shows such a question should
 /// [`attach`](super::UserQuestionService::attach) to pause that deadline while the person looks at it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct WaitInfo {
     pub call_id: String,
     /// Always true today; mirrors the wire shape `{call_id, timed: true}` the clients key on.
@@ -46,7 +46,7 @@ pub struct WaitInfo {
 }
 
 /// One foreground question as a provider receives it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, ts_rs::TS)]
 pub struct InteractionRequest {
     pub session_id: String,
     /// Key for `submit_foreground`, `cancel`, `attach` (with the session id).

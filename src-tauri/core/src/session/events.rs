@@ -18,11 +18,11 @@ pub type SessionId = String;
 macro_rules! stored_names {
     ($(#[$meta:meta])* pub enum $name:ident { $($(#[$vmeta:meta])* $variant:ident = $text:literal,)* }) => {
         $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
         pub enum $name {
             $($(#[$vmeta])* #[serde(rename = $text)] $variant,)*
-            /// A value a newer build records; read, never written.
-            #[serde(other)]
+            /// A value a newer build recorded: read, and shown as `other`, never written to the log.
+            #[serde(other, rename = "other")]
             Other,
         }
 
@@ -215,7 +215,7 @@ stored_names! {
 }
 
 /// Which model a session was created with. Never carries a key.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ModelRef {
     pub provider: ModelKind,
     #[serde(default)]
@@ -293,7 +293,7 @@ stored_names! {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum ToolOutcome {
     Ok {
@@ -319,6 +319,33 @@ pub struct StoredEvent {
     pub at: chrono::DateTime<chrono::Utc>,
     #[serde(flatten)]
     pub event: Event,
+}
+
+/// In TypeScript a stored event is its envelope and `type`: the window reads no more of it, and the
+/// log's many event bodies are the store's format, not part of the IPC contract.
+impl ts_rs::TS for StoredEvent {
+    type WithoutGenerics = Self;
+    type OptionInnerType = Self;
+
+    fn docs() -> Option<String> {
+        Some("/**\n * A stored session event as the shell streams it: its envelope and `type`; the body's fields\n * follow the log's format.\n */\n".into())
+    }
+
+    fn name(_: &ts_rs::Config) -> String {
+        "StoredEvent".into()
+    }
+
+    fn inline(_: &ts_rs::Config) -> String {
+        "{ session_id: string, seq: number, at: string, type: string, [field: string]: unknown }".into()
+    }
+
+    fn decl(cfg: &ts_rs::Config) -> String {
+        format!("type StoredEvent = {};", Self::inline(cfg))
+    }
+
+    fn output_path() -> Option<std::path::PathBuf> {
+        Some("StoredEvent.ts".into())
+    }
 }
 
 #[cfg(test)]

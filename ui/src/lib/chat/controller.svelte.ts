@@ -23,7 +23,7 @@ import type { AnswerBatch } from '../question/types';
 import type {
   AgentEvent,
   AppInfo,
-  FocusPayload,
+  Focus,
   PendingQuestions,
   SessionSummary,
   SessionView,
@@ -349,7 +349,7 @@ export class Chat {
   }
 
   /** `hark://focus`: show that session and, if given, that question. */
-  async focus(p: FocusPayload): Promise<void> {
+  async focus(p: Focus): Promise<void> {
     await this.select(p.session_id);
     if (p.call_id && this.activeId === p.session_id) this.openQuestion(p.call_id);
     if (p.notice) this.error = p.notice;

@@ -392,7 +392,7 @@ describe('Chat: questions', () => {
 
   it('hark://focus selects the session and opens the panel on that call', async () => {
     const { chat } = setup({ pending: pending({ foreground: [fg('a')], continued: [cont('c')] }) });
-    await chat.focus({ session_id: 's9', call_id: 'c' });
+    await chat.focus({ session_id: 's9', call_id: 'c', notice: null });
     expect(chat.activeId).toBe('s9');
     expect(chat.queue.open).toEqual({ callId: 'c', collapsed: false });
   });

@@ -1,6 +1,17 @@
 // Test helpers (imported only by tests).
 import type { Timers } from './refresher';
-import type { Catalogue, PendingQuestions, QuestionRecord, Transcript, TranscriptDelta, TranscriptEvent, TranscriptItem, Turn } from '../types';
+import type {
+  Catalogue,
+  ContinuedQuestion,
+  InteractionRequest,
+  PendingQuestions,
+  QuestionRecord,
+  Transcript,
+  TranscriptDelta,
+  TranscriptEvent,
+  TranscriptItem,
+  Turn,
+} from '../types';
 import type { Question } from '../question/types';
 
 /** Timers that run only when the test says so. */
@@ -57,20 +68,26 @@ export function deferred<T>() {
 
 export const flush = () => new Promise<void>((r) => setTimeout(r, 0));
 
-export const q1: Question = { id: 'db', question: 'Which database?', options: [{ label: 'SQLite' }, { label: 'Postgres' }] };
+export const q1: Question = {
+  id: 'db',
+  question: 'Which database?',
+  options: [{ label: 'SQLite' }, { label: 'Postgres' }],
+  multi_select: false,
+};
 
 export function pending(over: Partial<PendingQuestions> = {}): PendingQuestions {
   return { foreground: [], continued: [], ...over };
 }
 
-export const fg = (callId: string, timed = false) => ({
+export const fg = (callId: string, timed = false): InteractionRequest => ({
   session_id: 's1',
   call_id: callId,
+  caller: { session_id: 's1', agent_instance_id: 'agent', parent: null },
   questions: [q1],
   wait: timed ? { call_id: callId, timed: true as const, timeout_ms: 60_000 } : null,
 });
 
-export const cont = (callId: string, replyQueued: string | null = null) => ({
+export const cont = (callId: string, replyQueued: string | null = null): ContinuedQuestion => ({
   session_id: 's1',
   call_id: callId,
   questions: [q1],
@@ -82,11 +99,12 @@ export function record(callId: string, state: QuestionRecord['state']): Question
 }
 
 export function transcript(records: QuestionRecord[] = []): Transcript {
-  return { title: 't', workspace: null, model: null, turns: [], questions: records, seq: 0 };
+  return { title: 't', workspace: null, model: null, turns: [], earlier_turns: 0, questions: records, queued: [], seq: 0 };
 }
 
 export const turn = (id: string, items: TranscriptItem[] = [], ended: Turn['ended'] = null): Turn => ({
   turn_id: id,
+  run_id: null,
   started_at: '',
   ended,
   items,

@@ -2,14 +2,14 @@ import { describe, expect, it, vi } from 'vitest';
 import { TakeoverKeeper } from './takeover';
 import { deferred, flush } from './fakes';
 import type { Result } from '../api';
-import type { Takeover } from '../types';
+import type { AttachResult } from '../types';
 
 function setup() {
-  const attaches: Array<{ callId: string; d: ReturnType<typeof deferred<Result<Takeover>>> }> = [];
+  const attaches: Array<{ callId: string; d: ReturnType<typeof deferred<Result<AttachResult>>> }> = [];
   let nextId = 1;
   const api = {
     attach: vi.fn((_s: string, callId: string) => {
-      const d = deferred<Result<Takeover>>();
+      const d = deferred<Result<AttachResult>>();
       attaches.push({ callId, d });
       return d.promise;
     }),

@@ -3,10 +3,10 @@
 // hidden, or the question resolved. One at a time. `want()` states what should be held; the keeper
 // attaches and releases to match, and never leaks a take-over whose attach returned late.
 import type { Result } from '../api';
-import type { Takeover } from '../types';
+import type { AttachResult } from '../types';
 
 export interface TakeoverApi {
-  attach: (sessionId: string, callId: string) => Promise<Result<Takeover>>;
+  attach: (sessionId: string, callId: string) => Promise<Result<AttachResult>>;
   release: (sessionId: string, callId: string, takeoverId: number) => Promise<Result<void>>;
 }
 

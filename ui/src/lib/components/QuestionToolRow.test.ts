@@ -5,8 +5,8 @@ import type { QuestionRecord, TranscriptItem } from '../types';
 import type { Question } from '../question/types';
 
 const questions: Question[] = [
-  { id: 'db', question: 'Which database?', options: [{ label: 'SQLite' }, { label: 'Postgres' }] },
-  { id: 'name', question: 'Name?' },
+  { id: 'db', question: 'Which database?', options: [{ label: 'SQLite' }, { label: 'Postgres' }], multi_select: false },
+  { id: 'name', question: 'Name?', multi_select: false },
 ];
 const record = (over: Partial<QuestionRecord>): QuestionRecord => ({
   call_id: 'c1', state: 'open', timed: true, questions, answers: null, answered_late: false, reply_queued: null, ...over,

@@ -7,9 +7,11 @@ const now = new Date('2026-11-29T12:00:00Z');
 const session = (over: Partial<SessionSummary>): SessionSummary => ({
   id: 's1',
   title: 'Pick a database',
+  created_at: '2026-11-29T11:50:00Z',
   updated_at: '2026-11-29T11:55:00Z',
   open_questions: 0,
   continued_questions: 0,
+  event_count: 1,
   ...over,
 });
 

@@ -3,8 +3,8 @@ import { fireEvent, render, screen } from '@testing-library/svelte';
 import Transcript from './Transcript.svelte';
 import type { QuestionRecord, Transcript as Data, TranscriptItem, Turn } from '../types';
 
-const turn = (id: string, items: TranscriptItem[]): Turn => ({ turn_id: id, started_at: '', ended: null, items });
-const data = (turns: Turn[]): Data => ({ title: 't', workspace: null, model: null, turns, questions: [], seq: 0 });
+const turn = (id: string, items: TranscriptItem[]): Turn => ({ turn_id: id, run_id: null, started_at: '', ended: null, items });
+const data = (turns: Turn[]): Data => ({ title: 't', workspace: null, model: null, turns, earlier_turns: 0, questions: [], queued: [], seq: 0 });
 const user = (seq: number, text: string): TranscriptItem => ({ kind: 'user_message', seq, at: '', message_id: `m${seq}`, text });
 const assistant = (seq: number, text: string): TranscriptItem => ({ kind: 'assistant_message', seq, at: '', text, reasoning: null, tool_calls: [] });
 const modelError: TranscriptItem = { kind: 'model_error', seq: 9, at: '', error: { name: 'ModelError', code: 'HTTP_401', message: 'Unauthorized' } };

@@ -225,7 +225,7 @@ describe('persistence', () => {
     expect(d.frozen).toBe(false);
   });
   it('ignores inherited keys (a question id like toString)', () => {
-    const d = deserialize([{ id: 'toString', question: 'q' }], JSON.stringify({ v: 1, index: 0, items: {} }));
+    const d = deserialize([{ id: 'toString', question: 'q', multi_select: false }], JSON.stringify({ v: 1, index: 0, items: {} }));
     expect(d.items).toEqual([{ selected: [], custom: '', skipped: false }]);
   });
 });

@@ -16,6 +16,6 @@ export const extras: Question = {
   multi_select: true,
 };
 
-export const name: Question = { id: 'name', question: 'Project name?' };
+export const name: Question = { id: 'name', question: 'Project name?', multi_select: false };
 
 export const three: Question[] = [db, extras, name];

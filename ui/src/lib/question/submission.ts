@@ -2,15 +2,15 @@
 // The draft is kept in every state but `done`: only the host's resolved frame ends the panel, never a
 // local submit or a transport error on its own.
 
+// A path is foreground (the open tool call's wait) or late (`answer(session, call_id, …)` for a
+// continued question).
+import type { AnswerPath } from '../bindings';
 import { type HarkError, toHarkError } from '../errors';
-
-/** Foreground = the open tool call's wait; late = `answer(session, call_id, …)` for a continued question. */
-export type SubmitPath = 'foreground' | 'late';
 
 export type SubmitState =
   /** Editable. `error` is the last refusal to show (BAD_ANSWER and friends). */
   | { kind: 'editing'; error?: HarkError }
-  | { kind: 'submitting'; path: SubmitPath }
+  | { kind: 'submitting'; path: AnswerPath }
   /**
    * The foreground wait ended while submitting (the question is continued now): the kept draft can be
    * sent again through the late-answer path.
@@ -38,7 +38,7 @@ export function isBusy(s: SubmitState): boolean {
  */
 export function submit(s: SubmitState, continued: boolean): SubmitState {
   if (!canEdit(s)) return s;
-  const path: SubmitPath = s.kind === 'resubmit' || continued ? 'late' : 'foreground';
+  const path: AnswerPath = s.kind === 'resubmit' || continued ? 'late' : 'foreground';
   return { kind: 'submitting', path };
 }
 
@@ -95,7 +95,7 @@ export function clearError(s: SubmitState): SubmitState {
  * question settles when it is admitted). `foreground`: the waiting call got it; busy until the host's
  * resolved frame (the panel never ends on a local submit alone).
  */
-export function acceptedVia(s: SubmitState, path: SubmitPath): SubmitState {
+export function acceptedVia(s: SubmitState, path: AnswerPath): SubmitState {
   if (s.kind !== 'submitting') return s;
   return path === 'late' ? { kind: 'queued' } : { kind: 'submitting', path: 'foreground' };
 }

@@ -1,35 +1,8 @@
-// TS mirrors of the question protocol (src-tauri/core/src/question/types.rs). Field names
-// are snake_case exactly as they cross IPC.
+// The question protocol's types come from the shell's Rust types (`bindings.ts`); these helpers read them.
 
-/** One choice. `label` is both what the user sees and the value the model gets back. */
-export interface QuestionOption {
-  label: string;
-  description?: string;
-}
+import type { Question, QuestionOption } from '../bindings';
 
-/** One question of a call. No options (or an empty list) makes it free-form. */
-export interface Question {
-  id: string;
-  question: string;
-  header?: string;
-  options?: QuestionOption[];
-  multi_select?: boolean;
-}
-
-/**
- * The user's answer to one question. `selected` holds option labels; when `custom` is present
- * `selected` is empty. `{ id, selected: [] }` without `custom` is an explicit skip.
- */
-export interface Answer {
-  id: string;
-  selected: string[];
-  custom?: string;
-}
-
-/** One answer per question of the call. */
-export interface AnswerBatch {
-  answers: Answer[];
-}
+export type { Answer, AnswerBatch, Question, QuestionOption } from '../bindings';
 
 /** The options of a question, `[]` when it is free-form (absent or null on the wire). */
 export function optionsOf(q: Question): QuestionOption[] {

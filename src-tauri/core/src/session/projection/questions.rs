@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::question::{validate_answers, validate_questions, AnswerBatch, Question, ToolMode, TOOL_NAME};
 use crate::session::events::{Event, StoredEvent, ToolOutcome};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "lowercase")]
 pub enum QuestionState {
     /// The call is live: its foreground wait has not produced a result yet.
@@ -22,7 +22,7 @@ pub enum QuestionState {
     Settled,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct QuestionRecord {
     pub call_id: String,
     pub state: QuestionState,

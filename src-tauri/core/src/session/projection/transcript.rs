@@ -11,7 +11,7 @@ use crate::error::BoundaryError;
 use crate::question::{AnswerBatch, Question};
 use crate::session::events::{Event, ModelRef, StoredEvent, ToolOutcome, TurnEndReason};
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 pub struct Transcript {
     pub title: Option<String>,
     pub workspace: Option<String>,
@@ -46,7 +46,7 @@ impl Transcript {
 
 /// Items between a `turn/started` and its `turn/ended`. Items recorded outside any turn are grouped
 /// in a turn whose `turn_id` is `None`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Turn {
     pub turn_id: Option<String>,
     pub run_id: Option<String>,
@@ -55,14 +55,14 @@ pub struct Turn {
     pub items: Vec<TranscriptItem>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct TurnEnd {
     pub reason: TurnEndReason,
     pub seq: u64,
     pub at: DateTime<Utc>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TranscriptItem {
     UserMessage {
@@ -94,6 +94,8 @@ pub enum TranscriptItem {
         at: DateTime<Utc>,
         call_id: String,
         name: String,
+        /// As the model wrote them: any JSON.
+        #[ts(type = "unknown")]
         arguments: serde_json::Value,
         result: Option<ToolResultView>,
         /// For `ask_user_question` calls still in the question projection: its final state, including
@@ -125,7 +127,7 @@ pub enum TranscriptItem {
     },
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ToolResultView {
     pub seq: u64,
     pub at: DateTime<Utc>,
@@ -134,7 +136,7 @@ pub struct ToolResultView {
 
 /// One change to a shown transcript, so a window that shows a session follows it without reading
 /// it again. Turn indexes count from the session's first turn, whatever page the window holds.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TranscriptDelta {
     /// A turn began; `value.items` is empty.

@@ -1,0 +1,292 @@
+// Generated from the Rust types by `make bindings` (src-tauri/app/bindings.rs): do not edit.
+// 64-bit integers (seqs, milliseconds, counts) are plain numbers: none comes near 2^53.
+
+export type ActiveModel = { provider: ModelKind, label: string, is_demo: boolean, };
+
+export type AgentEvent = { "type": "turn_started", session_id: string, turn_id: string, } | { "type": "text_delta", session_id: string, text: string, } | { "type": "reasoning_delta", session_id: string, text: string, } | { "type": "event_appended", event: StoredEvent, } | { "type": "transcript", session_id: string, seq: number, deltas: Array<TranscriptDelta>, } | { "type": "question", event: QuestionEvent, } | { "type": "turn_ended", session_id: string, turn_id: string, reason: TurnEndReason, } | { "type": "error", session_id: string, error: BoundaryError, };
+
+/**
+ * The user's answer to one question. `selected` holds option labels; `custom` is free text and, when
+ * present, `selected` is empty. `{id, selected: []}` without `custom` is an explicit skip.
+ */
+export type Answer = { id: string, selected: Array<string>, custom?: string | null, };
+
+/**
+ * One answer per question of the call, in any order.
+ */
+export type AnswerBatch = { answers: Array<Answer>, };
+
+/**
+ * Which way an answer goes: to the waiting call, or late to a continued question.
+ */
+export type AnswerPath = "foreground" | "late";
+
+export type AppInfo = { name: string, version: string, data_dir: string, 
+/**
+ * The session the launch options opened, to show first.
+ */
+initial_session: string | null, 
+/**
+ * That session opened for this page (as `open_session` would, streaming to the call's channel):
+ * a launch with `--session` shows it after one round trip instead of two.
+ */
+initial_view: SessionView | null, 
+/**
+ * Why the launch options could not be carried out (e.g. `--session` names no session).
+ */
+launch_error: BoundaryError | null, 
+/**
+ * This page load's number, passed back with `open_session` and `attach_question`.
+ */
+page: number, };
+
+export type AttachResult = { takeover_id: number, remaining_ms: number | null, };
+
+/**
+ * `{name, code, message}`: what the window, the CLI, the model and the log see of an error. It reads
+ * leniently, so a stored error that lacks a field (an old or hand-edited row) still decodes.
+ */
+export type BoundaryError = { name: string, code: string, message: string, };
+
+export type Bounds = { min: number, max: number, };
+
+/**
+ * Who asks: the agent instance making the tool call. The service only lets the live root agent of
+ * the session ask (see [`super::UserQuestionService::set_live_root`]).
+ */
+export type Caller = { session_id: string, agent_instance_id: string, 
+/**
+ * The owning agent instance when the caller is a sub-agent.
+ */
+parent: string | null, };
+
+export type Catalogue = { 
+/**
+ * In the order a front door lists them.
+ */
+providers: Array<ProviderPreset>, demo_scripts: Array<string>, timeout_secs: Bounds, };
+
+/**
+ * A question answerable through the late path.
+ */
+export type ContinuedQuestion = { session_id: string, call_id: string, questions: Array<Question>, 
+/**
+ * The inbox message id of a reply to this question that awaits admission.
+ */
+reply_queued: string | null, };
+
+export type Focus = { session_id: string, call_id: string | null, 
+/**
+ * Why the window is asked to show this (an answer from a notification that was not taken).
+ */
+notice: BoundaryError | null, };
+
+/**
+ * One foreground question as a provider receives it.
+ */
+export type InteractionRequest = { session_id: string, 
+/**
+ * Key for `submit_foreground`, `cancel`, `attach` (with the session id).
+ */
+call_id: string, caller: Caller, questions: Array<Question>, 
+/**
+ * `None` for blocking questions: closing the panel should cancel those, while a timed question
+ * closed unanswered stays answerable.
+ */
+wait: WaitInfo | null, };
+
+/**
+ * Where the key used for a server comes from, as Settings shows it.
+ */
+export type KeySource = { "kind": "keyring" } | { "kind": "env", variable: string, } | { "kind": "none" };
+
+export type KeyringStatus = { available: boolean, message: string | null, };
+
+/**
+ * Which kind of model a session names: the scripted demo, or any OpenAI-compatible server
+ * (DeepSeek, OpenAI, Ollama... differ only in base URL and model). `parse` is what `--provider`
+ * accepts; an `Other` session is not runnable here.
+ */
+export type ModelKind = "demo" | "openai" | "other";
+
+/**
+ * Which model a session was created with. Never carries a key.
+ */
+export type ModelRef = { provider: ModelKind, base_url: string | null, model: string | null, script: string | null, };
+
+/**
+ * How a question left the foreground (or, for `AnsweredLate`, the continued state).
+ */
+export type Outcome = "answered" | "cancelled" | "aborted" | "timed_out" | "answered_late" | "failed";
+
+export type PendingQuestions = { foreground: Array<InteractionRequest>, continued: Array<ContinuedQuestion>, };
+
+/**
+ * Where the model comes from. DeepSeek, OpenAI-compatible and Ollama are all the `openai` provider
+ * of hark-core with different defaults; the choice is kept so the form shows what was picked.
+ */
+export type Provider = "demo" | "deepseek" | "openai" | "ollama";
+
+export type ProviderPreset = { 
+/**
+ * As settings files and launch options name it.
+ */
+id: string, label: string, 
+/**
+ * The default endpoint and model ("" for the demo, which has neither).
+ */
+base_url: string, model: string, 
+/**
+ * Whether it takes an API key (kept in the OS keyring).
+ */
+uses_key: boolean, 
+/**
+ * Whether a base URL and a model apply.
+ */
+uses_endpoint: boolean, };
+
+/**
+ * One question of a batch. No options (or an empty list) makes it free-form; a question with options
+ * still accepts a free-text "Other" answer.
+ */
+export type Question = { 
+/**
+ * Chosen by the model, unique in the batch, echoed in the answers.
+ */
+id: string, question: string, header?: string | null, options?: Array<QuestionOption>, multi_select: boolean, };
+
+export type QuestionEvent = { "type": "requested", request: InteractionRequest, } | { "type": "resolved", session_id: string, call_id: string, outcome: Outcome, } | { "type": "reply_queued", session_id: string, call_id: string, message_id: string, } | { "type": "reply_released", session_id: string, call_id: string, message_id: string, };
+
+/**
+ * One choice. `label` is both what the user sees and the value the model gets back.
+ */
+export type QuestionOption = { label: string, description?: string | null, };
+
+export type QuestionRecord = { call_id: string, state: QuestionState, 
+/**
+ * Asked under the timed schema (decided by the `request/header` in force at the call), even when
+ * the model chose `timeout: -1`.
+ */
+timed: boolean, questions: Array<Question>, answers: AnswerBatch | null, answered_late: boolean, 
+/**
+ * The inbox message id of a late reply that waits for admission.
+ */
+reply_queued: string | null, };
+
+export type QuestionState = "open" | "continued" | "settled";
+
+/**
+ * A row of the sessions list, read from the summary kept by every append (no replay).
+ */
+export type SessionSummary = { id: string, title: string, created_at: string, updated_at: string, open_questions: number, continued_questions: number, event_count: number, };
+
+export type SessionView = { session_id: string, transcript: Transcript, questions: PendingQuestions, busy: boolean, model_label: string, };
+
+/**
+ * Fields missing from the file (an older version wrote it) take their defaults, and fields this
+ * version does not know are ignored, so upgrading or downgrading never resets anyone's settings.
+ */
+export type Settings = { provider: Provider, base_url: string, model: string, demo_script: string, question_mode: ToolMode, timeout_secs: number, notifications: boolean, do_not_disturb: boolean, keep_running_in_tray: boolean, };
+
+export type SettingsView = { settings: Settings, api_key_set: boolean, 
+/**
+ * Where the key new sessions would use comes from: the keyring, a vendor's variable, or none.
+ */
+key_source: KeySource, keyring: KeyringStatus, warning: BoundaryError | null, overrides: Array<string>, active_model: ActiveModel, 
+/**
+ * What the form offers: providers with their defaults, demo scripts, the timeout's bounds.
+ */
+catalogue: Catalogue, };
+
+/**
+ * A new session's id.
+ */
+export type Started = { session_id: string, };
+
+/**
+ * A stored session event as the shell streams it: its envelope and `type`; the body's fields
+ * follow the log's format.
+ */
+export type StoredEvent = { session_id: string, seq: number, at: string, type: string, [field: string]: unknown };
+
+export type SubmitResult = { path: AnswerPath, };
+
+/**
+ * Which schema the tool is offered with. A setting, never the model's choice.
+ */
+export type ToolMode = "legacy" | "timed";
+
+export type ToolOutcome = { "status": "ok", content: string, } | { "status": "pending", content: string, } | { "status": "error", error: BoundaryError, } | { "status": "TOOL_OUTCOME_UNKNOWN" };
+
+export type ToolResultView = { seq: number, at: string, outcome: ToolOutcome, };
+
+export type Transcript = { title: string | null, workspace: string | null, model: ModelRef | null, turns: Array<Turn>, 
+/**
+ * Older turns left out by [`Transcript::keep_last_turns`]; 0 when `turns` is the whole session.
+ */
+earlier_turns: number, 
+/**
+ * The question projection of the same events, for badges and the question panel. Always the
+ * whole session's, also when older turns are left out.
+ */
+questions: Array<QuestionRecord>, 
+/**
+ * Messages accepted for the agent and not admitted yet, in the order they were queued: a
+ * `user_message` the person typed, or a `late_answer` (also shown on its call's row as
+ * `queued_answers`). `seq`/`at` are those of the `inbox/queued` event. Once admitted, a message
+ * leaves this list and appears in its turn under the same `message_id`.
+ */
+queued: Array<TranscriptItem>, 
+/**
+ * The `seq` of the last event this transcript includes (0 when unknown): a window applies only
+ * the [`TranscriptDelta`]s of later events to it.
+ */
+seq: number, };
+
+/**
+ * One change to a shown transcript, so a window that shows a session follows it without reading
+ * it again. Turn indexes count from the session's first turn, whatever page the window holds.
+ */
+export type TranscriptDelta = { "kind": "turn_opened", turn: number, value: Turn, } | { "kind": "turn_closed", turn: number, ended: TurnEnd, } | { "kind": "item_added", turn: number, item: number, value: TranscriptItem, } | { "kind": "result", turn: number, item: number, result: ToolResultView, } | { "kind": "call", call_id: string, question: QuestionRecord | null, queued_answers: AnswerBatch | null, } | { "kind": "queued", queued: Array<TranscriptItem>, };
+
+export type TranscriptItem = { "kind": "user_message", seq: number, at: string, message_id: string, text: string, } | { "kind": "late_answer", seq: number, at: string, message_id: string, call_id: string, questions: Array<Question>, answers: AnswerBatch | null, raw_text: string | null, } | { "kind": "assistant_message", seq: number, at: string, text: string, reasoning: string | null, tool_calls: Array<string>, } | { "kind": "tool_call", seq: number, at: string, call_id: string, name: string, 
+/**
+ * As the model wrote them: any JSON.
+ */
+arguments: unknown, result: ToolResultView | null, 
+/**
+ * For `ask_user_question` calls still in the question projection: its final state, including
+ * a late answer that settled it after its own result said pending.
+ */
+question: QuestionRecord | null, 
+/**
+ * The answers of a late reply waiting in the inbox for admission.
+ */
+queued_answers: AnswerBatch | null, } | { "kind": "orphan_result", seq: number, at: string, call_id: string, outcome: ToolOutcome, } | { "kind": "model_error", seq: number, at: string, error: BoundaryError, } | { "kind": "history_compacted", seq: number, at: string, through_seq: number, summary: string | null, };
+
+/**
+ * Items between a `turn/started` and its `turn/ended`. Items recorded outside any turn are grouped
+ * in a turn whose `turn_id` is `None`.
+ */
+export type Turn = { turn_id: string | null, run_id: string | null, started_at: string, ended: TurnEnd | null, items: Array<TranscriptItem>, };
+
+export type TurnEnd = { reason: TurnEndReason, seq: number, at: string, };
+
+/**
+ * Why a turn ended, as `turn/ended` stores it and the stream reports it.
+ */
+export type TurnEndReason = "completed" | "aborted" | "error" | "step_limit" | "interrupted" | "other";
+
+/**
+ * Present on requests that run a host deadline. A client that shows such a question should
+ * [`attach`](super::UserQuestionService::attach) to pause that deadline while the person looks at it.
+ */
+export type WaitInfo = { call_id: string, 
+/**
+ * Always true today; mirrors the wire shape `{call_id, timed: true}` the clients key on.
+ */
+timed: boolean, 
+/**
+ * The full foreground budget, for a client that draws progress; the live figure comes from attach.
+ */
+timeout_ms: number, };
