@@ -148,19 +148,43 @@ uses_endpoint: boolean, };
 /**
  * One question of a batch. No options (or an empty list) makes it free-form; a question with options
  * still accepts a free-text "Other" answer.
+ *
+ * The field docs are what the model reads in the tool's schema (see [`super::tool_definition`]).
  */
 export type Question = { 
 /**
- * Chosen by the model, unique in the batch, echoed in the answers.
+ * Short id, unique in this call, echoed with the answer (e.g. "db").
  */
-id: string, question: string, header?: string | null, options?: Array<QuestionOption>, multi_select: boolean, };
+id: string, 
+/**
+ * The question, one clear sentence.
+ */
+question: string, 
+/**
+ * Optional short tag shown above the question (e.g. "Database").
+ */
+header?: string | null, options?: Array<QuestionOption>, 
+/**
+ * true lets the user pick several options.
+ */
+multi_select: boolean, };
 
 export type QuestionEvent = { "type": "requested", request: InteractionRequest, } | { "type": "resolved", session_id: string, call_id: string, outcome: Outcome, } | { "type": "reply_queued", session_id: string, call_id: string, message_id: string, } | { "type": "reply_released", session_id: string, call_id: string, message_id: string, };
 
 /**
  * One choice. `label` is both what the user sees and the value the model gets back.
+ *
+ * The field docs are what the model reads in the tool's schema (see [`super::tool_definition`]).
  */
-export type QuestionOption = { label: string, description?: string | null, };
+export type QuestionOption = { 
+/**
+ * Shown to the user and returned to you when chosen. Unique within the question.
+ */
+label: string, 
+/**
+ * Optional one-line explanation of the choice.
+ */
+description?: string | null, };
 
 export type QuestionRecord = { call_id: string, state: QuestionState, 
 /**

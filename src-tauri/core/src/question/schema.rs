@@ -1,101 +1,55 @@
-//! The model-facing tool definition: a hand-written JSON Schema so every word the model reads is
-//! chosen, and the bounds come from [`super::limits`].
+//! The model-facing tool definition, derived from the argument types below and [`Question`]: their
+//! field docs are what the model reads about each parameter, and the bounds come from
+//! [`super::limits`]. The tool's own description and the timeout's default depend on the settings,
+//! so they are filled in here.
 
+use schemars::JsonSchema;
 use serde_json::{json, Value};
 
 use super::limits::*;
-use super::types::{ToolMode, TOOL_NAME};
+use super::types::{Question, ToolMode, TOOL_NAME};
+use crate::tools::definition_of;
 
-/// `{"name":"ask_user_question","description":...,"parameters":{JSON schema}}`; Timed adds `timeout`.
-pub fn tool_definition(mode: ToolMode, default_timeout_secs: u64) -> Value {
-    let mut properties = json!({ "questions": questions_schema() });
-    if mode == ToolMode::Timed {
-        properties["timeout"] = json!({
-            "type": "integer",
-            "minimum": -1,
-            "maximum": MAX_TIMEOUT_SECS,
-            "default": default_timeout_secs,
-            "description": format!(
-                "Seconds to wait for the answer before the call returns a pending result \
-                 (default {default_timeout_secs}, at most {MAX_TIMEOUT_SECS}). -1 waits until the user answers. \
-                 0 and other negative values are invalid."
-            ),
-        });
-    }
-    json!({
-        "name": TOOL_NAME,
-        "description": description(mode, default_timeout_secs),
-        "parameters": {
-            "type": "object",
-            "properties": properties,
-            "required": ["questions"],
-            "additionalProperties": false,
-        },
-    })
+// The arguments as the model writes them under the legacy schema. Never built: `parse_request` reads
+// the JSON itself, with checks a schema cannot state (unique ids and labels, option counts) and a
+// problem list a serde error could not give; these types exist for the schema they derive.
+#[derive(JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct AskArguments {
+    /// The questions to ask together. The user answers them all in one go.
+    #[schemars(length(min = MIN_QUESTIONS, max = MAX_QUESTIONS))]
+    questions: Vec<Question>,
 }
 
-fn questions_schema() -> Value {
-    json!({
-        "type": "array",
-        "minItems": MIN_QUESTIONS,
-        "maxItems": MAX_QUESTIONS,
-        "description": "The questions to ask together. The user answers them all in one go.",
-        "items": {
-            "type": "object",
-            "properties": {
-                "id": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": MAX_ID_CHARS,
-                    "description": "Short id, unique in this call, echoed with the answer (e.g. \"db\").",
-                },
-                "question": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": MAX_QUESTION_CHARS,
-                    "description": "The question, one clear sentence.",
-                },
-                "header": {
-                    "type": "string",
-                    "maxLength": MAX_HEADER_CHARS,
-                    "description": "Optional short tag shown above the question (e.g. \"Database\").",
-                },
-                "options": {
-                    "type": "array",
-                    "maxItems": MAX_OPTIONS,
-                    "description": format!(
-                        "{MIN_OPTIONS}-{MAX_OPTIONS} choices. Omit for a free-form question. \
-                         The user can always answer in their own words instead."
-                    ),
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "label": {
-                                "type": "string",
-                                "minLength": 1,
-                                "maxLength": MAX_LABEL_CHARS,
-                                "description": "Shown to the user and returned to you when chosen. Unique within the question.",
-                            },
-                            "description": {
-                                "type": "string",
-                                "maxLength": MAX_DESCRIPTION_CHARS,
-                                "description": "Optional one-line explanation of the choice.",
-                            },
-                        },
-                        "required": ["label"],
-                        "additionalProperties": false,
-                    },
-                },
-                "multi_select": {
-                    "type": "boolean",
-                    "default": false,
-                    "description": "true lets the user pick several options.",
-                },
-            },
-            "required": ["id", "question"],
-            "additionalProperties": false,
-        },
-    })
+// The timed schema adds `timeout`.
+#[derive(JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+struct TimedAskArguments {
+    /// The questions to ask together. The user answers them all in one go.
+    #[schemars(length(min = MIN_QUESTIONS, max = MAX_QUESTIONS))]
+    questions: Vec<Question>,
+    #[serde(default)]
+    #[schemars(range(min = -1, max = MAX_TIMEOUT_SECS), description = format!(
+        "Seconds to wait for the answer before the call returns a pending result (at most {MAX_TIMEOUT_SECS}). \
+         -1 waits until the user answers. 0 and other negative values are invalid."
+    ))]
+    timeout: i64,
+}
+
+/// `{"name":"ask_user_question","description":...,"parameters":{JSON schema}}`; Timed adds `timeout`,
+/// whose default is `default_timeout_secs`.
+pub fn tool_definition(mode: ToolMode, default_timeout_secs: u64) -> Value {
+    let mut definition = match mode {
+        ToolMode::Legacy => definition_of::<AskArguments>(TOOL_NAME),
+        ToolMode::Timed => definition_of::<TimedAskArguments>(TOOL_NAME),
+    };
+    definition["description"] = json!(description(mode, default_timeout_secs));
+    if let Some(timeout) = definition["parameters"]["properties"].get_mut("timeout") {
+        timeout["default"] = json!(default_timeout_secs);
+    }
+    definition
 }
 
 /// What the model reads about when and how to ask. Kept short: it is sent with every request.

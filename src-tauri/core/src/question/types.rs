@@ -3,32 +3,58 @@
 //! The types are strict (`deny_unknown_fields`): a misspelt `custom` in an answer must not silently
 //! become a skip, and a recorded call with extra fields was rejected when it was made anyway.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+
+use super::limits::{
+    MAX_DESCRIPTION_CHARS, MAX_HEADER_CHARS, MAX_ID_CHARS, MAX_LABEL_CHARS, MAX_OPTIONS, MAX_QUESTION_CHARS,
+    MIN_OPTIONS,
+};
 
 /// The model-facing tool name.
 pub const TOOL_NAME: &str = "ask_user_question";
 
 /// One choice. `label` is both what the user sees and the value the model gets back.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+///
+/// The field docs are what the model reads in the tool's schema (see [`super::tool_definition`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(description = "")]
 pub struct QuestionOption {
+    /// Shown to the user and returned to you when chosen. Unique within the question.
+    #[schemars(length(min = 1, max = MAX_LABEL_CHARS))]
     pub label: String,
+    /// Optional one-line explanation of the choice.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String", length(max = MAX_DESCRIPTION_CHARS))]
     pub description: Option<String>,
 }
 
 /// One question of a batch. No options (or an empty list) makes it free-form; a question with options
 /// still accepts a free-text "Other" answer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+///
+/// The field docs are what the model reads in the tool's schema (see [`super::tool_definition`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(description = "")]
 pub struct Question {
-    /// Chosen by the model, unique in the batch, echoed in the answers.
+    /// Short id, unique in this call, echoed with the answer (e.g. "db").
+    #[schemars(length(min = 1, max = MAX_ID_CHARS))]
     pub id: String,
+    /// The question, one clear sentence.
+    #[schemars(length(min = 1, max = MAX_QUESTION_CHARS))]
     pub question: String,
+    /// Optional short tag shown above the question (e.g. "Database").
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(with = "String", length(max = MAX_HEADER_CHARS))]
     pub header: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty", deserialize_with = "null_as_default")]
+    #[schemars(length(max = MAX_OPTIONS), description = format!(
+        "{MIN_OPTIONS}-{MAX_OPTIONS} choices. Omit for a free-form question. \
+         The user can always answer in their own words instead."
+    ))]
     pub options: Vec<QuestionOption>,
+    /// true lets the user pick several options.
     #[serde(default, deserialize_with = "null_as_default")]
     pub multi_select: bool,
 }

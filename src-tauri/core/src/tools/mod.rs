@@ -4,6 +4,7 @@
 //! just a tool call that may take a while and may come back `pending`.
 
 mod ask_user;
+mod definition;
 mod error;
 mod registry;
 
@@ -16,6 +17,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use crate::service::BoxFuture;
 pub use ask_user::{AskUserQuestionTool, QuestionSettings};
+pub use definition::definition_of;
 pub use error::ToolError;
 pub use registry::ToolRegistry;
 

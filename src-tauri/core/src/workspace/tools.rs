@@ -10,24 +10,11 @@ use serde_json::json;
 
 use super::replace::replace_file;
 use super::{resolve, WorkspaceError, LIST_LIMIT, READ_LIMIT, WRITE_LIMIT};
-use crate::tools::{BoxFuture, ToolContext, ToolError, ToolHandler, ToolOutput};
+use crate::tools::{definition_of, BoxFuture, ToolContext, ToolError, ToolHandler, ToolOutput};
 
 fn parse<T: DeserializeOwned>(tool: &str, args: serde_json::Value) -> Result<T, WorkspaceError> {
     serde_json::from_value(args)
         .map_err(|e| WorkspaceError::new("INVALID_REQUEST", format!("{tool}: invalid arguments: {e}")))
-}
-
-/// `{name, description, parameters}` for a tool whose arguments are `T`: the type's description
-/// becomes the tool's, the rest of its schema the parameters (without the schema's own title and
-/// dialect, which the model does not need).
-pub fn definition_of<T: JsonSchema>(name: &str) -> serde_json::Value {
-    let mut parameters = schemars::schema_for!(T).to_value();
-    let description = parameters.as_object_mut().and_then(|p| {
-        p.remove("$schema");
-        p.remove("title");
-        p.remove("description")
-    });
-    json!({ "name": name, "description": description, "parameters": parameters })
 }
 
 /// List the entries of a directory in the workspace. Directories end with `/`.
