@@ -11,6 +11,9 @@ Prints `name value unit` lines on stdout, like the other benches (progress goes 
                                              every process under it (WebKitWebProcess, WebKitNetworkProcess,
                                              ...), after 5 s idle; the app with a 100 000-event session open
   release_binary_mb                          size of the release (stripped) hark-desktop
+  *_same_rendering                           the baseline again, drawing as Hark does on this machine
+                                             (no compositing without a GPU render node), so the ratio says
+                                             what Hark costs apart from that choice
 and the ratios against the goals (start and PSS <= 1.25x the baseline, binary < 25 MB). A missed goal
 is reported, never an error: the exit status is non-zero only when the benchmark itself could not run.
 
@@ -22,6 +25,7 @@ Python 3 standard library only: WebDriver JSON over urllib to tauri-driver, proc
 """
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -405,6 +409,22 @@ def opened_ms(app, data_dir, session, timeout, attempts=3):
             time.sleep(1.0)
 
 
+@contextlib.contextmanager
+def same_rendering():
+    """Launches in this block draw as Hark chooses to on this machine (src-tauri/app/rendering.rs):
+    without a GPU render node, WebKit's compositing is off. Comparing the app with a baseline that
+    draws the same way says what Hark itself costs, apart from that choice."""
+    gpu = any(name.startswith("renderD") for name in (os.listdir("/dev/dri") if os.path.isdir("/dev/dri") else []))
+    before = os.environ.get("WEBKIT_DISABLE_COMPOSITING_MODE")
+    if not gpu and before is None:
+        os.environ["WEBKIT_DISABLE_COMPOSITING_MODE"] = "1"
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("WEBKIT_DISABLE_COMPOSITING_MODE", None)
+
+
 def mib(kib):
     return kib / 1024
 
@@ -470,21 +490,28 @@ def main():
     try:
         # 1. Start-up, alternating so both see the same machine state.
         log(f"start-up: {opts.warmup} warm-up + {opts.runs} timed launches of each window, alternating")
-        app_ms, base_ms = [], []
+        app_ms, base_ms, same_ms = [], [], []
         for i in range(opts.warmup + opts.runs):
             a = start_time(app, APP_SHELL, workdir, opts.timeout)
             b = start_time(baseline, BASELINE_SHELL, workdir, opts.timeout)
+            with same_rendering():
+                c = start_time(baseline, BASELINE_SHELL, workdir, opts.timeout)
             tag = "warm-up" if i < opts.warmup else f"run {i - opts.warmup + 1}"
-            log(f"  {tag}: app {a:.0f} ms, baseline {b:.0f} ms")
+            log(f"  {tag}: app {a:.0f} ms, baseline {b:.0f} ms, baseline drawing as Hark does {c:.0f} ms")
             if i >= opts.warmup:
                 app_ms.append(a)
                 base_ms.append(b)
+                same_ms.append(c)
 
         # 2. Memory: the baseline idle, the app idle on an empty data dir (for reference), and the app
         #    with the big session open.
         log(f"memory: baseline idle {opts.idle:.0f} s")
         _, base_pss, _ = idle_pss(baseline, BASELINE_SHELL, Path(workdir) / "baseline-data", [], opts.idle,
                                   opts.timeout)
+        log(f"memory: baseline drawing as Hark does (compositing off without a GPU), idle {opts.idle:.0f} s")
+        with same_rendering():
+            _, same_pss, _ = idle_pss(baseline, BASELINE_SHELL, Path(workdir) / "baseline-same-data", [],
+                                      opts.idle, opts.timeout)
         log(f"memory: app idle on an empty data dir {opts.idle:.0f} s")
         _, empty_pss, empty_dom = idle_pss(app, APP_SHELL, Path(workdir) / "empty-data", [], opts.idle, opts.timeout)
 
@@ -535,6 +562,9 @@ def main():
     report("baseline_start_min_ms", min(base_ms), "ms")
     report("baseline_start_max_ms", max(base_ms), "ms")
     report("start_vs_baseline", start_ratio, "x", f"goal <= {GOAL_RATIO}x: {goal(start_ratio, GOAL_RATIO)}")
+    report("baseline_same_rendering_start_ms", statistics.median(same_ms), "ms",
+           "(the empty window drawing as Hark does on this machine)")
+    report("start_vs_baseline_same_rendering", app_start / statistics.median(same_ms), "x")
     report("app_open_100_session_ms", small_ms, "ms", "(launch with --session to a rendered transcript)")
     report("app_open_100k_first_ms", first_ms, "ms", "(the first launch on a 100 000-event log: no snapshot yet)")
     report("app_open_100k_session_ms", open_ms, "ms", "(every launch after it)")
@@ -549,6 +579,10 @@ def main():
     report("baseline_pss_mb", base_total, "MB")
     breakdown("baseline_pss_mb", base_pss)
     report("pss_vs_baseline", pss_ratio, "x", f"goal <= {GOAL_RATIO}x: {goal(pss_ratio, GOAL_RATIO)}")
+    same_total = mib(sum(same_pss.values()))
+    report("baseline_same_rendering_pss_mb", same_total, "MB", "(the empty window drawing as Hark does)")
+    breakdown("baseline_same_rendering_pss_mb", same_pss)
+    report("pss_vs_baseline_same_rendering", app_total / same_total, "x")
     report("release_binary_mb", size_mb, "MB",
            f"({size} bytes) goal < {GOAL_BINARY_MB:.0f} MB: {goal(size_mb, GOAL_BINARY_MB, strict=True)}")
     return 0

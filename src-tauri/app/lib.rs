@@ -10,6 +10,7 @@ pub mod hub;
 pub mod launch;
 mod models;
 mod notifier;
+mod rendering;
 mod secrets;
 pub mod settings;
 mod state;
@@ -48,6 +49,7 @@ pub fn run() {
             std::process::exit(2);
         }
     };
+    rendering::choose();
     // Tauri's app-data dir is `data_dir()/IDENTIFIER` too; chosen here because the single-instance
     // name depends on it before Tauri starts.
     let chosen = hark_core::data_dir::choose(launch.data_dir.clone(), dirs::data_dir().map(|d| d.join(IDENTIFIER)));

@@ -152,11 +152,23 @@ impl App {
             .unwrap_or_else(|e| panic!("no element `{css}` in the window: {e}"))
     }
 
-    /// Saves `target/e2e/<test>-<step>.png` and returns its path.
+    /// Saves `target/e2e/<test>-<step>.png` and returns its path: the X screen the app draws on, as a
+    /// person sees it (popups and all). Not WebDriver's screenshot: WebKitWebDriver takes that from
+    /// the compositor, which Hark turns off on machines without a GPU (like this one), and the call
+    /// then never returns.
     pub async fn screenshot(&self, step: &str) -> PathBuf {
-        let png = self.client.screenshot().await.expect("screenshot");
+        // Two animation frames: whatever the last action changed has been painted.
+        self.client
+            .execute_async("requestAnimationFrame(() => requestAnimationFrame(arguments[0]))", vec![])
+            .await
+            .expect("wait for a painted frame");
         let path = screenshot_dir().join(format!("{}-{step}.png", self.name));
-        std::fs::write(&path, png).expect("write screenshot");
+        let status = Command::new("import")
+            .args(["-window", "root"])
+            .arg(&path)
+            .status()
+            .expect("run ImageMagick's import (make test installs it)");
+        assert!(status.success(), "capturing the screen failed: {status}");
         path
     }
 
