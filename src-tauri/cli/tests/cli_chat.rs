@@ -120,7 +120,6 @@ fn a_second_reply_while_one_is_queued_exits_5() {
         let store = Arc::new(Store::open(data.path()).unwrap());
         let service = UserQuestionService::new(store.clone() as Arc<dyn SessionLog>);
         let records = project_questions(&store.events(&session).unwrap());
-        service.load_session(&session, &records);
         let batch =
             AnswerBatch { answers: vec![Answer { id: "db".into(), selected: vec!["Postgres".into()], custom: None }] };
         service.answer(&session, &records[0].call_id, batch).unwrap();

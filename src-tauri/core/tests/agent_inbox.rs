@@ -226,7 +226,6 @@ async fn a_late_answer_queued_mid_turn_stays_reserved_and_reaches_the_model_afte
     let p = process_at(dir.path(), &server);
     // What `hark answer` does before it opens the agent: the first answer still holds the question.
     p.store.repair_after_crash(&session).unwrap();
-    p.service.load_session(&session, &project_questions(&p.store.events(&session).unwrap()));
     let postgres =
         AnswerBatch { answers: vec![Answer { id: "db".into(), selected: vec!["Postgres".into()], custom: None }] };
     let second = p.service.answer(&session, "call_t", postgres.clone());

@@ -128,14 +128,14 @@ fn admit(shared: &Shared) -> Result<usize, AgentError> {
     for input in inputs {
         let Input::Message(message) = input else { continue };
         count += 1;
-        let reply = message.source.reply_call_id().is_some();
+        let reply_to = message.source.reply_call_id().map(str::to_string);
         // A typed message is recorded without a source, as typed messages always were; the inbox
         // event with the same id says how it arrived.
-        let source = reply.then_some(message.source);
+        let source = reply_to.is_some().then_some(message.source);
         let id = message.message_id;
-        append(shared, Event::UserMessage { message_id: id.clone(), text: message.text, source })?;
-        if reply {
-            shared.deps.service.on_admitted(&shared.session_id, &id);
+        append(shared, Event::UserMessage { message_id: id, text: message.text, source })?;
+        if let Some(call_id) = reply_to {
+            shared.deps.service.on_admitted(&shared.session_id, &call_id);
         }
     }
     Ok(count)

@@ -260,7 +260,6 @@ impl Agent {
         config: AgentConfig,
     ) -> (Agent, broadcast::Receiver<AgentEvent>) {
         let session_id = session.id().to_string();
-        deps.service.load_session(&session_id, &session.question_records());
         let instance_id = uuid::Uuid::new_v4().to_string();
         let mut steer = deps.service.set_live_root(&session_id, &instance_id);
         // The service does not re-send a reply it only knows the id of: the log's inbox is the queue.

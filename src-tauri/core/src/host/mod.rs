@@ -233,7 +233,8 @@ impl Host {
         path: Option<AnswerPath>,
     ) -> Result<AnswerPath, HostError> {
         if self.agent(session).is_none() {
-            self.load_questions(session)?;
+            // Opened (read and repaired) first: a call a dead run left open is continued only then.
+            self.session(session)?;
         }
         let taken = match path {
             Some(AnswerPath::Foreground) => {
@@ -250,13 +251,6 @@ impl Host {
             },
         };
         Ok(taken)
-    }
-
-    /// Makes the service know a session's continued questions without opening its agent.
-    fn load_questions(&self, session: &str) -> Result<(), HostError> {
-        let open = self.session(session)?;
-        self.service.load_session(session, &open.question_records());
-        Ok(())
     }
 
     pub fn cancel(&self, session: &str, call_id: &str) -> Result<(), HostError> {

@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::live::Session;
 use crate::service::{LogError, SessionLog};
-use crate::session::{Event, ModelRef, Store, StoreError};
+use crate::session::{Event, ModelRef, QuestionFold, Store, StoreError};
 use crate::sync::lock;
 
 pub(super) struct OpenSessions {
@@ -68,5 +68,24 @@ impl SessionLog for OpenSessions {
             // Not open here: the session reads it when it is opened.
             None => self.store.append(session, event).map(|_| ()).map_err(LogError::from),
         }
+    }
+
+    fn append_decided(
+        &self,
+        session: &str,
+        decide: &mut dyn FnMut(&QuestionFold) -> Option<Event>,
+    ) -> Result<bool, LogError> {
+        let open = lock(&self.open).get(session).cloned();
+        match open {
+            Some(open) => match open.record_decided(&mut |fold| decide(fold).into_iter().collect()) {
+                Ok(stored) => Ok(!stored.is_empty()),
+                Err(e) => Err(e.into()),
+            },
+            None => SessionLog::append_decided(self.store.as_ref(), session, decide),
+        }
+    }
+
+    fn with_questions(&self, session: &str, f: &mut dyn FnMut(&QuestionFold)) -> Result<(), LogError> {
+        SessionLog::with_questions(self.store.as_ref(), session, f)
     }
 }

@@ -19,7 +19,8 @@ use tokio::sync::broadcast;
 use crate::agent::AgentEvent;
 use crate::model::ToolCallRequest;
 use crate::session::{
-    Event, ModelRef, QuestionRecord, QueuedMessage, Store, StoreError, StoredEvent, Transcript, TranscriptFold,
+    Event, ModelRef, QuestionFold, QuestionRecord, QueuedMessage, Store, StoreError, StoredEvent, Transcript,
+    TranscriptFold,
 };
 use crate::sync::lock;
 use crate::tools::QuestionSettings;
@@ -137,8 +138,19 @@ impl Session {
     /// `event_appended`, then `transcript` with what it changed) before this returns. Events another
     /// writer appended meanwhile are folded and broadcast first, in `seq` order.
     pub fn record(&self, events: Vec<Event>) -> Result<Vec<StoredEvent>, StoreError> {
+        let mut events = Some(events);
+        self.record_decided(&mut |_| events.take().unwrap_or_default())
+    }
+
+    /// [`record`](Self::record) for the events `decide` makes of the session's question fold, as
+    /// stored, in the transaction that reads it (see [`Store::append_decided`]): how a late answer is
+    /// checked and queued in one step, so two surfaces answering at once cannot both be taken.
+    pub fn record_decided(
+        &self,
+        decide: &mut dyn FnMut(&QuestionFold) -> Vec<Event>,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
         let mut folds = lock(&self.folds);
-        let stored = self.store.append_batch(&self.id, events)?;
+        let stored = self.store.append_decided(&self.id, decide)?;
         if let Some(first) = stored.first() {
             if first.seq > folds.last_seq() + 1 {
                 let mut missed = Vec::new();

@@ -1,11 +1,15 @@
-//! Where the service records inbox events. The service owns this small trait so it can be tested
-//! without SQLite; the real [`crate::session::Store`] implements it.
+//! Where the service records inbox events and reads question state. The service keeps no question
+//! state of its own: what is continued and which reply is queued is the session log's question fold,
+//! read in the same step as the write that depends on it. The service owns this small trait so it can
+//! be tested without SQLite; the real [`crate::session::Store`] implements it, and so does the host's
+//! set of open sessions.
 
+use std::collections::HashMap;
 use std::sync::Mutex;
 
 use super::lock;
 use crate::error::CodedError;
-use crate::session::Event;
+use crate::session::{Event, QuestionFold};
 
 /// An append to the session log failed. `code` is the underlying error's code (e.g. `STORE_IO`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -29,13 +33,32 @@ impl CodedError for LogError {
 
 pub trait SessionLog: Send + Sync {
     fn append(&self, session: &str, event: Event) -> Result<(), LogError>;
+
+    /// Appends the event `decide` makes of the session's question fold, with no other append to the
+    /// session between the look and the write; `None` appends nothing. A session the log does not
+    /// have is an empty fold. Returns whether an event was appended.
+    fn append_decided(
+        &self,
+        session: &str,
+        decide: &mut dyn FnMut(&QuestionFold) -> Option<Event>,
+    ) -> Result<bool, LogError>;
+
+    /// `f` on the session's question fold as the log says now (empty for an unknown session).
+    fn with_questions(&self, session: &str, f: &mut dyn FnMut(&QuestionFold)) -> Result<(), LogError>;
 }
 
-/// An in-memory log for tests, benchmarks and front doors without a store.
+/// An in-memory log for tests, benchmarks and front doors without a store. It folds what it is given
+/// with the same [`QuestionFold`] as the store.
 #[derive(Debug, Default)]
 pub struct MemoryLog {
-    events: Mutex<Vec<(String, Event)>>,
+    state: Mutex<Memory>,
     fail_with: Mutex<Option<LogError>>,
+}
+
+#[derive(Debug, Default)]
+struct Memory {
+    events: Vec<(String, Event)>,
+    folds: HashMap<String, QuestionFold>,
 }
 
 impl MemoryLog {
@@ -45,7 +68,7 @@ impl MemoryLog {
 
     /// The events appended to `session`, in order.
     pub fn events(&self, session: &str) -> Vec<Event> {
-        lock(&self.events).iter().filter(|(s, _)| s == session).map(|(_, e)| e.clone()).collect()
+        lock(&self.state).events.iter().filter(|(s, _)| s == session).map(|(_, e)| e.clone()).collect()
     }
 
     /// Makes every later append fail (or succeed again with `None`), to exercise error paths.
@@ -56,10 +79,32 @@ impl MemoryLog {
 
 impl SessionLog for MemoryLog {
     fn append(&self, session: &str, event: Event) -> Result<(), LogError> {
+        let mut event = Some(event);
+        self.append_decided(session, &mut |_| event.take()).map(|_| ())
+    }
+
+    fn append_decided(
+        &self,
+        session: &str,
+        decide: &mut dyn FnMut(&QuestionFold) -> Option<Event>,
+    ) -> Result<bool, LogError> {
+        let mut state = lock(&self.state);
+        let Some(event) = decide(state.folds.entry(session.to_string()).or_default()) else {
+            return Ok(false);
+        };
         if let Some(err) = lock(&self.fail_with).clone() {
             return Err(err);
         }
-        lock(&self.events).push((session.to_string(), event));
+        state.folds.entry(session.to_string()).or_default().apply(&event);
+        state.events.push((session.to_string(), event));
+        Ok(true)
+    }
+
+    fn with_questions(&self, session: &str, f: &mut dyn FnMut(&QuestionFold)) -> Result<(), LogError> {
+        match lock(&self.state).folds.get(session) {
+            Some(fold) => f(fold),
+            None => f(&QuestionFold::new()),
+        }
         Ok(())
     }
 }

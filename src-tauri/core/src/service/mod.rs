@@ -5,10 +5,11 @@
 //!   provider's answer, a surface's [`submit_foreground`](UserQuestionService::submit_foreground) or
 //!   [`cancel`](UserQuestionService::cancel), the turn's abort, the host deadline (timed only; paused
 //!   while a client holds a take-over from [`attach`](UserQuestionService::attach)).
-//! - Continued: a timed question whose deadline passed stays answerable through
-//!   [`answer`](UserQuestionService::answer), which queues a reply in the session inbox and steers it
-//!   to the agent; the question settles when the agent admits it
-//!   ([`on_admitted`](UserQuestionService::on_admitted)).
+//! - Continued: a timed question whose deadline passed (its `pending` result recorded) stays
+//!   answerable through [`answer`](UserQuestionService::answer), which queues a reply in the session
+//!   inbox and steers it to the agent; the question settles when the agent admits it
+//!   ([`on_admitted`](UserQuestionService::on_admitted)). The service keeps no state for this: it
+//!   reads the session log's question fold, in the step that writes the reply.
 //! - Every resolution is broadcast as a [`QuestionEvent`] so every surface can close its card.
 
 mod ask;
@@ -42,10 +43,10 @@ pub use wait::{Attached, Takeover};
 
 use crate::error::CodedError;
 use crate::question::{AnswerBatch, ErrorCode, UserInteractionError};
-use crate::session::{Event, QuestionRecord};
+use crate::session::{Event, QuestionState};
 use callers::LiveRoots;
 use events::EventBus;
-use late::LateAnswers;
+use late::Steering;
 use pending::{PendingTable, Settlement};
 use provider::ProviderRegistry;
 use stats::Counters;
@@ -112,7 +113,7 @@ pub enum Responded {
 struct Inner {
     providers: Arc<ProviderRegistry>,
     pending: PendingTable,
-    late: LateAnswers,
+    steering: Steering,
     roots: LiveRoots,
     events: EventBus,
     log: Arc<dyn SessionLog>,
@@ -139,7 +140,7 @@ impl UserQuestionService {
             inner: Arc::new(Inner {
                 providers: Arc::new(ProviderRegistry::new()),
                 pending: PendingTable::new(Arc::clone(&counters)),
-                late: LateAnswers::new(),
+                steering: Steering::new(),
                 roots: LiveRoots::new(),
                 events: EventBus::new(),
                 log,
@@ -163,18 +164,18 @@ impl UserQuestionService {
 
     /// Makes `instance` the only agent of `session` allowed to ask, and returns the channel of late
     /// answers the agent must drain at step boundaries (or start a turn with when idle). Calling it
-    /// again (the session was reopened) retires the previous instance and its channel; a reply still
-    /// awaiting admission is delivered again on the new channel.
+    /// again (the session was reopened) retires the previous instance and its channel. A reply queued
+    /// before is not sent again: it waits in the log's inbox, which the new root reads.
     pub fn set_live_root(&self, session: &str, instance: &str) -> SteerReceiver {
         self.inner.roots.set(session, instance);
-        self.inner.late.attach_agent(session)
+        self.inner.steering.attach(session)
     }
 
     /// The instance stopped; only clears it if it still is the live root.
     pub fn clear_live_root(&self, session: &str, instance: &str) -> bool {
         let cleared = self.inner.roots.clear(session, instance);
         if cleared {
-            self.inner.late.detach_agent(session);
+            self.inner.steering.detach(session);
         }
         cleared
     }
@@ -225,30 +226,44 @@ impl UserQuestionService {
         self.inner.pending.snapshot(session)
     }
 
-    /// Continued questions of a session, in the order they became continued.
+    /// Continued questions of a session, in the order they were asked. Empty when the log cannot be
+    /// read (the failure reaches whoever answers one).
     pub fn continued(&self, session: &str) -> Vec<ContinuedQuestion> {
-        self.inner.late.list(session)
+        let mut rows = Vec::new();
+        let _ = self.inner.log.with_questions(session, &mut |fold| rows = late::continued(fold, session));
+        rows
     }
 
-    /// A late answer to a continued question: validates it, takes the session's reply reservation,
-    /// records `inbox/queued` and steers the reply to the agent. The question settles on admission.
+    fn is_continued(&self, session: &str, call_id: &str) -> bool {
+        let mut continued = false;
+        let _ = self.inner.log.with_questions(session, &mut |fold| {
+            continued = fold.get(call_id).is_some_and(|r| r.state == QuestionState::Continued);
+        });
+        continued
+    }
+
+    /// A late answer to a continued question: checks it against the session's question fold and
+    /// records it as `inbox/queued` in one step (so of two surfaces answering at once, one is taken
+    /// and the other told `REPLY_QUEUED`), then steers the reply to the agent. The question settles
+    /// when the agent admits it.
     pub fn answer(&self, session: &str, call_id: &str, answers: AnswerBatch) -> Result<LateReply, ServiceError> {
-        let message = self.inner.late.reserve(session, call_id, &answers)?;
-        let queued = Event::InboxQueued {
-            message_id: message.message_id.clone(),
-            text: message.text.clone(),
-            source: message.source.clone(),
-        };
-        if let Err(e) = self.inner.log.append(session, queued) {
-            self.inner.late.unreserve(session, &message.message_id);
-            return Err(e.into());
-        }
+        let mut decided = Err(late::not_continued(call_id));
+        self.inner.log.append_decided(session, &mut |fold| {
+            decided = late::reply(fold, call_id, &answers);
+            let message = decided.as_ref().ok()?;
+            Some(Event::InboxQueued {
+                message_id: message.message_id.clone(),
+                text: message.text.clone(),
+                source: message.source.clone(),
+            })
+        })?;
+        let message = decided?;
         let reply = LateReply {
             session_id: session.to_string(),
             call_id: call_id.to_string(),
             message_id: message.message_id.clone(),
         };
-        self.inner.late.deliver(session, message);
+        self.inner.steering.deliver(session, message);
         self.inner.events.send(|| QuestionEvent::ReplyQueued {
             session_id: reply.session_id.clone(),
             call_id: reply.call_id.clone(),
@@ -262,54 +277,56 @@ impl UserQuestionService {
     pub fn respond(&self, session: &str, call_id: &str, answers: AnswerBatch) -> Result<Responded, ServiceError> {
         match self.submit_foreground(session, call_id, answers.clone()) {
             Ok(()) => Ok(Responded::Foreground),
-            Err(e) if e.code == ErrorCode::NotPending && self.inner.late.is_continued(session, call_id) => {
+            Err(e) if e.code == ErrorCode::NotPending && self.is_continued(session, call_id) => {
                 self.answer(session, call_id, answers).map(Responded::Late)
             }
             Err(e) => Err(e.into()),
         }
     }
 
-    /// The agent appended reply `message_id` as `user/message`: its question settles (the first
-    /// admitted reply wins). Returns the settled call id.
-    pub fn on_admitted(&self, session: &str, message_id: &str) -> Option<String> {
-        let call_id = self.inner.late.admit(session, message_id)?;
-        self.inner.events.send(|| QuestionEvent::Resolved {
-            session_id: session.to_string(),
-            call_id: call_id.clone(),
-            outcome: Outcome::AnsweredLate,
+    /// The agent appended a late reply to `call_id` as `user/message`. When that settled the
+    /// question (the first admitted reply does), every surface is told; returns whether it did.
+    pub fn on_admitted(&self, session: &str, call_id: &str) -> bool {
+        let mut settled = false;
+        let _ = self.inner.log.with_questions(session, &mut |fold| {
+            settled = fold.get(call_id).is_some_and(|r| r.state == QuestionState::Settled && r.answered_late);
         });
-        Some(call_id)
+        if settled {
+            self.inner.events.send(|| QuestionEvent::Resolved {
+                session_id: session.to_string(),
+                call_id: call_id.to_string(),
+                outcome: Outcome::AnsweredLate,
+            });
+        }
+        settled
     }
 
-    /// Reply `message_id` is dropped without being admitted: the reservation is released (the user
-    /// may answer again) and `inbox/discarded` is recorded. This is the only release: a reply waits
+    /// Reply `message_id` is dropped without being admitted: `inbox/discarded` is recorded, which
+    /// releases the reservation (the user may answer again). This is the only release: a reply waits
     /// through turn ends, Quit and crashes until it is admitted. Returns whether that reply held
-    /// the reservation.
+    /// the reservation (false, and nothing recorded, when it did not).
     pub fn on_discarded(&self, session: &str, message_id: &str, reason: &str) -> Result<bool, ServiceError> {
-        let Some(call_id) = self.inner.late.release(session, message_id) else {
-            return Ok(false);
-        };
-        self.inner.events.send(|| QuestionEvent::ReplyReleased {
-            session_id: session.to_string(),
-            call_id,
-            message_id: message_id.to_string(),
-        });
-        let discarded = Event::InboxDiscarded { message_id: message_id.to_string(), reason: reason.to_string() };
-        self.inner.log.append(session, discarded)?;
-        Ok(true)
+        let mut call_id = None;
+        let recorded = self.inner.log.append_decided(session, &mut |fold| {
+            call_id = fold.reserved_call(message_id).map(str::to_string);
+            call_id.as_ref()?;
+            Some(Event::InboxDiscarded { message_id: message_id.to_string(), reason: reason.to_string() })
+        })?;
+        if let (true, Some(call_id)) = (recorded, call_id) {
+            self.inner.events.send(|| QuestionEvent::ReplyReleased {
+                session_id: session.to_string(),
+                call_id,
+                message_id: message_id.to_string(),
+            });
+        }
+        Ok(recorded)
     }
 
-    /// Rebuilds continued questions and a queued reply of a session being opened, from the store's
-    /// questions projection (run crash repair first so interrupted calls are continued).
-    pub fn load_session(&self, session: &str, records: &[QuestionRecord]) {
-        self.inner.late.load(session, records);
-    }
-
-    /// Forgets a session's late state and live root (the session was closed or deleted). Its
+    /// Forgets a session's live root and its steer channel (the session was closed or deleted). Its
     /// foreground questions belong to its turn, which the owner aborts.
     pub fn close_session(&self, session: &str) {
         self.inner.roots.remove_session(session);
-        self.inner.late.forget_session(session);
+        self.inner.steering.detach(session);
     }
 
     /// Rejects every foreground question with `ASK_ABORTED` (the app is quitting).
@@ -321,13 +338,11 @@ impl UserQuestionService {
 
     pub fn stats(&self) -> ServiceStats {
         let c = &self.inner.counters;
-        let (continued, reply_reservations) = self.inner.late.counts();
         ServiceStats {
             pending_waits: c.pending_waits.get(),
             timers: c.timers.get(),
             takeovers: c.takeovers.get(),
-            continued,
-            reply_reservations,
+            steer_channels: self.inner.steering.count(),
             providers: self.inner.providers.count(),
         }
     }
@@ -352,9 +367,6 @@ impl UserQuestionService {
     ) -> Result<(), UserInteractionError> {
         let claimed = self.inner.pending.claim(session, call_id, ticket, &settlement)?;
         let outcome = Outcome::of(&settlement, claimed.request.wait.is_some());
-        if outcome == Outcome::TimedOut {
-            self.inner.late.continue_question(session, call_id, claimed.request.questions.clone());
-        }
         claimed.deliver(settlement);
         self.inner.events.send(|| QuestionEvent::Resolved {
             session_id: session.to_string(),

@@ -14,10 +14,9 @@ pub struct ServiceStats {
     pub timers: usize,
     /// Client take-overs currently held.
     pub takeovers: usize,
-    /// Questions answerable through the late path, over all sessions.
-    pub continued: usize,
-    /// Sessions whose single late-reply reservation is taken.
-    pub reply_reservations: usize,
+    /// Sessions whose live root listens for late replies (the service keeps no other late state:
+    /// continued questions and queued replies are the session log's).
+    pub steer_channels: usize,
     /// Registered interaction providers (0 or 1).
     pub providers: usize,
 }

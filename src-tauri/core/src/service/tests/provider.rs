@@ -34,7 +34,7 @@ async fn registered_provider_answers_and_sees_the_request() {
     assert!(seen[0].wait.is_none(), "a blocking ask carries no wait info");
     assert!(seen[0].abort.is_cancelled(), "the provider is released once the call settles");
     drop(seen);
-    assert_eq!(f.service.stats(), ServiceStats { providers: 1, ..ServiceStats::default() });
+    assert_eq!(f.service.stats(), ServiceStats { providers: 1, steer_channels: 1, ..ServiceStats::default() });
 }
 
 #[tokio::test(start_paused = true)]
@@ -57,7 +57,7 @@ async fn disposal_rejects_every_held_question_with_aborted() {
     assert_eq!(code(a.await.expect("join")), ErrorCode::AskAborted);
     assert_eq!(code(b.await.expect("join")), ErrorCode::AskAborted);
     assert!(holding.all_released());
-    assert_eq!(f.service.stats(), ServiceStats::default());
+    assert_eq!(f.service.stats(), ServiceStats { steer_channels: 1, ..ServiceStats::default() });
 }
 
 #[tokio::test(start_paused = true)]
@@ -67,7 +67,7 @@ async fn blocking_ask_without_provider_fails_at_once() {
     let r = f.service.ask(params("c1", vec![db_question()])).await;
     assert_eq!(code(r), ErrorCode::NoProvider);
     assert_eq!(start.elapsed(), std::time::Duration::ZERO);
-    assert_eq!(f.service.stats(), ServiceStats::default());
+    assert_eq!(f.service.stats(), ServiceStats { steer_channels: 1, ..ServiceStats::default() });
 }
 
 #[tokio::test(start_paused = true)]
@@ -77,7 +77,7 @@ async fn abort_before_a_provider_exists_reports_aborted_not_no_provider() {
     p.abort.cancel();
     assert_eq!(code(f.service.ask(p.clone()).await), ErrorCode::AskAborted);
     assert_eq!(code(f.service.ask_timed(p, std::time::Duration::from_secs(5)).await), ErrorCode::AskAborted);
-    assert_eq!(f.service.stats(), ServiceStats::default());
+    assert_eq!(f.service.stats(), ServiceStats { steer_channels: 1, ..ServiceStats::default() });
 }
 
 #[tokio::test(start_paused = true)]

@@ -74,10 +74,9 @@ async fn late_answer_round_trip_agrees_with_the_projection_across_a_reopen() {
     // The app restarts before the agent admitted the reply.
     let reopened = UserQuestionService::new(env.store.clone());
     let mut steer = reopened.set_live_root(&env.session, "agent-after-restart");
-    reopened.load_session(&env.session, &records(&env));
     let err = reopened.answer(&env.session, "c1", sqlite()).expect_err("still queued");
     assert_eq!(err.interaction_code(), Some(ErrorCode::ReplyQueued));
-    assert!(steer.try_recv().is_err(), "a reloaded reservation has no text; the agent re-reads the inbox");
+    assert!(steer.try_recv().is_err(), "nothing is sent again; the agent re-reads the inbox");
 
     // The resumed agent admits the queued reply from the inbox.
     let queued = env.store.events(&env.session).expect("events").into_iter().find_map(|e| match e.event {
@@ -88,7 +87,7 @@ async fn late_answer_round_trip_agrees_with_the_projection_across_a_reopen() {
     env.store
         .append(&env.session, Event::UserMessage { message_id: message_id.clone(), text, source: Some(source) })
         .expect("admit");
-    assert_eq!(reopened.on_admitted(&env.session, &message_id).as_deref(), Some("c1"));
+    assert!(reopened.on_admitted(&env.session, "c1"));
 
     let record = &records(&env)[0];
     assert_eq!(record.state, QuestionState::Settled);
@@ -134,7 +133,6 @@ async fn a_question_live_during_a_crash_is_answerable_after_repair() {
     env.store.repair_after_crash(&env.session).expect("repair");
     let service = UserQuestionService::new(env.store.clone());
     let mut steer = service.set_live_root(&env.session, "agent");
-    service.load_session(&env.session, &records(&env));
     let reply = service.answer(&env.session, "c9", sqlite()).expect("answerable after restart");
     assert_eq!(steer.try_recv().expect("steered").message_id, reply.message_id);
 }

@@ -59,12 +59,34 @@ impl Writer {
     }
 
     pub fn append(&mut self, path: &Path, session: &str, events: Vec<Event>) -> Result<Vec<StoredEvent>, StoreError> {
-        let result = append_in_tx(&mut self.conn, &mut self.live, path, session, events);
+        let mut events = Some(events);
+        self.append_decided(path, session, &mut |_| events.take().unwrap_or_default())
+    }
+
+    /// Appends what `decide` makes of the session's question fold, in the transaction that reads it.
+    pub fn append_decided(
+        &mut self,
+        path: &Path,
+        session: &str,
+        decide: &mut dyn FnMut(&QuestionFold) -> Vec<Event>,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        let result = append_in_tx(&mut self.conn, &mut self.live, path, session, decide);
         if result.is_err() {
             // The fold may hold events whose transaction rolled back: rebuild it from disk next time.
             self.live.remove(session);
         }
         result
+    }
+
+    /// `f` on the session's question fold as stored now.
+    pub fn with_questions<R>(
+        &mut self,
+        path: &Path,
+        session: &str,
+        f: impl FnOnce(&QuestionFold) -> R,
+    ) -> Result<R, StoreError> {
+        let state = live_state(&self.conn, &mut self.live, path, session)?;
+        Ok(f(&state.fold))
     }
 
     pub fn adopt(&mut self, session: &str, last_seq: u64, fold: QuestionFold) {
@@ -83,31 +105,42 @@ impl Writer {
     }
 }
 
+/// The writer's state of `session`, checked against the file: a mismatch means the file changed
+/// behind this writer (another process, or a failed append), and the fold is rebuilt from what is
+/// actually stored. NOT_FOUND for an unknown session.
+fn live_state<'a>(
+    conn: &Connection,
+    live: &'a mut HashMap<String, Live>,
+    path: &Path,
+    session: &str,
+) -> Result<&'a mut Live, StoreError> {
+    // Every session starts with `session/created`, so no last event means no session.
+    let count: i64 = conn
+        .prepare_cached("SELECT max(seq) FROM events WHERE session_id = ?1")
+        .and_then(|mut s| s.query_row([session], |r| r.get::<_, Option<i64>>(0)))
+        .map_err(|e| StoreError::sqlite(path, e))?
+        .ok_or_else(|| StoreError::not_found(session))?;
+    if live.get(session).is_none_or(|l| to_sql_int(l.next_seq) != count + 1) {
+        let stored = read::events(conn, path, session)?;
+        live.insert(session.to_string(), Live::from_events(&stored));
+    }
+    live.get_mut(session).ok_or_else(|| StoreError::not_found(session))
+}
+
 fn append_in_tx(
     conn: &mut Connection,
     live: &mut HashMap<String, Live>,
     path: &Path,
     session: &str,
-    events: Vec<Event>,
+    decide: &mut dyn FnMut(&QuestionFold) -> Vec<Event>,
 ) -> Result<Vec<StoredEvent>, StoreError> {
     let err = |e| StoreError::sqlite(path, e);
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(err)?;
-    // Every session starts with `session/created`, so no last event means no session.
-    let count: i64 = tx
-        .prepare_cached("SELECT max(seq) FROM events WHERE session_id = ?1")
-        .and_then(|mut s| s.query_row([session], |r| r.get::<_, Option<i64>>(0)))
-        .map_err(err)?
-        .ok_or_else(|| StoreError::not_found(session))?;
+    let state = live_state(&tx, live, path, session)?;
+    let events = decide(&state.fold);
     if events.is_empty() {
         return Ok(Vec::new());
     }
-    // A mismatch means the file changed behind this writer (another process, or a failed append):
-    // rebuild the fold from what is actually stored.
-    if live.get(session).is_none_or(|l| to_sql_int(l.next_seq) != count + 1) {
-        let stored = read::events(&tx, path, session)?;
-        live.insert(session.to_string(), Live::from_events(&stored));
-    }
-    let state = live.get_mut(session).ok_or_else(|| StoreError::not_found(session))?;
 
     // Truncated to what is stored, so the returned events equal the ones read back later.
     let micros = to_micros(Utc::now());

@@ -21,6 +21,7 @@ use self::connection::ReaderPool;
 use super::error::StoreError;
 use super::events::{Event, ModelRef, SessionId, StoredEvent};
 use super::migrations::{self, Outcome};
+use super::projection::questions::QuestionFold;
 
 pub use self::repair::{repairs_needed, RepairFold};
 
@@ -94,6 +95,23 @@ impl Store {
         self.writer().append(&self.path, session, events)
     }
 
+    /// Appends the events `decide` makes of the session's question fold as stored now, in the
+    /// transaction that reads it: no other append comes between the look and the write, so a check
+    /// made on the fold (is this question still continued? is a reply already queued?) still holds
+    /// when its event is stored. `decide` returning nothing appends nothing.
+    pub fn append_decided(
+        &self,
+        session: &str,
+        decide: &mut dyn FnMut(&QuestionFold) -> Vec<Event>,
+    ) -> Result<Vec<StoredEvent>, StoreError> {
+        self.writer().append_decided(&self.path, session, decide)
+    }
+
+    /// `f` on the session's question fold as stored now (the one every append updates).
+    pub fn with_questions<R>(&self, session: &str, f: impl FnOnce(&QuestionFold) -> R) -> Result<R, StoreError> {
+        self.writer().with_questions(&self.path, session, f)
+    }
+
     /// The whole log of a session, in `seq` order. NOT_FOUND for an unknown session. A row of a type
     /// a newer build added reads as [`Event::Unknown`]; a row that does not decode otherwise fails
     /// the read with EVENT_UNREADABLE, naming the row.
@@ -110,7 +128,7 @@ impl Store {
     /// Tells the writer the question fold of a session whose log the caller has just read whole and
     /// whose last `seq` is `last_seq`, so its next append does not read the log again to rebuild it.
     /// Ignored when the log has grown since (the writer then rebuilds it as usual).
-    pub fn adopt(&self, session: &str, last_seq: u64, fold: crate::session::QuestionFold) {
+    pub fn adopt(&self, session: &str, last_seq: u64, fold: QuestionFold) {
         self.writer().adopt(session, last_seq, fold);
     }
 
