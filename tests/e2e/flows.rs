@@ -151,6 +151,8 @@ async fn a_hidden_timed_question_continues_and_is_answered_late_from_its_row() {
         app.text_of(QUESTION_ROW).await.contains("Answered late")
     })
     .await;
+    // The strip counts from the same record as the row, so it is gone in the same frame.
+    assert!(!app.exists("div.strip[role='status']").await, "no 'question is waiting' strip once answered late");
     app.wait_until("the continuation", Duration::from_secs(20), || async {
         app.text_of("section[aria-label='Transcript']").await.contains("Your answer to my earlier question arrived")
     })

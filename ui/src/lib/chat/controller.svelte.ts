@@ -173,7 +173,7 @@ export class Chat {
   }
 
   get waitingCount(): number {
-    return queueOps.waiting(this.queue, this.pending).length;
+    return queueOps.waiting(this.queue, this.pending, this.transcript).length;
   }
 
   submitState(callId: string): SubmitState {
@@ -526,7 +526,7 @@ export class Chat {
 
   /** The strip's "Answer". */
   answerNext(): void {
-    const next = queueOps.nextToAnswer(this.queue, this.pending);
+    const next = queueOps.nextToAnswer(this.queue, this.pending, this.transcript);
     if (next) this.openQuestion(next);
   }
 

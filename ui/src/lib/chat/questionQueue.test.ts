@@ -39,7 +39,7 @@ describe('question queue', () => {
     expect(Q.panelShown(q)).toBe(false);
     q = Q.reconcile(q, pending({ foreground: [fg('a'), fg('b')] }), transcript());
     expect(q.open).toEqual({ callId: 'a', collapsed: true });
-    expect(Q.nextToAnswer(q, pending({ foreground: [fg('a'), fg('b')] }))).toBe('a');
+    expect(Q.nextToAnswer(q, pending({ foreground: [fg('a'), fg('b')] }), transcript())).toBe('a');
     q = Q.openCall(q, 'a');
     expect(q).toEqual({ open: { callId: 'a', collapsed: false }, dismissed: [] });
   });
@@ -55,9 +55,20 @@ describe('question queue', () => {
   it('counts waiting questions for the strip: not the one on screen, not one with a reply on its way', () => {
     const p = pending({ foreground: [fg('a')], continued: [cont('c1'), cont('c2', 'm1')] });
     const q = Q.reconcile(Q.emptyQueue, p, transcript());
-    expect(Q.waiting(q, p).map((a) => a.callId)).toEqual(['c1']);
-    expect(Q.waiting(Q.hide(q), p).map((a) => a.callId)).toEqual(['a', 'c1']);
-    expect(Q.nextToAnswer(Q.close(q), p)).toBe('a');
+    expect(Q.waiting(q, p, transcript()).map((a) => a.callId)).toEqual(['c1']);
+    expect(Q.waiting(Q.hide(q), p, transcript()).map((a) => a.callId)).toEqual(['a', 'c1']);
+    expect(Q.nextToAnswer(Q.close(q), p, transcript())).toBe('a');
+  });
+
+  it('the strip goes as soon as the transcript says a late answer settled the question or is queued for it', () => {
+    // The pending list is read again only after the question event; the transcript's deltas come first.
+    const p = pending({ continued: [cont('c1'), cont('c2')] });
+    const q = Q.reconcile(Q.emptyQueue, p, transcript());
+    const queued = { ...record('c2', 'continued'), reply_queued: 'm9' };
+    const tx = transcript([record('c1', 'settled'), queued]);
+    expect(Q.waiting(q, p, transcript([record('c1', 'continued'), record('c2', 'continued')])).length).toBe(2);
+    expect(Q.waiting(q, p, tx)).toEqual([]);
+    expect(Q.nextToAnswer(q, p, tx)).toBeNull();
   });
 
   it('lists foreground first; a call in both lists counts as foreground', () => {

@@ -44,9 +44,16 @@ export function findAsked(p: PendingQuestions, callId: string): Asked | undefine
   return askedList(p).find((a) => a.callId === callId);
 }
 
-/** Answerable from here: pending, and no late reply of it already on its way. */
-function answerable(a: Asked): boolean {
-  return a.replyQueued === null;
+/**
+ * Answerable from here: not settled, and no late reply of it already on its way. The transcript's
+ * record says so first: it is the session's own fold, kept current by the deltas of every recorded
+ * event, while the pending list is read again only after the fact (so, right after a late answer was
+ * admitted, the list still has the question). Without a record (not shown yet) the list decides.
+ */
+function answerable(a: Asked, transcript: Transcript | null): boolean {
+  const record = transcript?.questions.find((r) => r.call_id === a.callId);
+  if (!record) return a.replyQueued === null;
+  return record.state !== 'settled' && record.reply_queued === null;
 }
 
 /**
@@ -97,13 +104,15 @@ export function panelShown(q: Queue): boolean {
 }
 
 /** The questions the "N questions are waiting for your answer" strip counts: answerable, not on screen. */
-export function waiting(q: Queue, pending: PendingQuestions): Asked[] {
-  return askedList(pending).filter((a) => answerable(a) && !(panelShown(q) && q.open?.callId === a.callId));
+export function waiting(q: Queue, pending: PendingQuestions, transcript: Transcript | null): Asked[] {
+  return askedList(pending).filter(
+    (a) => answerable(a, transcript) && !(panelShown(q) && q.open?.callId === a.callId),
+  );
 }
 
 /** What the strip's "Answer" opens: the hidden panel first, then the first waiting question. */
-export function nextToAnswer(q: Queue, pending: PendingQuestions): string | null {
-  const list = waiting(q, pending);
+export function nextToAnswer(q: Queue, pending: PendingQuestions, transcript: Transcript | null): string | null {
+  const list = waiting(q, pending, transcript);
   if (q.open?.collapsed && list.some((a) => a.callId === q.open?.callId)) return q.open.callId;
   return list[0]?.callId ?? null;
 }
