@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::question::{Answer, AnswerBatch, Question};
+use crate::question::{Answer, AnswerBatch, Question, QuestionOption, RECOMMENDED_MARK};
 use crate::session::SessionSummary;
 
 /// A notification's body is cut here (in characters): servers show two or three lines at most.
@@ -114,9 +114,20 @@ fn option_actions(questions: &[Question]) -> Option<Vec<NotifyAction>> {
         q.options
             .iter()
             .enumerate()
-            .map(|(i, o)| NotifyAction { id: format!("{OPTION_PREFIX}{i}"), label: truncate(&one_line(&o.label), 40) })
+            .map(|(i, o)| NotifyAction { id: format!("{OPTION_PREFIX}{i}"), label: action_label(o) })
             .collect(),
     )
+}
+
+/// A button's text: the option's label, its recommendation mark kept whole however short the
+/// button (a notification has no badge to draw, so the mark is the badge).
+fn action_label(option: &QuestionOption) -> String {
+    const MAX: usize = 40;
+    if !option.is_recommended() {
+        return truncate(&one_line(&option.label), MAX);
+    }
+    let room = MAX - RECOMMENDED_MARK.len() - 1;
+    format!("{} {RECOMMENDED_MARK}", truncate(&one_line(option.shown_label()), room))
 }
 
 /// What an action the server reported means.
@@ -328,6 +339,28 @@ mod tests {
     fn markup_in_model_text_is_escaped_for_the_server() {
         let escaped = escape_markup("<a href=\"https://x\">click</a> & <img src=x>");
         assert_eq!(escaped, "&lt;a href=\"https://x\"&gt;click&lt;/a&gt; &amp; &lt;img src=x&gt;");
+    }
+
+    #[test]
+    fn a_recommended_option_keeps_its_mark_on_its_button_and_answers_with_its_whole_label() {
+        let long = format!("{} (recommended)", "very ".repeat(12));
+        let q = [single(&["Postgres (Recommended)", "SQLite", &long])];
+        let n = asked(&ctx(), &q).unwrap();
+        let labels: Vec<&str> = n.actions.iter().map(|a| a.label.as_str()).collect();
+        assert_eq!(labels[1..3], ["Postgres (Recommended)", "SQLite"]);
+        assert!(labels[3].ends_with("… (Recommended)") && labels[3].chars().count() <= 40, "{}", labels[3]);
+        let ActionChoice::Answer(batch) = interpret(&n.actions[1].id, &q) else { panic!("an answer") };
+        assert_eq!(batch.answers[0].selected, ["Postgres (Recommended)"]);
+    }
+
+    #[test]
+    fn the_recommendation_mark_needs_a_label_before_it() {
+        let option = |label: &str| QuestionOption { label: label.into(), description: None };
+        assert!(option("Postgres (recommended) ").is_recommended());
+        assert_eq!(option("Postgres (recommended) ").shown_label(), "Postgres");
+        assert!(!option("(Recommended)").is_recommended());
+        assert!(!option("(Recommended) Postgres").is_recommended());
+        assert_eq!(option("Postgrés").shown_label(), "Postgrés");
     }
 
     #[test]

@@ -18,7 +18,9 @@ pub use results::{
     answered_result_text, late_answer_text, parse_late_answer_text, pending_result_text, LATE_ANSWER_MARKER,
 };
 pub use schema::tool_definition;
-pub use types::{Answer, AnswerBatch, AskRequest, Question, QuestionOption, ToolMode, WaitLimit, TOOL_NAME};
+pub use types::{
+    Answer, AnswerBatch, AskRequest, Question, QuestionOption, ToolMode, WaitLimit, RECOMMENDED_MARK, TOOL_NAME,
+};
 pub use validate::validate_questions;
 
 #[cfg(test)]

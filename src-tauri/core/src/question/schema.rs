@@ -58,7 +58,8 @@ fn description(mode: ToolMode, default_timeout_secs: u64) -> String {
         "Ask the user one or more structured questions when you cannot proceed safely without them: \
          to choose between paths, confirm a risky action, or supply missing information. \
          Ask concise questions and prefer options; every question with options also accepts a free-text \
-         answer. Batch related questions in one call. \
+         answer. If you recommend an option, list it first and end its label with \"(Recommended)\"; \
+         the user still chooses. Batch related questions in one call. \
          The result is {\"answers\": [{\"id\", \"selected\": [labels], \"custom\"?}]} with your ids echoed; \
          \"custom\" is the user's own text and replaces any selection; \"selected\": [] without \"custom\" \
          means the user skipped that question on purpose.",

@@ -30,6 +30,32 @@ pub struct QuestionOption {
     pub description: Option<String>,
 }
 
+/// How the model marks the option it recommends: at the end of the label (the tool's description asks
+/// for it, first in the list). Surfaces show the mark as a badge and never choose the option for the
+/// person; the label the model gets back is the whole label, mark included.
+pub const RECOMMENDED_MARK: &str = "(Recommended)";
+
+impl QuestionOption {
+    /// Whether the label ends with [`RECOMMENDED_MARK`] (in any case) after some text of its own.
+    pub fn is_recommended(&self) -> bool {
+        self.shown_label().len() < self.label.len()
+    }
+
+    /// The label as a surface shows it beside its badge: without the recommendation mark.
+    pub fn shown_label(&self) -> &str {
+        let label = self.label.trim_end();
+        let Some(split) = label.len().checked_sub(RECOMMENDED_MARK.len()) else {
+            return &self.label;
+        };
+        match (label.get(..split), label.get(split..)) {
+            (Some(rest), Some(mark)) if mark.eq_ignore_ascii_case(RECOMMENDED_MARK) && !rest.trim().is_empty() => {
+                rest.trim_end()
+            }
+            _ => &self.label,
+        }
+    }
+}
+
 /// One question of a batch. No options (or an empty list) makes it free-form; a question with options
 /// still accepts a free-text "Other" answer.
 ///

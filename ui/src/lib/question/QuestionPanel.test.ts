@@ -50,6 +50,24 @@ describe('QuestionPanel: accessible by construction', () => {
     for (const name of ['Submit', 'Skip', 'Other', 'Close', 'Hide']) expect(button(name)).toBeTruthy();
   });
 
+  it('shows the recommended option with a badge, selects nothing by itself, and returns its whole label', async () => {
+    const pick = {
+      id: 'db',
+      question: 'Which database?',
+      options: [{ label: 'Postgres (Recommended)' }, { label: 'SQLite' }],
+      multi_select: false,
+    };
+    const { onSubmit } = setup({ questions: [pick] });
+    const recommended = screen.getByRole('radio', { name: 'Postgres Recommended' }) as HTMLInputElement;
+    expect(screen.getByText('Recommended').className).toContain('badge');
+    expect(screen.queryByText(/\(Recommended\)/)).toBeNull();
+    expect(recommended.checked).toBe(false);
+    expect((screen.getByRole('radio', { name: 'SQLite' }) as HTMLInputElement).checked).toBe(false);
+    await fireEvent.click(recommended);
+    await fireEvent.click(submitButton());
+    expect(onSubmit).toHaveBeenCalledWith({ answers: [{ id: 'db', selected: ['Postgres (Recommended)'] }] });
+  });
+
   it('shows checkboxes for multi-select and toggles them', async () => {
     setup({ questions: [extras] });
     const auth = screen.getByRole('checkbox', { name: 'Auth' }) as HTMLInputElement;

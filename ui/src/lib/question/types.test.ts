@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isFreeForm, isMultiSelect, optionsOf } from './types';
+import { isFreeForm, isMultiSelect, isRecommended, optionsOf, shownLabel } from './types';
 import { db, extras, name } from './fixtures';
 
 describe('question helpers', () => {
@@ -13,5 +13,20 @@ describe('question helpers', () => {
     expect(isMultiSelect(extras)).toBe(true);
     expect(isMultiSelect(db)).toBe(false);
     expect(isMultiSelect({ ...name, multi_select: true })).toBe(false);
+  });
+});
+
+describe('recommendation mark', () => {
+  const opt = (label: string) => ({ label });
+  it('is "(Recommended)" at the end of a label, in any case, shown as a badge instead', () => {
+    expect(isRecommended(opt('Postgres (Recommended)'))).toBe(true);
+    expect(shownLabel(opt('Postgres (recommended) '))).toBe('Postgres');
+    expect(isRecommended(opt('Postgres'))).toBe(false);
+    expect(isRecommended(opt('(Recommended) Postgres'))).toBe(false);
+    expect(shownLabel(opt('Postgres'))).toBe('Postgres');
+  });
+  it('a label that is only the mark is shown as written', () => {
+    expect(isRecommended(opt('(Recommended)'))).toBe(false);
+    expect(shownLabel(opt('(Recommended)'))).toBe('(Recommended)');
   });
 });

@@ -16,3 +16,19 @@ export function isFreeForm(q: Question): boolean {
 export function isMultiSelect(q: Question): boolean {
   return q.multi_select === true && !isFreeForm(q);
 }
+
+/**
+ * The model marks the option it recommends by ending its label with "(Recommended)" (the tool's
+ * description asks it to; `RECOMMENDED_MARK` in the shell's question module). The panel shows the mark
+ * as a badge and never selects the option for the person; the label the model gets back stays whole.
+ */
+const RECOMMENDED = /\s*\(recommended\)\s*$/i;
+
+export function isRecommended(option: QuestionOption): boolean {
+  return RECOMMENDED.test(option.label) && option.label.replace(RECOMMENDED, '') !== '';
+}
+
+/** The label as shown: without the recommendation mark, which the badge stands for. */
+export function shownLabel(option: QuestionOption): string {
+  return isRecommended(option) ? option.label.replace(RECOMMENDED, '') : option.label;
+}
