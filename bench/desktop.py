@@ -396,17 +396,25 @@ def timeline(launch, launched_at):
     return f"page loading {page * 1000:.0f} ms after launch; then {steps} ms"
 
 
-def opened_ms(app, data_dir, session, timeout, attempts=3):
-    """ms from launch with --session to its rendered transcript. A launch whose window went away before
-    it rendered (the driver drops the connection) is tried again, and said so."""
+def retried(measure, attempts=3, before_retry=None):
+    """`measure()`, tried again when WebKitWebDriver dropped the connection (it sometimes does, with or
+    without compositing, while the window renders), and said so. Other failures end the run."""
     for attempt in range(attempts):
         try:
-            return idle_pss(app, TRANSCRIPT_TURN, data_dir, ["--session", session], 0, timeout, check_text=True)[0]
+            return measure()
         except BenchError as e:
             if attempt == attempts - 1 or "closed connection without response" not in str(e):
                 raise
-            log(f"  a launch lost its window before it rendered ({e}); trying again")
+            log(f"  the driver dropped the connection ({e}); trying again")
+            if before_retry:
+                before_retry()
             time.sleep(1.0)
+
+
+def opened_ms(app, data_dir, session, timeout):
+    """ms from launch with --session to its rendered transcript."""
+    return retried(lambda: idle_pss(app, TRANSCRIPT_TURN, data_dir, ["--session", session], 0, timeout,
+                                    check_text=True)[0])
 
 
 @contextlib.contextmanager
@@ -492,10 +500,10 @@ def main():
         log(f"start-up: {opts.warmup} warm-up + {opts.runs} timed launches of each window, alternating")
         app_ms, base_ms, same_ms = [], [], []
         for i in range(opts.warmup + opts.runs):
-            a = start_time(app, APP_SHELL, workdir, opts.timeout)
-            b = start_time(baseline, BASELINE_SHELL, workdir, opts.timeout)
+            a = retried(lambda: start_time(app, APP_SHELL, workdir, opts.timeout))
+            b = retried(lambda: start_time(baseline, BASELINE_SHELL, workdir, opts.timeout))
             with same_rendering():
-                c = start_time(baseline, BASELINE_SHELL, workdir, opts.timeout)
+                c = retried(lambda: start_time(baseline, BASELINE_SHELL, workdir, opts.timeout))
             tag = "warm-up" if i < opts.warmup else f"run {i - opts.warmup + 1}"
             log(f"  {tag}: app {a:.0f} ms, baseline {b:.0f} ms, baseline drawing as Hark does {c:.0f} ms")
             if i >= opts.warmup:
@@ -506,14 +514,15 @@ def main():
         # 2. Memory: the baseline idle, the app idle on an empty data dir (for reference), and the app
         #    with the big session open.
         log(f"memory: baseline idle {opts.idle:.0f} s")
-        _, base_pss, _ = idle_pss(baseline, BASELINE_SHELL, Path(workdir) / "baseline-data", [], opts.idle,
-                                  opts.timeout)
+        _, base_pss, _ = retried(lambda: idle_pss(baseline, BASELINE_SHELL, Path(workdir) / "baseline-data", [],
+                                                  opts.idle, opts.timeout))
         log(f"memory: baseline drawing as Hark does (compositing off without a GPU), idle {opts.idle:.0f} s")
         with same_rendering():
-            _, same_pss, _ = idle_pss(baseline, BASELINE_SHELL, Path(workdir) / "baseline-same-data", [],
-                                      opts.idle, opts.timeout)
+            _, same_pss, _ = retried(lambda: idle_pss(baseline, BASELINE_SHELL, Path(workdir) / "baseline-same-data",
+                                                      [], opts.idle, opts.timeout))
         log(f"memory: app idle on an empty data dir {opts.idle:.0f} s")
-        _, empty_pss, empty_dom = idle_pss(app, APP_SHELL, Path(workdir) / "empty-data", [], opts.idle, opts.timeout)
+        _, empty_pss, empty_dom = retried(lambda: idle_pss(app, APP_SHELL, Path(workdir) / "empty-data", [], opts.idle,
+                                                           opts.timeout))
 
         small_dir = Path(workdir) / "small-data"
         seeded = subprocess.run([str(seeder), str(small_dir), "100"], capture_output=True, text=True, timeout=600)
@@ -525,8 +534,9 @@ def main():
             opened_ms(app, small_dir, small_session, opts.session_timeout) for _ in range(opts.runs)
         )
         log(f"memory: app with the 100-event session open, then {opts.idle:.0f} s idle")
-        _, small_pss, small_dom = idle_pss(app, TRANSCRIPT_TURN, small_dir, ["--session", small_session], opts.idle,
-                                           opts.session_timeout, check_text=True)
+        _, small_pss, small_dom = retried(
+            lambda: idle_pss(app, TRANSCRIPT_TURN, small_dir, ["--session", small_session], opts.idle,
+                             opts.session_timeout, check_text=True))
 
         data_dir = Path(workdir) / "big-data"
         log(f"seeding a {opts.events}-event session")
@@ -538,11 +548,15 @@ def main():
         db_mb = sum(p.stat().st_size for p in data_dir.iterdir() if p.is_file()) / MIB
         log(f"  {seeded.stderr.strip()} ({db_mb:.1f} MB on disk)")
         log(f"open: the first launch on it (no snapshot yet: the whole log is read once)")
-        first_ms, _, _ = idle_pss(app, TRANSCRIPT_TURN, data_dir, ["--session", session], 0, opts.session_timeout,
-                                  check_text=True)
+        # A retry starts without the snapshot a dropped launch may have left, or it would not be a first.
+        first_ms, _, _ = retried(
+            lambda: idle_pss(app, TRANSCRIPT_TURN, data_dir, ["--session", session], 0, opts.session_timeout,
+                             check_text=True),
+            before_retry=lambda: shutil.rmtree(data_dir / "snapshots", ignore_errors=True))
         log(f"memory: app with the session open (--session {session}), then {opts.idle:.0f} s idle")
-        open_ms, big_pss, big_dom = idle_pss(app, TRANSCRIPT_TURN, data_dir, ["--session", session], opts.idle,
-                                    opts.session_timeout, check_text=True)
+        open_ms, big_pss, big_dom = retried(
+            lambda: idle_pss(app, TRANSCRIPT_TURN, data_dir, ["--session", session], opts.idle,
+                             opts.session_timeout, check_text=True))
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
