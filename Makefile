@@ -95,6 +95,7 @@ ISOLATE := $(shell [ "$$(id -u)" = 0 ] && unshare --pid --fork --mount-proc true
 
 # The real window under Xvfb and a private session D-Bus, one app at a time.
 test-e2e: ui tauri-driver
+	cargo build -p hark-cli
 	HARK_E2E=1 TAURI_DRIVER="$$(command -v tauri-driver || echo $(CARGO_BIN)/tauri-driver)" \
 	  $(ISOLATE) dbus-run-session -- $(XVFB) cargo test -p hark --test e2e -- --test-threads=1 --nocapture
 	@echo "screenshots: $$(ls target/e2e/*.png | wc -l) files in target/e2e/"

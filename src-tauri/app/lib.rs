@@ -4,6 +4,7 @@
 #[cfg(test)]
 mod bindings;
 mod commands;
+mod control;
 mod error;
 mod events;
 pub mod hub;
@@ -68,6 +69,7 @@ pub fn run() {
                 }
                 app.manage(TrayInstalled(tray::install(app.handle(), hub)));
                 app.manage(notifier);
+                app.manage(control::ControlSocket::start(hub));
                 let launched = tauri::async_runtime::block_on(async { carry_out(hub, &launch) });
                 state.set_launched(launched);
             }
@@ -118,6 +120,9 @@ pub fn run() {
         if let RunEvent::Exit = event {
             // Running turns end recorded (a live question gets ASK_ABORTED) before the lock is let go,
             // and before anything that waits on another process (the notification server).
+            if let Some(socket) = app.try_state::<control::ControlSocket>() {
+                socket.stop();
+            }
             if let Ok(hub) = &app.state::<AppState>().hub {
                 let hub = Arc::clone(hub);
                 let notifier = app.try_state::<Arc<notifier::Notifier>>().map(|n| Arc::clone(&n));

@@ -201,6 +201,53 @@ async fn take_your_time_keeps_a_timed_question_open_past_its_timeout() {
 }
 
 #[tokio::test]
+async fn hark_answer_from_a_terminal_settles_the_question_in_the_open_window() {
+    if !e2e_enabled("hark_answer_from_a_terminal_settles_the_question_in_the_open_window") {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let data_dir = tmp.path().join("hark-data");
+    let args = ["--script", "timed", "--timed", "--timeout", "600", "--prompt", "plan the notes app"];
+    let app = App::launch("terminal-answer", Launch::with_args(&data_dir, &args)).await;
+    app.find("section[aria-label='Question'] [role='timer']").await;
+    app.screenshot("1-asking").await;
+
+    // A terminal on the same machine: the read-only commands read the store, `hark answer` goes to
+    // the running app over its control socket.
+    let cli = |args: &[&str]| {
+        std::process::Command::new(crate::support::hark_cli())
+            .args(args)
+            .env("HARK_DATA_DIR", &data_dir)
+            .output()
+            .expect("run hark")
+    };
+    let sessions: serde_json::Value = serde_json::from_slice(&cli(&["sessions", "--json"]).stdout).expect("sessions");
+    let session = sessions[0]["id"].as_str().expect("a session").to_string();
+    let questions: serde_json::Value =
+        serde_json::from_slice(&cli(&["questions", &session, "--json"]).stdout).expect("questions");
+    let call_id = questions[0]["call_id"].as_str().expect("a question").to_string();
+    let answered = cli(&["answer", &session, &call_id, r#"{"answers":[{"id":"db","selected":["Postgres"]}]}"#]);
+    let stdout = String::from_utf8_lossy(&answered.stdout);
+    assert!(answered.status.success(), "{stdout}{}", String::from_utf8_lossy(&answered.stderr));
+    assert!(stdout.contains("answered while it waited"), "{stdout}");
+
+    app.wait_until("the panel to close", Duration::from_secs(10), || async { !panel_shown(&app).await }).await;
+    app.wait_until("the in-time reply", Duration::from_secs(15), || async {
+        app.text_of("section[aria-label='Transcript']").await.contains("You answered in time")
+    })
+    .await;
+    // The window was not the one that answered; a second answer is told the question resolved.
+    let again = cli(&["answer", &session, &call_id, r#"{"answers":[{"id":"db","selected":["SQLite"]}]}"#]);
+    assert_eq!(again.status.code(), Some(3), "{}", String::from_utf8_lossy(&again.stderr));
+    app.screenshot("2-answered-from-terminal").await;
+    app.close().await;
+
+    let records = project_questions(&only_session(&data_dir));
+    let picked = records[0].answers.as_ref().map(|a| a.answers[0].selected.clone());
+    assert_eq!(picked, Some(vec!["Postgres".to_string()]), "{records:?}");
+}
+
+#[tokio::test]
 async fn closing_the_panel_records_ask_cancelled() {
     if !e2e_enabled("closing_the_panel_records_ask_cancelled") {
         return;

@@ -46,11 +46,22 @@ pub fn e2e_enabled(test: &str) -> bool {
 }
 
 /// Where screenshots go: `target/e2e/`, kept after every run so people can look.
-pub fn screenshot_dir() -> PathBuf {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
-    let dir = target.join("e2e");
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"))
+}
+
+/// The `hark` CLI of this build (another package, so Cargo does not hand its path to these tests;
+/// `make test-e2e` builds it first).
+pub fn hark_cli() -> PathBuf {
+    let path = target_dir().join("debug").join("hark");
+    assert!(path.exists(), "{} is missing: cargo build -p hark-cli (make test-e2e does)", path.display());
+    path
+}
+
+pub fn screenshot_dir() -> PathBuf {
+    let dir = target_dir().join("e2e");
     std::fs::create_dir_all(&dir).expect("create target/e2e");
     dir
 }

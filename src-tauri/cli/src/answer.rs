@@ -1,20 +1,29 @@
 //! `hark answer SESSION CALL_ID ANSWERS_JSON`: answers a continued question through the late path,
-//! then runs the session's agent so the reply is admitted and streams the continuation.
+//! then runs the session's agent so the reply is admitted and streams the continuation. While the
+//! desktop app hosts the data directory, the answer goes to it over its control socket instead, by
+//! whichever path applies (a question still waiting in its window is answered there), and the app
+//! carries the session on.
 //!
-//! Exit codes: 0 admitted, 3 NOT_PENDING, 4 BAD_ANSWER, 5 REPLY_QUEUED (error JSON on stderr), 1
+//! Exit codes: 0 admitted (or taken by the running app), 3 NOT_PENDING, 4 BAD_ANSWER, 5 REPLY_QUEUED (error JSON on stderr), 1
 //! anything else, 2 usage.
 
 use std::process::ExitCode;
 
 use std::sync::Arc;
 
-use hark_core::host::{AnswerPath, Host, HostError};
+use std::path::Path;
+
+#[cfg(unix)]
+use hark_core::control::{self, ControlError, Reply, Request};
+use hark_core::host::{AnswerPath, Host, HostError, LockError};
 use hark_core::question::{Answer, AnswerBatch, ErrorCode, UserInteractionError};
 use hark_core::service::ServiceError;
 use hark_core::session::project_questions;
 use hark_core::tools::QuestionSettings;
 
-use crate::chat::{drain, fail, fail_msg, print_events, run_until_idle, CliModels, ModelFlags, Terminal};
+use crate::chat::{
+    chosen_dir, drain, fail, fail_msg, print_error, print_events, run_until_idle, CliModels, ModelFlags, Terminal,
+};
 
 /// `{"answers":[...]}` or a bare `[...]` of answers.
 fn parse_batch(text: &str) -> Result<AnswerBatch, UserInteractionError> {
@@ -61,13 +70,48 @@ async fn answer(typed: &str, call_id: &str, answers: &str) -> ExitCode {
         forced: None,
         timeout: QuestionSettings::default().default_timeout_secs,
     };
-    let host = match terminal.host(models) {
-        Ok(h) => h,
+    let dir = match chosen_dir() {
+        Ok(dir) => dir,
         Err(code) => return code,
+    };
+    let host = match terminal.host_in(&dir, models) {
+        Ok(h) => h,
+        Err(busy @ HostError::Lock(LockError::Busy { .. })) => {
+            return through_running_app(&dir, &busy, typed, call_id, batch)
+        }
+        Err(e) => return fail(&e, 1),
     };
     let code = answer_in(&host, &terminal, typed, call_id, batch).await;
     host.shutdown().await;
     code
+}
+
+/// Hands the answer to the app that hosts `dir`. Without a control socket there (an app from before
+/// it had one), the busy data directory is the error, as it was.
+#[cfg(unix)]
+fn through_running_app(dir: &Path, busy: &HostError, typed: &str, call_id: &str, batch: AnswerBatch) -> ExitCode {
+    let request = Request::Answer { session: typed.to_string(), call_id: call_id.to_string(), answers: batch };
+    match control::request(dir, &request) {
+        Ok(Reply::Answered { session_id, path }) => {
+            let how = match path {
+                AnswerPath::Foreground => "while it waited",
+                AnswerPath::Late => "late",
+            };
+            println!("answered {how}: the running Hark app took it and carries session {session_id} on");
+            ExitCode::SUCCESS
+        }
+        Ok(Reply::Refused { error }) => {
+            let code = ErrorCode::parse(&error.code).map_or(1, exit_code);
+            print_error(&error, code)
+        }
+        Err(ControlError::Unavailable { .. }) => fail(busy, 1),
+        Err(e) => fail(&e, 1),
+    }
+}
+
+#[cfg(not(unix))]
+fn through_running_app(_dir: &Path, busy: &HostError, _: &str, _: &str, _: AnswerBatch) -> ExitCode {
+    fail(busy, 1)
 }
 
 async fn answer_in(host: &Host, terminal: &Terminal, typed: &str, call_id: &str, batch: AnswerBatch) -> ExitCode {

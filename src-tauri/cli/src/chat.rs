@@ -26,7 +26,7 @@ pub(crate) fn fail(error: &impl CodedError, code: u8) -> ExitCode {
     print_error(&error.boundary(), code)
 }
 
-fn print_error(error: &BoundaryError, code: u8) -> ExitCode {
+pub(crate) fn print_error(error: &BoundaryError, code: u8) -> ExitCode {
     let json = serde_json::to_string(error).unwrap_or_else(|_| "{}".into());
     eprintln!("{json}");
     ExitCode::from(code)
@@ -56,12 +56,23 @@ impl Terminal {
 
     /// Hosts the data directory (the core's [`Host`]) with this terminal as the question surface.
     pub(crate) fn host(&self, models: CliModels) -> Result<Host, ExitCode> {
-        let dir = hark_core::data_dir::choose(None, crate::data::platform_default())
-            .and_then(|d| hark_core::data_dir::prepare(&d))
-            .map_err(|e| fail(&e, 1))?;
-        let surface = StdioProvider::new(Arc::clone(&self.lines), Arc::clone(&self.shown), Arc::clone(&self.eof));
-        Host::start(&dir, Arc::new(surface), Arc::new(models)).map_err(|e| fail(&e, 1))
+        let dir = chosen_dir()?;
+        self.host_in(&dir, models).map_err(|e| fail(&e, 1))
     }
+
+    /// [`host`](Self::host) in `dir`, failing with the host's error (DATA_DIR_BUSY while another
+    /// process hosts it) for the caller to act on.
+    pub(crate) fn host_in(&self, dir: &std::path::Path, models: CliModels) -> Result<Host, HostError> {
+        let surface = StdioProvider::new(Arc::clone(&self.lines), Arc::clone(&self.shown), Arc::clone(&self.eof));
+        Host::start(dir, Arc::new(surface), Arc::new(models))
+    }
+}
+
+/// The data directory this process uses, created if needed.
+pub(crate) fn chosen_dir() -> Result<std::path::PathBuf, ExitCode> {
+    hark_core::data_dir::choose(None, crate::data::platform_default())
+        .and_then(|d| hark_core::data_dir::prepare(&d))
+        .map_err(|e| fail(&e, 1))
 }
 
 /// Model flags; unset ones fall back to the session's recorded model, then to defaults.

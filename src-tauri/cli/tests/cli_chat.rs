@@ -195,3 +195,88 @@ fn a_timeout_beyond_the_limit_is_a_usage_error() {
         assert!(!stderr.contains("panicked"), "{stderr}");
     }
 }
+
+/// What the desktop app does while it hosts a data directory: holds the lock and answers on the
+/// control socket the way its own panel does.
+#[cfg(unix)]
+mod while_the_app_hosts {
+    use super::*;
+    use hark_core::control::{self, Reply, Request};
+    use hark_core::host::{Host, ModelSource};
+    use hark_core::model::{provider_for, ModelError, ModelProvider};
+    use hark_core::service::ForwardingProvider;
+    use hark_core::session::ModelRef;
+    use hark_core::tools::QuestionSettings;
+
+    struct Recorded;
+
+    impl ModelSource for Recorded {
+        fn for_new(&self) -> ModelRef {
+            ModelRef { provider: hark_core::session::ModelKind::Demo, base_url: None, model: None, script: None }
+        }
+        fn for_existing(&self, recorded: Option<ModelRef>) -> ModelRef {
+            recorded.unwrap_or_else(|| self.for_new())
+        }
+        fn forced_questions(&self) -> Option<QuestionSettings> {
+            None
+        }
+        fn default_questions(&self) -> QuestionSettings {
+            QuestionSettings::default()
+        }
+        fn provider(&self, model: &ModelRef) -> Result<Arc<dyn ModelProvider>, ModelError> {
+            provider_for(model, None)
+        }
+    }
+
+    #[test]
+    fn hark_answer_goes_to_the_running_app_and_the_first_answer_wins() {
+        let data = tempfile::tempdir().unwrap();
+        let workspace = tempfile::tempdir().unwrap();
+        let (session, _) = timed_chat(data.path(), workspace.path());
+        let call_id = questions(data.path(), &session)[0]["call_id"].as_str().unwrap().to_string();
+
+        let runtime = tokio::runtime::Runtime::new().unwrap();
+        let _entered = runtime.enter();
+        let (surface, requests) = ForwardingProvider::new();
+        let host = Arc::new(Host::start(data.path(), Arc::new(surface), Arc::new(Recorded)).unwrap());
+        let answering = Arc::clone(&host);
+        let server = control::serve(
+            data.path(),
+            Arc::new(move |request| match request {
+                Request::Answer { session, call_id, answers } => {
+                    let answered = answering
+                        .resolve(&session)
+                        .and_then(|id| answering.answer(&id, &call_id, answers, None).map(|path| (id, path)));
+                    match answered {
+                        Ok((session_id, path)) => Reply::Answered { session_id, path },
+                        Err(e) => Reply::Refused { error: e.into() },
+                    }
+                }
+            }),
+        )
+        .unwrap();
+
+        let sqlite = r#"{"answers":[{"id":"db","selected":["SQLite"]}]}"#;
+        let out = hark(data.path(), &["answer", &session[..8], &call_id, sqlite]);
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert!(text(&out.stdout).contains("answered late"), "{}", text(&out.stdout));
+        let q = questions(data.path(), &session);
+        assert_eq!(q[0]["state"], "continued");
+        assert!(q[0]["reply_queued"].is_string(), "queued in the app's session: {q}");
+
+        let postgres = r#"{"answers":[{"id":"db","selected":["Postgres"]}]}"#;
+        let second = hark(data.path(), &["answer", &session, &call_id, postgres]);
+        assert_eq!(second.status.code(), Some(5), "{}", text(&second.stderr));
+        assert_eq!(serde_json::from_slice::<Value>(&second.stderr).unwrap()["code"], "REPLY_QUEUED");
+        let bad =
+            hark(data.path(), &["answer", &session, &call_id, r#"{"answers":[{"id":"db","selected":["Nope"]}]}"#]);
+        assert_eq!(bad.status.code(), Some(5), "the reservation is checked first, as in the window");
+
+        drop(server);
+        let busy = hark(data.path(), &["answer", &session, &call_id, sqlite]);
+        assert_eq!(busy.status.code(), Some(1));
+        assert_eq!(serde_json::from_slice::<Value>(&busy.stderr).unwrap()["code"], "DATA_DIR_BUSY");
+        drop(requests);
+        drop(host);
+    }
+}

@@ -1,0 +1,61 @@
+//! The app's control socket: while the window hosts the data directory, the `hark` CLI answers its
+//! questions through it (see `hark_core::control`), exactly as a notification does.
+
+use std::sync::{Arc, Mutex};
+
+#[cfg(unix)]
+use hark_core::control::ControlServer;
+use hark_core::control::{Handler, Reply, Request};
+use hark_core::error::BoundaryError;
+
+use crate::hub::Hub;
+
+/// The listening socket, held until quit.
+#[derive(Default)]
+pub struct ControlSocket {
+    #[cfg(unix)]
+    server: Mutex<Option<ControlServer>>,
+    #[cfg(not(unix))]
+    server: Mutex<Option<()>>,
+}
+
+impl ControlSocket {
+    /// Listens in the hub's data directory. A failure (another app answers there, the path is too
+    /// long for a socket) costs only the CLI's way in, so it is reported and the app goes on.
+    pub fn start(hub: &Arc<Hub>) -> ControlSocket {
+        let socket = ControlSocket::default();
+        #[cfg(unix)]
+        {
+            let dir = hub.data_dir().to_path_buf();
+            let handler = handler(hub);
+            match tauri::async_runtime::block_on(async move { hark_core::control::serve(&dir, handler) }) {
+                Ok(server) => *hark_core::sync::lock(&socket.server) = Some(server),
+                Err(e) => eprintln!("hark-desktop: no control socket for the CLI: {e}"),
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = hub;
+        socket
+    }
+
+    /// Stops answering (before the host shuts down, so no answer arrives during it).
+    pub fn stop(&self) {
+        drop(hark_core::sync::lock(&self.server).take());
+    }
+}
+
+/// An answer from another front door takes the notification's path: whichever applies, and a late
+/// one is admitted at once.
+fn handler(hub: &Arc<Hub>) -> Handler {
+    let hub = Arc::clone(hub);
+    Arc::new(move |request| match request {
+        Request::Answer { session, call_id, answers } => {
+            let answered =
+                hub.resolve(&session).and_then(|id| hub.submit(&id, &call_id, answers, None).map(|r| (id, r.path)));
+            match answered {
+                Ok((session_id, path)) => Reply::Answered { session_id, path },
+                Err(e) => Reply::Refused { error: BoundaryError::from(e) },
+            }
+        }
+    })
+}

@@ -1,0 +1,157 @@
+//! The control socket, against a real host: another front door answers the host's question through
+//! it, first answer wins, and bad or foreign requests get a clear refusal.
+#![cfg(unix)]
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hark_core::control::{self, ControlError, Handler, Reply, Request};
+use hark_core::host::{AnswerPath, Host, ModelSource};
+use hark_core::model::{provider_for, ModelError, ModelProvider};
+use hark_core::question::{Answer, AnswerBatch, ToolMode};
+use hark_core::service::ForwardingProvider;
+use hark_core::session::{project_questions, ModelRef};
+use hark_core::tools::QuestionSettings;
+
+struct Demo;
+
+impl ModelSource for Demo {
+    fn for_new(&self) -> ModelRef {
+        ModelRef {
+            provider: hark_core::session::ModelKind::Demo,
+            base_url: None,
+            model: None,
+            script: Some("timed".into()),
+        }
+    }
+    fn for_existing(&self, recorded: Option<ModelRef>) -> ModelRef {
+        recorded.unwrap_or_else(|| self.for_new())
+    }
+    fn forced_questions(&self) -> Option<QuestionSettings> {
+        Some(QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: 600 })
+    }
+    fn default_questions(&self) -> QuestionSettings {
+        QuestionSettings::default()
+    }
+    fn provider(&self, model: &ModelRef) -> Result<Arc<dyn ModelProvider>, ModelError> {
+        provider_for(model, None)
+    }
+}
+
+fn host(dir: &Path) -> Arc<Host> {
+    let (surface, requests) = ForwardingProvider::new();
+    std::mem::forget(requests);
+    Arc::new(Host::start(dir, Arc::new(surface), Arc::new(Demo)).expect("host"))
+}
+
+/// Answers as a host's own surfaces do: by whichever path applies.
+fn handler(host: &Arc<Host>) -> Handler {
+    let host = Arc::clone(host);
+    Arc::new(move |request| match request {
+        Request::Answer { session, call_id, answers } => {
+            match host.resolve(&session).and_then(|id| host.answer(&id, &call_id, answers, None).map(|p| (id, p))) {
+                Ok((session_id, path)) => Reply::Answered { session_id, path },
+                Err(e) => Reply::Refused { error: e.into() },
+            }
+        }
+    })
+}
+
+fn db(label: &str) -> AnswerBatch {
+    AnswerBatch { answers: vec![Answer { id: "db".into(), selected: vec![label.into()], custom: None }] }
+}
+
+async fn until(what: &str, mut check: impl FnMut() -> bool) {
+    for _ in 0..500 {
+        if check() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    panic!("timed out waiting for {what}");
+}
+
+fn ask(dir: &Path, request: Request) -> Result<Reply, ControlError> {
+    control::request(dir, &request)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_front_door_answers_the_hosts_question_and_the_first_answer_wins() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = host(dir.path());
+    let server = control::serve(dir.path(), handler(&host)).expect("serve");
+    let mode = std::fs::metadata(server.path()).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "only this user may connect");
+
+    let (session, _) = host.start_session("plan the notes app", None).unwrap();
+    until("the question", || !host.pending(&session).foreground.is_empty()).await;
+    let call_id = host.pending(&session).foreground[0].call_id.clone();
+    let prefix = session[..8].to_string();
+
+    let answer =
+        |label: &str| Request::Answer { session: prefix.clone(), call_id: call_id.clone(), answers: db(label) };
+    let first = tokio::task::spawn_blocking({
+        let (dir, request) = (dir.path().to_path_buf(), answer("SQLite"));
+        move || ask(&dir, request)
+    });
+    let reply = first.await.unwrap().expect("a reply");
+    assert_eq!(reply, Reply::Answered { session_id: session.clone(), path: AnswerPath::Foreground });
+    until("the question to settle", || host.pending(&session).foreground.is_empty()).await;
+
+    let second = tokio::task::spawn_blocking({
+        let (dir, request) = (dir.path().to_path_buf(), answer("Postgres"));
+        move || ask(&dir, request)
+    });
+    match second.await.unwrap().expect("a reply") {
+        Reply::Refused { error } => assert_eq!(error.code, "NOT_PENDING", "told it resolved: {error:?}"),
+        other => panic!("a second answer must be refused, got {other:?}"),
+    }
+    let records = project_questions(&host.store().events(&session).unwrap());
+    assert_eq!(records[0].answers, Some(db("SQLite")), "the first answer is the one recorded");
+    host.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_requests_are_refused_with_a_code_and_a_stale_or_live_socket_is_handled() {
+    use std::io::{BufRead, BufReader, Write};
+    let dir = tempfile::tempdir().unwrap();
+    let host = host(dir.path());
+    let server = control::serve(dir.path(), handler(&host)).expect("serve");
+    let again = control::serve(dir.path(), handler(&host));
+    assert_eq!(again.err().map(|e| e.kind()), Some(std::io::ErrorKind::AddrInUse), "a live host keeps its socket");
+
+    for line in ["not json\n", "{\"op\":\"delete_everything\"}\n", "{\"op\":\"answer\",\"session\":\"x\"}\n"] {
+        let path = server.path().to_path_buf();
+        let reply = tokio::task::spawn_blocking(move || {
+            let mut stream = std::os::unix::net::UnixStream::connect(&path).unwrap();
+            stream.write_all(line.as_bytes()).unwrap();
+            let mut reply = String::new();
+            BufReader::new(stream).read_line(&mut reply).unwrap();
+            serde_json::from_str::<Reply>(&reply).unwrap()
+        })
+        .await
+        .unwrap();
+        assert!(matches!(&reply, Reply::Refused { error } if error.code == "BAD_REQUEST"), "{line}: {reply:?}");
+    }
+    let unknown = Request::Answer { session: "nope".into(), call_id: "c".into(), answers: db("SQLite") };
+    let path = dir.path().to_path_buf();
+    let reply = tokio::task::spawn_blocking(move || ask(&path, unknown)).await.unwrap().unwrap();
+    assert!(matches!(&reply, Reply::Refused { error } if error.code == "NOT_FOUND"), "{reply:?}");
+
+    // The host stops: the socket goes with it, and a client is told nothing answers.
+    drop(server);
+    assert!(!control::socket_path(dir.path()).exists());
+    let path = dir.path().to_path_buf();
+    let gone = tokio::task::spawn_blocking(move || {
+        ask(&path, Request::Answer { session: "x".into(), call_id: "c".into(), answers: db("SQLite") })
+    })
+    .await
+    .unwrap();
+    assert!(matches!(gone, Err(ControlError::Unavailable { .. })), "{gone:?}");
+    // A socket file a dead host left behind is replaced.
+    std::os::unix::net::UnixListener::bind(control::socket_path(dir.path())).map(drop).unwrap();
+    let _replaced = control::serve(dir.path(), handler(&host)).expect("a stale socket file is replaced");
+    host.shutdown().await;
+}
