@@ -210,6 +210,8 @@ async fn hark_answer_from_a_terminal_settles_the_question_in_the_open_window() {
     let args = ["--script", "timed", "--timed", "--timeout", "600", "--prompt", "plan the notes app"];
     let app = App::launch("terminal-answer", Launch::with_args(&data_dir, &args)).await;
     app.find("section[aria-label='Question'] [role='timer']").await;
+    // "Take your time" holds the question in the window; it does not keep another client out.
+    app.click_button(PANEL, "Take your time").await;
     app.screenshot("1-asking").await;
 
     // A terminal on the same machine: the read-only commands read the store, `hark answer` goes to

@@ -2,48 +2,19 @@
 //! it, first answer wins, and bad or foreign requests get a clear refusal.
 #![cfg(unix)]
 
+mod host_support;
+
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::sync::Arc;
-use std::time::Duration;
 
 use hark_core::control::{self, ControlError, Handler, Reply, Request};
-use hark_core::host::{AnswerPath, Host, ModelSource};
-use hark_core::model::{provider_for, ModelError, ModelProvider};
-use hark_core::question::{Answer, AnswerBatch, ToolMode};
-use hark_core::service::ForwardingProvider;
-use hark_core::session::{project_questions, ModelRef};
-use hark_core::tools::QuestionSettings;
-
-struct Demo;
-
-impl ModelSource for Demo {
-    fn for_new(&self) -> ModelRef {
-        ModelRef {
-            provider: hark_core::session::ModelKind::Demo,
-            base_url: None,
-            model: None,
-            script: Some("timed".into()),
-        }
-    }
-    fn for_existing(&self, recorded: Option<ModelRef>) -> ModelRef {
-        recorded.unwrap_or_else(|| self.for_new())
-    }
-    fn forced_questions(&self) -> Option<QuestionSettings> {
-        Some(QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: 600 })
-    }
-    fn default_questions(&self) -> QuestionSettings {
-        QuestionSettings::default()
-    }
-    fn provider(&self, model: &ModelRef) -> Result<Arc<dyn ModelProvider>, ModelError> {
-        provider_for(model, None)
-    }
-}
+use hark_core::host::{AnswerPath, Host};
+use hark_core::session::project_questions;
+use host_support::{db, until};
 
 fn host(dir: &Path) -> Arc<Host> {
-    let (surface, requests) = ForwardingProvider::new();
-    std::mem::forget(requests);
-    Arc::new(Host::start(dir, Arc::new(surface), Arc::new(Demo)).expect("host"))
+    Arc::new(host_support::host(dir, "timed", host_support::timed()))
 }
 
 /// Answers as a host's own surfaces do: by whichever path applies.
@@ -57,20 +28,6 @@ fn handler(host: &Arc<Host>) -> Handler {
             }
         }
     })
-}
-
-fn db(label: &str) -> AnswerBatch {
-    AnswerBatch { answers: vec![Answer { id: "db".into(), selected: vec![label.into()], custom: None }] }
-}
-
-async fn until(what: &str, mut check: impl FnMut() -> bool) {
-    for _ in 0..500 {
-        if check() {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("timed out waiting for {what}");
 }
 
 fn ask(dir: &Path, request: Request) -> Result<Reply, ControlError> {

@@ -2,68 +2,14 @@
 //! live agent, and quitting the same way whatever the front door — against the real store, service
 //! and demo model.
 
-use std::path::Path;
-use std::sync::Arc;
-use std::time::Duration;
+mod host_support;
 
 use hark_core::error::CodedError;
-use hark_core::host::{AnswerPath, Host, ModelSource};
-use hark_core::model::{provider_for, ModelError, ModelProvider};
-use hark_core::question::{Answer, AnswerBatch, ErrorCode, ToolMode};
-use hark_core::service::ForwardingProvider;
-use hark_core::session::{project_questions, Event, ModelRef, QuestionState, ToolOutcome};
+use hark_core::host::{AnswerPath, Host};
+use hark_core::question::{ErrorCode, ToolMode};
+use hark_core::session::{project_questions, Event, QuestionState, ToolOutcome};
 use hark_core::tools::QuestionSettings;
-
-/// A front door's choices: one demo script; timed questions when `forced` says so.
-struct Demo {
-    script: &'static str,
-    forced: Option<QuestionSettings>,
-}
-
-impl ModelSource for Demo {
-    fn for_new(&self) -> ModelRef {
-        ModelRef {
-            provider: hark_core::session::ModelKind::Demo,
-            base_url: None,
-            model: None,
-            script: Some(self.script.into()),
-        }
-    }
-    fn for_existing(&self, recorded: Option<ModelRef>) -> ModelRef {
-        recorded.unwrap_or_else(|| self.for_new())
-    }
-    fn forced_questions(&self) -> Option<QuestionSettings> {
-        self.forced
-    }
-    fn default_questions(&self) -> QuestionSettings {
-        QuestionSettings::default()
-    }
-    fn provider(&self, model: &ModelRef) -> Result<Arc<dyn ModelProvider>, ModelError> {
-        provider_for(model, None)
-    }
-}
-
-fn timed() -> Option<QuestionSettings> {
-    Some(QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: 600 })
-}
-
-/// A host whose question surface shows nothing and never answers (the person is away).
-fn host(dir: &Path, script: &'static str, forced: Option<QuestionSettings>) -> Host {
-    let (surface, requests) = ForwardingProvider::new();
-    // Kept open for the test's life: a closed channel would refuse every question.
-    std::mem::forget(requests);
-    Host::start(dir, Arc::new(surface), Arc::new(Demo { script, forced })).expect("host")
-}
-
-async fn until(what: &str, mut check: impl FnMut() -> bool) {
-    for _ in 0..500 {
-        if check() {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    panic!("timed out waiting for {what}");
-}
+use host_support::{db, host, timed, until};
 
 fn outcomes(host: &Host, session: &str) -> Vec<ToolOutcome> {
     let events = host.store().events(session).unwrap();
@@ -74,10 +20,6 @@ fn outcomes(host: &Host, session: &str) -> Vec<ToolOutcome> {
             _ => None,
         })
         .collect()
-}
-
-fn db(label: &str) -> AnswerBatch {
-    AnswerBatch { answers: vec![Answer { id: "db".into(), selected: vec![label.into()], custom: None }] }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
