@@ -38,9 +38,16 @@ impl ControlSocket {
         socket
     }
 
-    /// Stops answering (before the host shuts down, so no answer arrives during it).
-    pub fn stop(&self) {
-        drop(hark_core::sync::lock(&self.server).take());
+    /// Stops answering and waits for the answers already taken (before the host shuts down, so no
+    /// answer arrives during it).
+    pub async fn stop(&self) {
+        #[cfg(unix)]
+        {
+            let server = hark_core::sync::lock(&self.server).take();
+            if let Some(server) = server {
+                server.shutdown().await;
+            }
+        }
     }
 }
 

@@ -328,8 +328,12 @@ impl Hub {
         path: Option<SubmitPath>,
     ) -> Result<SubmitResult, CommandError> {
         let path = self.host.answer(session, call_id, answers, path)?;
+        // The answer is durable by now: a session that cannot run (its model is misconfigured) keeps
+        // it queued, and says why when it is opened, rather than this answer being reported lost.
         if path == SubmitPath::Late {
-            self.host.open(session)?;
+            if let Err(e) = self.host.open(session) {
+                eprintln!("hark-desktop: the late answer is queued; the session could not start: {e}");
+            }
         }
         Ok(SubmitResult { path })
     }

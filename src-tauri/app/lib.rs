@@ -121,7 +121,7 @@ pub fn run() {
             // Running turns end recorded (a live question gets ASK_ABORTED) before the lock is let go,
             // and before anything that waits on another process (the notification server).
             if let Some(socket) = app.try_state::<control::ControlSocket>() {
-                socket.stop();
+                tauri::async_runtime::block_on(socket.stop());
             }
             if let Ok(hub) = &app.state::<AppState>().hub {
                 let hub = Arc::clone(hub);

@@ -90,12 +90,14 @@ impl Notifier {
             QuestionEvent::Requested { request } => {
                 self.consider(NotificationKind::Asked, &request.session_id, &request.call_id, &request.questions).await;
             }
+            // The wait ran out: the question goes on as continued (its pending result is being
+            // recorded as this arrives), answerable from the notification.
             QuestionEvent::Resolved { session_id, call_id, outcome: Outcome::TimedOut } => {
-                let continued = self.hub.service().continued(session_id);
-                if let Some(q) = continued.iter().find(|c| &c.call_id == call_id) {
-                    self.consider(NotificationKind::Continued, session_id, call_id, &q.questions).await;
-                } else {
-                    self.close(session_id, Some(call_id)).await;
+                match self.hub.service().asked(session_id, call_id) {
+                    Some(questions) => {
+                        self.consider(NotificationKind::Continued, session_id, call_id, &questions).await
+                    }
+                    None => self.close(session_id, Some(call_id)).await,
                 }
             }
             QuestionEvent::Resolved { session_id, call_id, .. }

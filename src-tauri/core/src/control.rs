@@ -96,7 +96,7 @@ pub use unix::{request, serve, ControlServer};
 #[cfg(unix)]
 mod unix {
     use std::io::{BufRead, BufReader, Write};
-    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
     use std::os::unix::net::UnixStream as StdStream;
     use std::path::{Path, PathBuf};
     use std::time::Duration;
@@ -104,6 +104,7 @@ mod unix {
     use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader as AsyncBufReader};
     use tokio::net::{UnixListener, UnixStream};
     use tokio_util::sync::CancellationToken;
+    use tokio_util::task::TaskTracker;
 
     use super::*;
 
@@ -112,15 +113,25 @@ mod unix {
     /// How long a client waits for the host's reply (answering may open a session).
     const REPLY_TIMEOUT: Duration = Duration::from_secs(120);
 
-    /// A listening control socket. Dropping it stops accepting and removes the socket file.
+    /// A listening control socket. Dropping it stops accepting and removes the socket file;
+    /// [`shutdown`](Self::shutdown) also waits for the requests already taken.
     pub struct ControlServer {
         path: PathBuf,
         stop: CancellationToken,
+        requests: TaskTracker,
     }
 
     impl ControlServer {
         pub fn path(&self) -> &Path {
             &self.path
+        }
+
+        /// Stops taking requests and waits for those being answered, so none reaches a host that
+        /// is shutting down.
+        pub async fn shutdown(self) {
+            self.stop.cancel();
+            self.requests.close();
+            self.requests.wait().await;
         }
     }
 
@@ -136,9 +147,15 @@ mod unix {
     /// replaced; one a live host answers on is not (AddrInUse). Call inside a tokio runtime.
     pub fn serve(data_dir: &Path, handler: Handler) -> std::io::Result<ControlServer> {
         let path = socket_path(data_dir);
-        if path.exists() {
-            if StdStream::connect(&path).is_ok() {
-                return Err(std::io::Error::new(std::io::ErrorKind::AddrInUse, "another host answers on it"));
+        // Only a socket nobody answers on is taken over; anything else in its place is left alone.
+        if let Ok(meta) = std::fs::symlink_metadata(&path) {
+            let refused = meta.file_type().is_socket()
+                && StdStream::connect(&path).is_err_and(|e| e.kind() == std::io::ErrorKind::ConnectionRefused);
+            if !refused {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::AddrInUse,
+                    "something else is at the socket's path",
+                ));
             }
             std::fs::remove_file(&path)?;
         }
@@ -146,19 +163,25 @@ mod unix {
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))?;
         let owner = std::fs::metadata(&path)?.uid();
         let stop = CancellationToken::new();
-        let stopped = stop.clone();
+        let requests = TaskTracker::new();
+        let (stopped, taken) = (stop.clone(), requests.clone());
         tokio::spawn(async move {
             loop {
                 let accepted = tokio::select! {
                     _ = stopped.cancelled() => return,
                     accepted = listener.accept() => accepted,
                 };
-                let Ok((stream, _)) = accepted else { continue };
-                let handler = handler.clone();
-                tokio::spawn(async move { answer(stream, owner, handler).await });
+                match accepted {
+                    Ok((stream, _)) => {
+                        let handler = handler.clone();
+                        taken.spawn(async move { answer(stream, owner, handler).await });
+                    }
+                    // Out of descriptors and the like: wait rather than spin on the error.
+                    Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+                }
             }
         });
-        Ok(ControlServer { path, stop })
+        Ok(ControlServer { path, stop, requests })
     }
 
     async fn answer(stream: UnixStream, owner: u32, handler: Handler) {

@@ -205,7 +205,8 @@ pub(super) struct Plan {
 impl Plan {
     /// The fitted messages, from the messages outside `drop` with their index.
     pub(super) fn apply(&self, messages: impl IntoIterator<Item = (usize, Arc<ChatMessage>)>) -> Vec<Arc<ChatMessage>> {
-        let mut out: Vec<Arc<ChatMessage>> = Vec::new();
+        let messages = messages.into_iter();
+        let mut out: Vec<Arc<ChatMessage>> = Vec::with_capacity(messages.size_hint().0 + 1);
         for (i, mut message) in messages {
             if self.drop.contains(&i) {
                 continue;

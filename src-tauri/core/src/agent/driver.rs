@@ -129,12 +129,16 @@ fn admit(shared: &Shared) -> Result<usize, AgentError> {
         let Input::Message(message) = input else { continue };
         count += 1;
         let reply_to = message.source.reply_call_id().map(str::to_string);
+        // Only the first admitted reply settles its question; a later one (a discarded reply admitted
+        // anyway, then the next) is recorded but settles nothing, and nobody is told twice.
+        let settles = reply_to.as_deref().filter(|call| shared.deps.service.is_continued(&shared.session_id, call));
+        let settles = settles.map(str::to_string);
         // A typed message is recorded without a source, as typed messages always were; the inbox
         // event with the same id says how it arrived.
         let source = reply_to.is_some().then_some(message.source);
         let id = message.message_id;
         append(shared, Event::UserMessage { message_id: id, text: message.text, source })?;
-        if let Some(call_id) = reply_to {
+        if let Some(call_id) = settles {
             shared.deps.service.on_admitted(&shared.session_id, &call_id);
         }
     }

@@ -395,7 +395,8 @@ impl HistoryFold {
     /// The shapes of the messages [`kept`](Self::kept) holds, without copying them, and how many
     /// messages after the head are no longer held.
     pub(super) fn shapes(&self) -> (Vec<Shape>, usize) {
-        let mut out = Vec::new();
+        // Sized once: a long session keeps thousands of messages, and every step asks for them.
+        let mut out = Vec::with_capacity(self.kept_slots().map(|s| s.messages).sum());
         for slot in self.kept_slots() {
             slot.each_shape(|shape| out.push(shape));
         }
@@ -405,7 +406,8 @@ impl HistoryFold {
     /// The messages [`kept`](Self::kept) holds with their index there, copying none in `skip`
     /// (which must hold whole slots, as whole turns do).
     pub(super) fn messages_outside(&self, skip: std::ops::Range<usize>) -> Vec<(usize, Arc<ChatMessage>)> {
-        let mut out = Vec::new();
+        let kept: usize = self.kept_slots().map(|s| s.messages).sum();
+        let mut out = Vec::with_capacity(kept.saturating_sub(skip.len()));
         let mut at = 0;
         for slot in self.kept_slots() {
             let next = at + slot.messages;

@@ -86,6 +86,14 @@ impl SessionLog for OpenSessions {
     }
 
     fn with_questions(&self, session: &str, f: &mut dyn FnMut(&QuestionFold)) -> Result<(), LogError> {
-        SessionLog::with_questions(self.store.as_ref(), session, f)
+        // An open session's own fold: the same events as the store's, without its writer's lock.
+        let open = lock(&self.open).get(session).cloned();
+        match open {
+            Some(open) => {
+                open.with_folds(|folds| f(folds.questions()));
+                Ok(())
+            }
+            None => SessionLog::with_questions(self.store.as_ref(), session, f),
+        }
     }
 }

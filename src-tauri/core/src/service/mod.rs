@@ -42,7 +42,7 @@ pub use stats::ServiceStats;
 pub use wait::{Attached, Takeover};
 
 use crate::error::CodedError;
-use crate::question::{AnswerBatch, ErrorCode, UserInteractionError};
+use crate::question::{AnswerBatch, ErrorCode, Question, UserInteractionError};
 use crate::session::{Event, QuestionState};
 use callers::LiveRoots;
 use events::EventBus;
@@ -52,6 +52,9 @@ use provider::ProviderRegistry;
 use stats::Counters;
 
 pub(crate) use crate::sync::lock;
+
+/// The longest a late answer waits for a call whose foreground just ended to be recorded continued.
+const BECOMING_CONTINUED: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// Failure of an operation that also writes to the session log.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -234,12 +237,32 @@ impl UserQuestionService {
         rows
     }
 
-    fn is_continued(&self, session: &str, call_id: &str) -> bool {
-        let mut continued = false;
+    /// The questions of call `call_id` as the log recorded them, whatever its state: what a surface
+    /// shows of a question that just timed out, before its pending result is recorded.
+    pub fn asked(&self, session: &str, call_id: &str) -> Option<Vec<Question>> {
+        let mut asked = None;
         let _ = self.inner.log.with_questions(session, &mut |fold| {
-            continued = fold.get(call_id).is_some_and(|r| r.state == QuestionState::Continued);
+            asked = fold.get(call_id).map(|r| r.questions.clone());
         });
-        continued
+        asked
+    }
+
+    fn state_of(&self, session: &str, call_id: &str) -> Option<QuestionState> {
+        let mut state = None;
+        let _ = self.inner.log.with_questions(session, &mut |fold| state = fold.get(call_id).map(|r| r.state));
+        state
+    }
+
+    /// Whether `call_id` is continued: a late answer to it may be queued (and its admission settles it).
+    pub fn is_continued(&self, session: &str, call_id: &str) -> bool {
+        self.state_of(session, call_id) == Some(QuestionState::Continued)
+    }
+
+    /// A call whose foreground wait has ended while the log still has it open: its pending result is
+    /// about to be recorded (the agent does it as the wait returns), and it becomes continued then.
+    fn is_becoming_continued(&self, session: &str, call_id: &str) -> bool {
+        self.state_of(session, call_id) == Some(QuestionState::Open)
+            && !self.inner.pending.snapshot(Some(session)).iter().any(|r| r.call_id == call_id)
     }
 
     /// A late answer to a continued question: checks it against the session's question fold and
@@ -247,6 +270,12 @@ impl UserQuestionService {
     /// and the other told `REPLY_QUEUED`), then steers the reply to the agent. The question settles
     /// when the agent admits it.
     pub fn answer(&self, session: &str, call_id: &str, answers: AnswerBatch) -> Result<LateReply, ServiceError> {
+        // An answer given just as the foreground wait ended (a notification's button pressed at the
+        // timeout) waits the moment until the call is continued rather than being refused for it.
+        let deadline = std::time::Instant::now() + BECOMING_CONTINUED;
+        while self.is_becoming_continued(session, call_id) && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
         let mut decided = Err(late::not_continued(call_id));
         self.inner.log.append_decided(session, &mut |fold| {
             decided = late::reply(fold, call_id, &answers);
@@ -277,15 +306,22 @@ impl UserQuestionService {
     pub fn respond(&self, session: &str, call_id: &str, answers: AnswerBatch) -> Result<Responded, ServiceError> {
         match self.submit_foreground(session, call_id, answers.clone()) {
             Ok(()) => Ok(Responded::Foreground),
-            Err(e) if e.code == ErrorCode::NotPending && self.is_continued(session, call_id) => {
+            Err(e)
+                if e.code == ErrorCode::NotPending
+                    && matches!(
+                        self.state_of(session, call_id),
+                        Some(QuestionState::Continued | QuestionState::Open)
+                    ) =>
+            {
                 self.answer(session, call_id, answers).map(Responded::Late)
             }
             Err(e) => Err(e.into()),
         }
     }
 
-    /// The agent appended a late reply to `call_id` as `user/message`. When that settled the
-    /// question (the first admitted reply does), every surface is told; returns whether it did.
+    /// The agent appended a late reply to `call_id` as `user/message`, which settled the question (it
+    /// was [continued](Self::is_continued) just before: the first admitted reply settles it). Every
+    /// surface is told; returns whether the log agrees it settled.
     pub fn on_admitted(&self, session: &str, call_id: &str) -> bool {
         let mut settled = false;
         let _ = self.inner.log.with_questions(session, &mut |fold| {

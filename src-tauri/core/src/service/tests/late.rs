@@ -76,14 +76,16 @@ async fn only_continued_questions_accept_late_answers() {
     });
     rx.recv().await.expect("forwarded");
     assert_eq!(code(timed_out.await.expect("join")), ErrorCode::AskTimedOut);
-    assert_eq!(
-        late_code(f.service.answer(SESSION, "c1", sqlite())),
-        ErrorCode::NotPending,
-        "continued once its pending result is recorded, not before"
-    );
-    let pending = Event::ToolResult { call_id: "c1".into(), outcome: ToolOutcome::Pending { content: "p".into() } };
-    f.log.append(SESSION, pending).unwrap();
+    // An answer given as the wait ended (the agent has not recorded the pending result yet) waits
+    // that moment out instead of being refused.
+    let log = f.log.clone();
+    let agent = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let pending = Event::ToolResult { call_id: "c1".into(), outcome: ToolOutcome::Pending { content: "p".into() } };
+        log.append(SESSION, pending).unwrap();
+    });
     let reply = f.service.answer(SESSION, "c1", sqlite()).expect("continued questions accept late answers");
+    agent.join().unwrap();
     assert_eq!(reply.call_id, "c1");
     assert_eq!(late_code(f.service.answer("other-session", "c1", sqlite())), ErrorCode::NotPending);
 }
