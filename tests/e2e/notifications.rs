@@ -48,10 +48,19 @@ async fn a_live_question_is_answered_from_its_notification() {
     assert_eq!(n.body, "Publish the demo site to production now?");
     assert_eq!(
         pairs(&n),
-        [("default", "Open"), ("option:0", "Publish now"), ("option:1", "Not yet"), ("answer", "Answer…")]
+        [
+            ("default", "Open"),
+            ("option:0", "Not yet (Recommended)"),
+            ("option:1", "Publish now"),
+            ("answer", "Answer…")
+        ]
     );
     assert!(n.icon.ends_with("hark-icon.png") && Path::new(&n.icon).exists(), "app icon: {}", n.icon);
     app.find("section[aria-label='Question']").await;
+    // The recommendation is a badge in the panel, and nothing is chosen for the person.
+    let badge = app.text_of("section[aria-label='Question'] .option .badge").await;
+    assert_eq!(badge, "Recommended");
+    assert!(!app.exists("section[aria-label='Question'] input:checked").await, "nothing selected by itself");
     app.screenshot("1-panel-while-notified").await;
 
     server.invoke(n.id, "option:1").await;
@@ -65,7 +74,7 @@ async fn a_live_question_is_answered_from_its_notification() {
 
     let records = project_questions(&only_session(&data_dir));
     let answers = records[0].answers.as_ref().expect("answered");
-    assert_eq!(answers.answers[0].selected, ["Not yet"], "the second option's label was recorded");
+    assert_eq!(answers.answers[0].selected, ["Publish now"], "the second option's label was recorded");
 }
 
 #[tokio::test]

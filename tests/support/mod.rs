@@ -199,9 +199,11 @@ impl App {
         self.find_x(&xpath).await.click().await.unwrap_or_else(|e| panic!("click {name:?}: {e}"));
     }
 
-    /// Clicks the option labelled `label` in the question panel (the label wraps the real input).
+    /// Clicks the option shown as `label` in the question panel (its text before any badge; the
+    /// label wraps the real input).
     pub async fn click_option(&self, label: &str) {
-        let xpath = format!("{PANEL}//label[.//span[normalize-space(.)='{label}']]");
+        let xpath =
+            format!("{PANEL}//label[.//span[contains(@class, 'label') and normalize-space(text()[1])='{label}']]");
         self.find_x(&xpath).await.click().await.unwrap_or_else(|e| panic!("click option {label:?}: {e}"));
     }
 
