@@ -112,3 +112,43 @@ async fn bad_requests_are_refused_with_a_code_and_a_stale_or_live_socket_is_hand
     let _replaced = control::serve(dir.path(), handler(&host)).expect("a stale socket file is replaced");
     host.shutdown().await;
 }
+
+/// Another user on the machine cannot reach the socket at all: its file is 0600 in the user's own
+/// data directory. Run as root (as `make test` is here), the test asks a process with another uid.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn another_user_cannot_connect() {
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    let host = host(dir.path());
+    let server = control::serve(dir.path(), handler(&host)).expect("serve");
+    let owner = std::os::unix::fs::MetadataExt::uid(&std::fs::metadata(server.path()).unwrap());
+    if owner != 0 {
+        eprintln!("not root: another uid cannot be started here; the 0600 mode is checked above");
+        host.shutdown().await;
+        return;
+    }
+    let connect = "import socket,sys\ns=socket.socket(socket.AF_UNIX)\ntry:\n s.connect(sys.argv[1])\nexcept PermissionError:\n sys.exit(13)\nsys.exit(0)";
+    let status = std::process::Command::new("python3")
+        .args(["-c", connect, &server.path().display().to_string()])
+        .uid(65534)
+        .gid(65534)
+        .status()
+        .expect("run python3 as nobody");
+    assert_eq!(status.code(), Some(13), "a process of another user was let in");
+
+    // Were the file opened up by mistake, the socket itself still refuses a peer of another uid.
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::set_permissions(server.path(), std::fs::Permissions::from_mode(0o666)).unwrap();
+    let ask = "import socket,sys\ns=socket.socket(socket.AF_UNIX)\ns.connect(sys.argv[1])\n\
+s.sendall(b'{\"op\":\"answer\",\"session\":\"x\",\"call_id\":\"c\",\"answers\":{\"answers\":[]}}\\n')\n\
+sys.stdout.write(s.makefile().readline())";
+    let out = std::process::Command::new("python3")
+        .args(["-c", ask, &server.path().display().to_string()])
+        .uid(65534)
+        .gid(65534)
+        .output()
+        .expect("run python3 as nobody");
+    let reply: Reply = serde_json::from_slice(&out.stdout).expect("a reply line");
+    assert!(matches!(&reply, Reply::Refused { error } if error.code == "PEER_REFUSED"), "{reply:?}");
+    host.shutdown().await;
+}
