@@ -139,16 +139,16 @@ async fn another_user_cannot_connect() {
     // Were the file opened up by mistake, the socket itself still refuses a peer of another uid.
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     std::fs::set_permissions(server.path(), std::fs::Permissions::from_mode(0o666)).unwrap();
-    let ask = "import socket,sys\ns=socket.socket(socket.AF_UNIX)\ns.connect(sys.argv[1])\n\
-s.sendall(b'{\"op\":\"answer\",\"session\":\"x\",\"call_id\":\"c\",\"answers\":{\"answers\":[]}}\\n')\n\
-sys.stdout.write(s.makefile().readline())";
+    // It says so without reading the request, so the peer only listens (a write could race the close).
+    let ask = "import socket,sys\ns=socket.socket(socket.AF_UNIX)\ns.connect(sys.argv[1])\nsys.stdout.write(s.makefile().readline())";
     let out = std::process::Command::new("python3")
         .args(["-c", ask, &server.path().display().to_string()])
         .uid(65534)
         .gid(65534)
         .output()
         .expect("run python3 as nobody");
-    let reply: Reply = serde_json::from_slice(&out.stdout).expect("a reply line");
+    let reply: Reply = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("a reply line ({e}); stderr: {}", String::from_utf8_lossy(&out.stderr)));
     assert!(matches!(&reply, Reply::Refused { error } if error.code == "PEER_REFUSED"), "{reply:?}");
     host.shutdown().await;
 }
