@@ -112,6 +112,10 @@ mod unix {
     const READ_TIMEOUT: Duration = Duration::from_secs(10);
     /// How long a client waits for the host's reply (answering may open a session).
     const REPLY_TIMEOUT: Duration = Duration::from_secs(120);
+    /// How long the rest of a refused request is read before the socket closes.
+    const DRAIN_TIMEOUT: Duration = Duration::from_secs(1);
+    /// How long quitting waits for requests already taken; a peer that stalls cannot hold it up.
+    const SHUTDOWN_WAIT: Duration = Duration::from_secs(3);
 
     /// A listening control socket. Dropping it stops accepting and removes the socket file;
     /// [`shutdown`](Self::shutdown) also waits for the requests already taken.
@@ -126,12 +130,12 @@ mod unix {
             &self.path
         }
 
-        /// Stops taking requests and waits for those being answered, so none reaches a host that
-        /// is shutting down.
+        /// Stops taking requests and waits (a few seconds at most) for those being answered, so
+        /// none reaches a host that is shutting down.
         pub async fn shutdown(self) {
             self.stop.cancel();
             self.requests.close();
-            self.requests.wait().await;
+            let _ = tokio::time::timeout(SHUTDOWN_WAIT, self.requests.wait()).await;
         }
     }
 
@@ -187,10 +191,11 @@ mod unix {
     async fn answer(stream: UnixStream, owner: u32, handler: Handler) {
         let same_user = stream.peer_cred().is_ok_and(|peer| peer.uid() == owner);
         let (read, mut write) = stream.into_split();
+        let mut reader = AsyncBufReader::new(read);
         let reply = if same_user {
             let mut line = Vec::new();
-            let mut reader = AsyncBufReader::new(read).take(REQUEST_LIMIT as u64 + 1);
-            match tokio::time::timeout(READ_TIMEOUT, reader.read_until(b'\n', &mut line)).await {
+            let mut limited = (&mut reader).take(REQUEST_LIMIT as u64 + 1);
+            match tokio::time::timeout(READ_TIMEOUT, limited.read_until(b'\n', &mut line)).await {
                 Ok(Ok(_)) if line.len() > REQUEST_LIMIT => refused("BAD_REQUEST", "the request is too long"),
                 Ok(Ok(_)) => {
                     let handler = handler.clone();
@@ -209,6 +214,9 @@ mod unix {
             let _ = write.write_all(&text).await;
             let _ = write.shutdown().await;
         }
+        // What the peer sent and was not read (a refused request) is drained before the socket
+        // closes: closing with unread input resets it, and the peer would lose the reply.
+        let _ = tokio::time::timeout(DRAIN_TIMEOUT, tokio::io::copy(&mut reader, &mut tokio::io::sink())).await;
     }
 
     /// Sends `request` to the host of `data_dir` and waits for its reply (blocking).

@@ -92,6 +92,21 @@ async fn bad_requests_are_refused_with_a_code_and_a_stale_or_live_socket_is_hand
         .unwrap();
         assert!(matches!(&reply, Reply::Refused { error } if error.code == "BAD_REQUEST"), "{line}: {reply:?}");
     }
+    // A request over the limit is refused as such, not cut off mid-way.
+    let path = server.path().to_path_buf();
+    let long = tokio::task::spawn_blocking(move || {
+        let mut stream = std::os::unix::net::UnixStream::connect(&path).unwrap();
+        let mut huge = vec![b'a'; (1 << 20) + 4096];
+        huge.push(b'\n');
+        stream.write_all(&huge).unwrap();
+        let mut reply = String::new();
+        BufReader::new(stream).read_line(&mut reply).unwrap();
+        serde_json::from_str::<Reply>(&reply).unwrap()
+    })
+    .await
+    .unwrap();
+    assert!(matches!(&long, Reply::Refused { error } if error.message.contains("too long")), "{long:?}");
+
     let unknown = Request::Answer { session: "nope".into(), call_id: "c".into(), answers: db("SQLite") };
     let path = dir.path().to_path_buf();
     let reply = tokio::task::spawn_blocking(move || ask(&path, unknown)).await.unwrap().unwrap();
@@ -139,8 +154,10 @@ async fn another_user_cannot_connect() {
     // Were the file opened up by mistake, the socket itself still refuses a peer of another uid.
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
     std::fs::set_permissions(server.path(), std::fs::Permissions::from_mode(0o666)).unwrap();
-    // It says so without reading the request, so the peer only listens (a write could race the close).
-    let ask = "import socket,sys\ns=socket.socket(socket.AF_UNIX)\ns.connect(sys.argv[1])\nsys.stdout.write(s.makefile().readline())";
+    // It says so before reading the request, and reads it anyway before closing: a peer that sends a
+    // moment later still gets the reply rather than a broken pipe.
+    let ask = "import socket,sys,time\ns=socket.socket(socket.AF_UNIX)\ns.connect(sys.argv[1])\ntime.sleep(0.2)\n\
+s.sendall(b'{}\\n')\nsys.stdout.write(s.makefile().readline())";
     let out = std::process::Command::new("python3")
         .args(["-c", ask, &server.path().display().to_string()])
         .uid(65534)
