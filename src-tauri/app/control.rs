@@ -1,22 +1,22 @@
 //! The app's control socket: while the window hosts the data directory, the `hark` CLI answers its
 //! questions through it (see `hark_core::control`), exactly as a notification does.
 
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
+#[cfg(unix)]
+use std::sync::Mutex;
 
 #[cfg(unix)]
-use hark_core::control::ControlServer;
-use hark_core::control::{Handler, Reply, Request};
+use hark_core::control::{ControlServer, Handler, Reply, Request};
+#[cfg(unix)]
 use hark_core::error::BoundaryError;
 
 use crate::hub::Hub;
 
-/// The listening socket, held until quit.
+/// The listening socket, held until quit (none where there is no Unix socket yet).
 #[derive(Default)]
 pub struct ControlSocket {
     #[cfg(unix)]
     server: Mutex<Option<ControlServer>>,
-    #[cfg(not(unix))]
-    server: Mutex<Option<()>>,
 }
 
 impl ControlSocket {
@@ -53,6 +53,7 @@ impl ControlSocket {
 
 /// An answer from another front door takes the notification's path: whichever applies, and a late
 /// one is admitted at once.
+#[cfg(unix)]
 fn handler(hub: &Arc<Hub>) -> Handler {
     let hub = Arc::clone(hub);
     Arc::new(move |request| match request {

@@ -30,8 +30,25 @@ fn handler(host: &Arc<Host>) -> Handler {
     })
 }
 
-fn ask(dir: &Path, request: Request) -> Result<Reply, ControlError> {
-    control::request(dir, &request)
+/// `request` sent as the CLI sends it (a blocking client, so off the runtime's threads).
+async fn ask(dir: &Path, request: Request) -> Result<Reply, ControlError> {
+    let dir = dir.to_path_buf();
+    tokio::task::spawn_blocking(move || control::request(&dir, &request)).await.unwrap()
+}
+
+/// `bytes` written to the socket as they are, and the reply line read back.
+async fn send_raw(socket: &Path, bytes: Vec<u8>) -> Reply {
+    use std::io::{BufRead, BufReader, Write};
+    let socket = socket.to_path_buf();
+    tokio::task::spawn_blocking(move || {
+        let mut stream = std::os::unix::net::UnixStream::connect(&socket).unwrap();
+        stream.write_all(&bytes).unwrap();
+        let mut reply = String::new();
+        BufReader::new(stream).read_line(&mut reply).unwrap();
+        serde_json::from_str::<Reply>(&reply).unwrap()
+    })
+    .await
+    .unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -49,19 +66,11 @@ async fn another_front_door_answers_the_hosts_question_and_the_first_answer_wins
 
     let answer =
         |label: &str| Request::Answer { session: prefix.clone(), call_id: call_id.clone(), answers: db(label) };
-    let first = tokio::task::spawn_blocking({
-        let (dir, request) = (dir.path().to_path_buf(), answer("SQLite"));
-        move || ask(&dir, request)
-    });
-    let reply = first.await.unwrap().expect("a reply");
+    let reply = ask(dir.path(), answer("SQLite")).await.expect("a reply");
     assert_eq!(reply, Reply::Answered { session_id: session.clone(), path: AnswerPath::Foreground });
     until("the question to settle", || host.pending(&session).foreground.is_empty()).await;
 
-    let second = tokio::task::spawn_blocking({
-        let (dir, request) = (dir.path().to_path_buf(), answer("Postgres"));
-        move || ask(&dir, request)
-    });
-    match second.await.unwrap().expect("a reply") {
+    match ask(dir.path(), answer("Postgres")).await.expect("a reply") {
         Reply::Refused { error } => assert_eq!(error.code, "NOT_PENDING", "told it resolved: {error:?}"),
         other => panic!("a second answer must be refused, got {other:?}"),
     }
@@ -72,7 +81,6 @@ async fn another_front_door_answers_the_hosts_question_and_the_first_answer_wins
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_requests_are_refused_with_a_code_and_a_stale_or_live_socket_is_handled() {
-    use std::io::{BufRead, BufReader, Write};
     let dir = tempfile::tempdir().unwrap();
     let host = host(dir.path());
     let server = control::serve(dir.path(), handler(&host)).expect("serve");
@@ -80,47 +88,24 @@ async fn bad_requests_are_refused_with_a_code_and_a_stale_or_live_socket_is_hand
     assert_eq!(again.err().map(|e| e.kind()), Some(std::io::ErrorKind::AddrInUse), "a live host keeps its socket");
 
     for line in ["not json\n", "{\"op\":\"delete_everything\"}\n", "{\"op\":\"answer\",\"session\":\"x\"}\n"] {
-        let path = server.path().to_path_buf();
-        let reply = tokio::task::spawn_blocking(move || {
-            let mut stream = std::os::unix::net::UnixStream::connect(&path).unwrap();
-            stream.write_all(line.as_bytes()).unwrap();
-            let mut reply = String::new();
-            BufReader::new(stream).read_line(&mut reply).unwrap();
-            serde_json::from_str::<Reply>(&reply).unwrap()
-        })
-        .await
-        .unwrap();
+        let reply = send_raw(server.path(), line.as_bytes().to_vec()).await;
         assert!(matches!(&reply, Reply::Refused { error } if error.code == "BAD_REQUEST"), "{line}: {reply:?}");
     }
     // A request over the limit is refused as such, not cut off mid-way.
-    let path = server.path().to_path_buf();
-    let long = tokio::task::spawn_blocking(move || {
-        let mut stream = std::os::unix::net::UnixStream::connect(&path).unwrap();
-        let mut huge = vec![b'a'; (1 << 20) + 4096];
-        huge.push(b'\n');
-        stream.write_all(&huge).unwrap();
-        let mut reply = String::new();
-        BufReader::new(stream).read_line(&mut reply).unwrap();
-        serde_json::from_str::<Reply>(&reply).unwrap()
-    })
-    .await
-    .unwrap();
+    let mut huge = vec![b'a'; (1 << 20) + 4096];
+    huge.push(b'\n');
+    let long = send_raw(server.path(), huge).await;
     assert!(matches!(&long, Reply::Refused { error } if error.message.contains("too long")), "{long:?}");
 
     let unknown = Request::Answer { session: "nope".into(), call_id: "c".into(), answers: db("SQLite") };
-    let path = dir.path().to_path_buf();
-    let reply = tokio::task::spawn_blocking(move || ask(&path, unknown)).await.unwrap().unwrap();
+    let reply = ask(dir.path(), unknown).await.unwrap();
     assert!(matches!(&reply, Reply::Refused { error } if error.code == "NOT_FOUND"), "{reply:?}");
 
     // The host stops: the socket goes with it, and a client is told nothing answers.
     drop(server);
     assert!(!control::socket_path(dir.path()).exists());
-    let path = dir.path().to_path_buf();
-    let gone = tokio::task::spawn_blocking(move || {
-        ask(&path, Request::Answer { session: "x".into(), call_id: "c".into(), answers: db("SQLite") })
-    })
-    .await
-    .unwrap();
+    let gone =
+        ask(dir.path(), Request::Answer { session: "x".into(), call_id: "c".into(), answers: db("SQLite") }).await;
     assert!(matches!(gone, Err(ControlError::Unavailable { .. })), "{gone:?}");
     // A socket file a dead host left behind is replaced.
     std::os::unix::net::UnixListener::bind(control::socket_path(dir.path())).map(drop).unwrap();

@@ -43,7 +43,7 @@ pub use wait::{Attached, Takeover};
 
 use crate::error::CodedError;
 use crate::question::{AnswerBatch, ErrorCode, Question, UserInteractionError};
-use crate::session::{Event, QuestionState};
+use crate::session::{Event, QuestionFold, QuestionState};
 use callers::LiveRoots;
 use events::EventBus;
 use late::Steering;
@@ -232,25 +232,30 @@ impl UserQuestionService {
     /// Continued questions of a session, in the order they were asked. Empty when the log cannot be
     /// read (the failure reaches whoever answers one).
     pub fn continued(&self, session: &str) -> Vec<ContinuedQuestion> {
-        let mut rows = Vec::new();
-        let _ = self.inner.log.with_questions(session, &mut |fold| rows = late::continued(fold, session));
-        rows
+        self.read_questions(session, |fold| late::continued(fold, session))
+    }
+
+    /// `f` on the session's question fold as the log says now; its default when the log cannot be
+    /// read (whoever then answers or records meets the failure).
+    fn read_questions<R: Default>(&self, session: &str, f: impl FnOnce(&QuestionFold) -> R) -> R {
+        let mut f = Some(f);
+        let mut out = R::default();
+        let _ = self.inner.log.with_questions(session, &mut |fold| {
+            if let Some(f) = f.take() {
+                out = f(fold);
+            }
+        });
+        out
     }
 
     /// The questions of call `call_id` as the log recorded them, whatever its state: what a surface
     /// shows of a question that just timed out, before its pending result is recorded.
     pub fn asked(&self, session: &str, call_id: &str) -> Option<Vec<Question>> {
-        let mut asked = None;
-        let _ = self.inner.log.with_questions(session, &mut |fold| {
-            asked = fold.get(call_id).map(|r| r.questions.clone());
-        });
-        asked
+        self.read_questions(session, |fold| fold.get(call_id).map(|r| r.questions.clone()))
     }
 
     fn state_of(&self, session: &str, call_id: &str) -> Option<QuestionState> {
-        let mut state = None;
-        let _ = self.inner.log.with_questions(session, &mut |fold| state = fold.get(call_id).map(|r| r.state));
-        state
+        self.read_questions(session, |fold| fold.get(call_id).map(|r| r.state))
     }
 
     /// Whether `call_id` is continued: a late answer to it may be queued (and its admission settles it).
@@ -323,9 +328,8 @@ impl UserQuestionService {
     /// was [continued](Self::is_continued) just before: the first admitted reply settles it). Every
     /// surface is told; returns whether the log agrees it settled.
     pub fn on_admitted(&self, session: &str, call_id: &str) -> bool {
-        let mut settled = false;
-        let _ = self.inner.log.with_questions(session, &mut |fold| {
-            settled = fold.get(call_id).is_some_and(|r| r.state == QuestionState::Settled && r.answered_late);
+        let settled = self.read_questions(session, |fold| {
+            fold.get(call_id).is_some_and(|r| r.state == QuestionState::Settled && r.answered_late)
         });
         if settled {
             self.inner.events.send(|| QuestionEvent::Resolved {
