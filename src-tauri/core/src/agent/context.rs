@@ -101,9 +101,10 @@ pub(super) fn request_for(config: &AgentConfig, tools: Vec<Value>, history: &His
         config.system_prompt.as_deref().map(|s| Arc::new(ChatMessage::system(s))).into_iter().collect();
     let fixed = messages.iter().map(|m| message_tokens(m)).sum::<usize>() + tools_tokens(&tools);
     let (shapes, left_out) = history.shapes();
-    let plan = plan(&shapes, left_out, budget.saturating_sub(fixed));
+    let plan = plan(shapes, left_out, budget.saturating_sub(fixed));
     // What survives the plan is shared with the history, not copied; only changed messages are new.
-    messages.extend(plan.apply(history.messages_outside(plan.drop.clone())));
+    messages.reserve(shapes.len() - plan.drop.len() + 1);
+    plan.apply_into(&mut messages, history.messages_outside(plan.drop.clone()).map(|(i, m)| (i, Arc::clone(m))));
     ModelRequest { messages, tools }
 }
 
@@ -203,10 +204,14 @@ pub(super) struct Plan {
 }
 
 impl Plan {
-    /// The fitted messages, from the messages outside `drop` with their index.
-    pub(super) fn apply(&self, messages: impl IntoIterator<Item = (usize, Arc<ChatMessage>)>) -> Vec<Arc<ChatMessage>> {
-        let messages = messages.into_iter();
-        let mut out: Vec<Arc<ChatMessage>> = Vec::with_capacity(messages.size_hint().0 + 1);
+    /// The fitted messages, from the messages outside `drop` with their index, added to `out`
+    /// (which holds only what precedes the conversation: the system prompt).
+    pub(super) fn apply_into(
+        &self,
+        out: &mut Vec<Arc<ChatMessage>>,
+        messages: impl IntoIterator<Item = (usize, Arc<ChatMessage>)>,
+    ) {
+        let first = out.len();
         for (i, mut message) in messages {
             if self.drop.contains(&i) {
                 continue;
@@ -224,16 +229,16 @@ impl Plan {
             out.push(message);
         }
         if self.note > 0 {
-            note_left_out(&mut out, self.note);
+            note_left_out(out, first, self.note);
         }
-        out
     }
 }
 
 /// Cuts `messages` down to about `budget` tokens (see [`plan`]).
 pub(super) fn fit(messages: Vec<ChatMessage>, left_out: usize, budget: usize) -> Vec<ChatMessage> {
     let shapes: Vec<Shape> = messages.iter().map(shape).collect();
-    let fitted = plan(&shapes, left_out, budget).apply(messages.into_iter().map(Arc::new).enumerate());
+    let mut fitted = Vec::with_capacity(messages.len() + 1);
+    plan(&shapes, left_out, budget).apply_into(&mut fitted, messages.into_iter().map(Arc::new).enumerate());
     fitted.into_iter().map(Arc::unwrap_or_clone).collect()
 }
 
@@ -257,7 +262,6 @@ pub(super) fn plan(shapes: &[Shape], left_out: usize, budget: usize) -> Plan {
     if total <= budget {
         return plan;
     }
-    let mut tokens: Vec<usize> = shapes.iter().map(|s| s.tokens).collect();
     let step = (budget / 4).max(1);
     let goal = |total: usize| (total - budget).div_ceil(step) * step;
     let latest = latest_step(shapes);
@@ -268,14 +272,14 @@ pub(super) fn plan(shapes: &[Shape], left_out: usize, budget: usize) -> Plan {
         if freed >= wanted {
             break;
         }
-        freed += elide(&mut plan, &mut tokens, shapes, i);
+        freed += elide(&mut plan, shapes, i);
     }
     total -= freed;
     if total <= budget {
         return plan;
     }
 
-    let (head, cut, dropped_tokens) = oldest_turns(shapes, &tokens, goal(total));
+    let (head, cut, dropped_tokens) = oldest_turns(shapes, &plan.elide, goal(total));
     plan.drop = head..cut;
     plan.note += cut - head;
     total -= dropped_tokens;
@@ -287,7 +291,7 @@ pub(super) fn plan(shapes: &[Shape], left_out: usize, budget: usize) -> Plan {
         if total <= budget {
             return plan;
         }
-        total -= elide(&mut plan, &mut tokens, shapes, i);
+        total -= elide(&mut plan, shapes, i);
     }
     plan.shorten_head = total > budget && shapes.first().is_some_and(|s| s.role == Role::User);
     plan
@@ -310,33 +314,45 @@ fn elided(bytes: usize) -> String {
 }
 
 /// Plans to elide message `i` if it is a large tool result; returns the tokens that saves.
-fn elide(plan: &mut Plan, tokens: &mut [usize], shapes: &[Shape], i: usize) -> usize {
+fn elide(plan: &mut Plan, shapes: &[Shape], i: usize) -> usize {
     let shape = shapes[i];
     if shape.role != Role::Tool || shape.bytes <= ELIDE_ABOVE_BYTES || plan.elide.binary_search(&i).is_ok() {
         return 0;
     }
-    let saved = estimate_tokens_of(shape.bytes).saturating_sub(estimate_tokens(&elided(shape.bytes)));
     let at = plan.elide.partition_point(|&e| e < i);
     plan.elide.insert(at, i);
-    tokens[i] -= saved;
-    saved
+    elision_saves(shape)
+}
+
+/// The tokens eliding a large tool result of this shape saves.
+fn elision_saves(shape: Shape) -> usize {
+    estimate_tokens_of(shape.bytes).saturating_sub(estimate_tokens(&elided(shape.bytes)))
 }
 
 /// Whole turns (a user message and everything up to the next one) to drop, oldest first, until
-/// about `wanted` tokens are freed. The opening user message stays, and so does the latest turn.
-/// Returns the head's length, where the kept turns begin, and the tokens dropped.
-fn oldest_turns(shapes: &[Shape], tokens: &[usize], wanted: usize) -> (usize, usize, usize) {
+/// about `wanted` tokens are freed, counting the results in `elided` (sorted) as their markers.
+/// The opening user message stays, and so does the latest turn. Returns the head's length, where
+/// the kept turns begin, and the tokens dropped.
+fn oldest_turns(shapes: &[Shape], elided: &[usize], wanted: usize) -> (usize, usize, usize) {
     let head = usize::from(shapes.first().is_some_and(|s| s.role == Role::User));
-    let mut cut = head;
-    let mut freed = 0;
-    // Each turn after the head begins at a user message; the last of them (the latest turn) is
-    // never passed, so that turn is never dropped.
-    for end in (head + 1..shapes.len()).filter(|&i| shapes[i].role == Role::User) {
-        if freed >= wanted {
-            break;
+    let (mut cut, mut freed, mut turn) = (head, 0, 0);
+    let mut elided = elided.iter().peekable();
+    for (i, &shape) in shapes.iter().enumerate().skip(head) {
+        // Each turn after the head begins at a user message; the latest turn is never passed, so it
+        // is never dropped.
+        if i > head && shape.role == Role::User {
+            if freed >= wanted {
+                break;
+            }
+            freed += turn;
+            turn = 0;
+            cut = i;
         }
-        freed += tokens[cut..end].iter().sum::<usize>();
-        cut = end;
+        turn += shape.tokens;
+        while elided.next_if(|&&e| e < i).is_some() {}
+        if elided.next_if_eq(&&i).is_some() {
+            turn -= elision_saves(shape);
+        }
     }
     (head, cut, freed)
 }
@@ -345,17 +361,18 @@ fn left_out_note(count: usize) -> String {
     format!("[Hark left out the {count} messages that followed here to fit the model's context.]")
 }
 
-/// Says after the opening user message (or first, without one) that `count` messages were left out.
-fn note_left_out(messages: &mut Vec<Arc<ChatMessage>>, count: usize) {
+/// Says after the opening user message (`messages[first]`, or first of the conversation, without
+/// one) that `count` messages were left out.
+fn note_left_out(messages: &mut Vec<Arc<ChatMessage>>, first: usize, count: usize) {
     let note = left_out_note(count);
-    if let Some(first) = messages.first_mut() {
-        if let ChatMessage::User { content } = Arc::make_mut(first) {
+    if let Some(opening) = messages.get_mut(first) {
+        if let ChatMessage::User { content } = Arc::make_mut(opening) {
             content.push_str("\n\n");
             content.push_str(&note);
             return;
         }
     }
-    messages.insert(0, Arc::new(ChatMessage::user(note)));
+    messages.insert(first, Arc::new(ChatMessage::user(note)));
 }
 
 #[cfg(test)]

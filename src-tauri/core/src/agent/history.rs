@@ -163,7 +163,6 @@ impl Slot {
         }
     }
 
-    /// Recounts tokens and messages after the content changed.
     /// The messages, shared.
     fn shared(&self) -> &[Arc<ChatMessage>] {
         self.shared.get_or_init(|| self.entries().into_iter().map(|e| Arc::new(e.message)).collect())
@@ -209,6 +208,11 @@ pub(crate) struct HistoryFold {
     kept_tokens: usize,
     /// Messages of the slots whose content was let go.
     forgotten_messages: usize,
+    /// The shapes of the kept messages (see [`shapes`](Self::shapes)), once asked for, then kept up
+    /// to date as the fold grows: a long session keeps thousands of messages, and every step plans
+    /// over them.
+    #[serde(skip)]
+    kept_shapes: OnceLock<Vec<Shape>>,
 }
 
 /// What a request can be built from: the conversation's head (its opening message), a count of
@@ -237,6 +241,7 @@ impl HistoryFold {
             kept_from: 0,
             kept_tokens: 0,
             forgotten_messages: 0,
+            kept_shapes: OnceLock::new(),
         }
     }
 
@@ -300,6 +305,9 @@ impl HistoryFold {
 
     fn push(&mut self, slot: Slot) {
         let tokens = slot.tokens;
+        if let Some(shapes) = self.kept_shapes.get_mut() {
+            slot.each_shape(|shape| shapes.push(shape));
+        }
         self.slots.push(slot);
         if self.slots.len() == 1 && self.slots[0].is_user() {
             // The head is kept apart from the turns after it.
@@ -314,12 +322,23 @@ impl HistoryFold {
     /// already let go: its size then grows by a result it no longer holds, which only shifts where
     /// older turns are cut.
     fn change(&mut self, index: usize, edit: impl FnOnce(&mut Vec<Option<MadeCall>>)) -> bool {
+        let last = index + 1 == self.slots.len();
         let Some(slot) = self.slots.get_mut(index) else { return false };
         let Some(Content::Assistant { calls, .. }) = slot.content.as_deref_mut() else { return false };
-        let before = slot.tokens;
+        let (before, messages_before) = (slot.tokens, slot.messages);
         edit(calls);
         slot.measure();
         let after = slot.tokens;
+        match self.kept_shapes.get_mut() {
+            // The newest message's results are what changes as a step runs: its shapes end the list.
+            Some(shapes) if last => {
+                shapes.truncate(shapes.len() - messages_before);
+                slot.each_shape(|shape| shapes.push(shape));
+            }
+            // An older one (crash repair, an old log's late result) is rare: count again when asked.
+            Some(_) => self.kept_shapes = OnceLock::new(),
+            None => {}
+        }
         if index >= self.kept_from {
             self.kept_tokens = self.kept_tokens - before + after;
         }
@@ -347,6 +366,12 @@ impl HistoryFold {
             }
         }
         let cut_tokens: usize = self.slots[self.kept_from..cut].iter().map(|s| s.tokens).sum();
+        // The kept shapes begin with the head's, then the turns being let go.
+        let head = self.slots[..self.head_len()].iter().map(|s| s.messages).sum::<usize>();
+        let gone = self.slots[self.kept_from..cut].iter().map(|s| s.messages).sum::<usize>();
+        if let Some(shapes) = self.kept_shapes.get_mut() {
+            shapes.drain(head..head + gone);
+        }
         for slot in &mut self.slots[self.kept_from..cut] {
             self.forgotten_messages += slot.messages;
             slot.content = None;
@@ -383,6 +408,7 @@ impl HistoryFold {
         self.kept_tokens = rest[forgotten..].iter().map(|s| s.tokens).sum();
         self.kept_from = 1 + forgotten;
         self.slots = std::iter::once(Slot::new(through_seq, Content::User(text))).chain(rest).collect();
+        self.kept_shapes = OnceLock::new();
         self.let_go();
     }
 
@@ -394,29 +420,33 @@ impl HistoryFold {
 
     /// The shapes of the messages [`kept`](Self::kept) holds, without copying them, and how many
     /// messages after the head are no longer held.
-    pub(super) fn shapes(&self) -> (Vec<Shape>, usize) {
-        // Sized once: a long session keeps thousands of messages, and every step asks for them.
+    pub(super) fn shapes(&self) -> (&[Shape], usize) {
+        (self.kept_shapes.get_or_init(|| self.count_shapes()), self.forgotten_messages)
+    }
+
+    /// The shapes of the kept messages, counted afresh.
+    fn count_shapes(&self) -> Vec<Shape> {
         let mut out = Vec::with_capacity(self.kept_slots().map(|s| s.messages).sum());
         for slot in self.kept_slots() {
             slot.each_shape(|shape| out.push(shape));
         }
-        (out, self.forgotten_messages)
+        out
     }
 
-    /// The messages [`kept`](Self::kept) holds with their index there, copying none in `skip`
+    /// The messages [`kept`](Self::kept) holds with their index there, visiting none in `skip`
     /// (which must hold whole slots, as whole turns do).
-    pub(super) fn messages_outside(&self, skip: std::ops::Range<usize>) -> Vec<(usize, Arc<ChatMessage>)> {
-        let kept: usize = self.kept_slots().map(|s| s.messages).sum();
-        let mut out = Vec::with_capacity(kept.saturating_sub(skip.len()));
+    pub(super) fn messages_outside(
+        &self,
+        skip: std::ops::Range<usize>,
+    ) -> impl Iterator<Item = (usize, &Arc<ChatMessage>)> + '_ {
         let mut at = 0;
-        for slot in self.kept_slots() {
-            let next = at + slot.messages;
-            if !(skip.contains(&at) && next <= skip.end) {
-                out.extend(slot.shared().iter().enumerate().map(|(i, m)| (at + i, Arc::clone(m))));
-            }
-            at = next;
-        }
-        out
+        self.kept_slots().flat_map(move |slot| {
+            let start = at;
+            at += slot.messages;
+            let skipped = skip.contains(&start) && at <= skip.end;
+            let messages: &[Arc<ChatMessage>] = if skipped { &[] } else { slot.shared() };
+            messages.iter().enumerate().map(move |(i, m)| (start + i, m))
+        })
     }
 
     /// The head and the kept turns, as messages.
@@ -496,6 +526,36 @@ mod tests {
                 ChatMessage::Tool { call_id, content } => format!("tool:{call_id}={content}"),
             })
             .collect()
+    }
+
+    #[test]
+    fn the_shapes_kept_up_to_date_step_by_step_are_the_shapes_counted_afresh() {
+        let mut events = vec![user("go")];
+        for turn in 0..60 {
+            let (a, b) = (format!("a{turn}"), format!("b{turn}"));
+            events.extend(calls(&"x".repeat(300), &[&a, &b]));
+            events.push(result(&b, &"y".repeat(500)));
+            if turn % 7 == 3 {
+                // A late result for an older call, as crash repair appends it.
+                events.push(result(&format!("a{}", turn - 1), "late"));
+            }
+            if turn % 7 != 2 {
+                events.push(result(&a, &"z".repeat(200)));
+            }
+            events.push(user(&format!("more {turn}")));
+            if turn == 40 {
+                events.push(Event::HistoryCompacted { through_seq: 50, summary: None, window_tokens: 9_000 });
+            }
+        }
+        // Small enough that older turns are let go many times over.
+        let mut fold = HistoryFold::keeping(2_000);
+        let mut forgotten = false;
+        for stored in log(events) {
+            fold.apply(&stored);
+            assert_eq!(fold.shapes().0, fold.count_shapes().as_slice(), "after seq {}", stored.seq);
+            forgotten |= fold.shapes().1 > 0;
+        }
+        assert!(forgotten, "the fold let turns go");
     }
 
     #[test]
