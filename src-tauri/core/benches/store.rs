@@ -14,7 +14,8 @@ use std::time::{Duration, Instant};
 use hark_core::agent::{history_keep_tokens, AgentConfig};
 use hark_core::live::Session;
 use hark_core::question::{
-    answered_result_text, late_answer_text, pending_result_text, Answer, AnswerBatch, Question, ToolMode, TOOL_NAME,
+    answered_result_text, late_answer_text, pending_result_text, Answer, AnswerBatch, Intent, Question, ToolMode,
+    TOOL_NAME,
 };
 use hark_core::session::{
     project_questions, project_transcript, Event, MessageSource, QuestionState, Store, ToolOutcome, DB_FILE,
@@ -128,7 +129,7 @@ fn big_session_events() -> Vec<Event> {
             Event::TurnStarted { turn_id: turn.clone(), run_id: "run".into() },
             Event::ToolCall { call_id: call.clone(), name: TOOL_NAME.into(), arguments: json!({"questions": qs}) },
         ];
-        let late = late_answer_text(&call, &qs, &batch);
+        let late = late_answer_text(&call, &Intent::Question, &qs, &batch);
         let reply = MessageSource::question_reply(&call, batch.clone());
         let tail = match q % 3 {
             0 => vec![Event::ToolResult {

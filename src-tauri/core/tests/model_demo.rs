@@ -11,8 +11,8 @@ use hark_core::model::{
     ToolCallRequest, ToolStatus, DEFAULT_DEMO_SCRIPT, DEMO_LABEL,
 };
 use hark_core::question::{
-    answered_result_text, late_answer_text, parse_request, pending_result_text, Answer, AnswerBatch, ErrorCode,
-    Question, ToolMode, UserInteractionError, TOOL_NAME,
+    answered_result_text, check_plan, late_answer_text, parse_request, pending_result_text, Answer, AnswerBatch,
+    ErrorCode, Intent, Question, ToolMode, UserInteractionError, TOOL_NAME,
 };
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
@@ -166,15 +166,29 @@ fn request_matching(condition: &Condition) -> ModelRequest {
             ask("q1", TOOL_NAME),
             ChatMessage::tool("q1", pending_result_text("q1")),
             ChatMessage::assistant("waiting"),
-            ChatMessage::user(late_answer_text("q1", &[], &AnswerBatch { answers: vec![answer("db", &["SQLite"])] })),
+            ChatMessage::user(late_answer_text(
+                "q1",
+                &Intent::Question,
+                &[],
+                &AnswerBatch { answers: vec![answer("db", &["SQLite"])] },
+            )),
         ],
-        Condition::ToolResult { tool, status, code } => {
+        Condition::ToolResult { tool, status, code, contains } => {
             let tool = tool.clone().unwrap_or_else(|| "some_tool".into());
+            let said = contains.clone().unwrap_or_default();
             let content = match status.unwrap_or(ToolStatus::Ok) {
-                ToolStatus::Ok => answered_result_text(&AnswerBatch { answers: vec![answer("db", &["SQLite"])] }),
-                ToolStatus::Pending => pending_result_text("t1"),
+                ToolStatus::Ok => {
+                    let batch = AnswerBatch { answers: vec![answer("db", &["SQLite"])] };
+                    match contains {
+                        Some(said) => {
+                            json!({ "answers": [{"id": "db", "selected": ["SQLite"]}], "note": said }).to_string()
+                        }
+                        None => answered_result_text(&batch),
+                    }
+                }
+                ToolStatus::Pending => format!("{} {said}", pending_result_text("t1")),
                 ToolStatus::Error => {
-                    json!({ "name": "E", "code": code.clone().unwrap_or_else(|| "SOME_ERROR".into()), "message": "m" })
+                    json!({ "name": "E", "code": code.clone().unwrap_or_else(|| "SOME_ERROR".into()), "message": said })
                         .to_string()
                 }
             };
@@ -220,6 +234,11 @@ fn every_question_a_script_asks_is_valid_except_the_deliberately_oversized_one()
                 let needs: &[&str] = match call.name.as_str() {
                     "list_dir" | "read_file" => &["path"],
                     "write_file" => &["path", "content"],
+                    "submit_plan" => {
+                        let plan = call.arguments["plan"].as_str().expect("a plan");
+                        check_plan(plan).unwrap_or_else(|e| panic!("{name}/{}: {e}", rule.id));
+                        &["plan"]
+                    }
                     other => panic!("{name}/{}: unknown workspace tool {other}", rule.id),
                 };
                 for key in needs {
@@ -332,7 +351,7 @@ async fn timed_continues_with_workspace_work_on_pending_and_acknowledges_the_lat
     assert_eq!(written.finish.as_deref(), Some("stop"));
 
     let batch = AnswerBatch { answers: vec![answer("db", &["SQLite"])] };
-    let late = c.user(&late_answer_text(&ask_id, &questions, &batch)).await;
+    let late = c.user(&late_answer_text(&ask_id, &Intent::Question, &questions, &batch)).await;
     assert!(late.text.contains("\"SQLite\""), "quotes the late answer: {}", late.text);
     assert!(!late.text.contains("Postgres"));
 

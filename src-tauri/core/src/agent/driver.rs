@@ -10,7 +10,7 @@ use super::{AgentError, AgentEvent, Input, Shared};
 use crate::error::CodedError;
 use crate::service::lock;
 use crate::session::{Event, TurnEndReason};
-use crate::tools::{AskUserQuestionTool, ToolRegistry};
+use crate::tools::{AskUserQuestionTool, SubmitPlanTool, ToolRegistry};
 use crate::workspace::workspace_tools;
 
 pub(super) async fn run(shared: Arc<Shared>) {
@@ -53,6 +53,10 @@ fn registry(shared: &Shared) -> ToolRegistry {
         for tool in workspace_tools(root.clone()) {
             let _ = tools.register(tool);
         }
+    }
+    if shared.config.plan_first {
+        let _ = tools.register(Arc::new(SubmitPlanTool::new(shared.deps.service.clone())));
+        tools.require_plan(Arc::clone(&shared.session) as Arc<dyn crate::tools::PlanApproval>);
     }
     tools
 }

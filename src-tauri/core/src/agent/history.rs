@@ -17,7 +17,7 @@ use crate::session::{Event, StoredEvent, ToolOutcome};
 
 /// What the model reads for a call whose result was lost when the previous run died.
 pub const UNKNOWN_OUTCOME_TEXT: &str = "TOOL_OUTCOME_UNKNOWN: Hark stopped while this tool call was running, so \
-its outcome is unknown. If it was ask_user_question, the question stays open: a late answer arrives as a user \
+its outcome is unknown. If it was ask_user_question or submit_plan, the question stays open: a late answer arrives as a user \
 message carrying `answer_to_pending_question`. Do not assume any other effect happened; check before relying on it.";
 
 /// How the model's own summary of compacted turns is introduced.

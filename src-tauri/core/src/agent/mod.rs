@@ -75,6 +75,9 @@ pub struct AgentDeps {
 #[derive(Debug, Clone)]
 pub struct AgentConfig {
     pub questions: QuestionSettings,
+    /// Plan first: the agent gets `submit_plan`, and tools that change the workspace are refused
+    /// until the person approves a plan.
+    pub plan_first: bool,
     pub step_limit: u32,
     /// Sent first in every request; `None` sends none.
     pub system_prompt: Option<String>,
@@ -91,6 +94,7 @@ impl Default for AgentConfig {
     fn default() -> Self {
         AgentConfig {
             questions: QuestionSettings::default(),
+            plan_first: false,
             step_limit: DEFAULT_STEP_LIMIT,
             system_prompt: Some(DEFAULT_SYSTEM_PROMPT.to_string()),
             context_window_tokens: DEFAULT_CONTEXT_WINDOW_TOKENS,

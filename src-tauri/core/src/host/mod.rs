@@ -20,7 +20,7 @@ use tokio::sync::broadcast;
 pub use catalogue::{catalogue, Bounds, Catalogue, ProviderPreset};
 pub use error::HostError;
 pub use lock::{HostLock, LockError, LOCK_FILE};
-pub use models::{label, questions_for, ModelSource};
+pub use models::{label, plan_first_for, questions_for, ModelSource};
 
 use crate::agent::{history_keep_tokens, Agent, AgentConfig, AgentDeps, AgentEvent};
 use crate::live::Session;
@@ -142,7 +142,11 @@ impl Host {
         let model = self.models.for_new();
         let deps = self.deps(&model)?;
         let title: String = text.lines().next().unwrap_or(text).chars().take(TITLE_CHARS).collect();
-        let config = AgentConfig { questions: questions_for(self.models.as_ref(), None), ..AgentConfig::default() };
+        let config = AgentConfig {
+            questions: questions_for(self.models.as_ref(), None),
+            plan_first: plan_first_for(self.models.as_ref(), None),
+            ..AgentConfig::default()
+        };
         let workspace = workspace.map(|w| w.to_string_lossy().into_owned());
         let session = self.sessions.create(&title, workspace.as_deref(), Some(model.clone()))?;
         let (agent, events) = Agent::attach(deps, session, config);
@@ -166,7 +170,8 @@ impl Host {
         let questions = questions_for(self.models.as_ref(), open.recorded_settings());
         let model = self.models.for_existing(open.model());
         let deps = self.deps(&model)?;
-        let config = AgentConfig { questions, ..AgentConfig::default() };
+        let plan_first = plan_first_for(self.models.as_ref(), open.recorded_plan_first());
+        let config = AgentConfig { questions, plan_first, ..AgentConfig::default() };
         let (agent, rx) = Agent::attach(deps, open, config);
         let agent = Arc::new(agent);
         guard(&self.live).insert(session.to_string(), Live { agent: Arc::clone(&agent), model_label: label(&model) });

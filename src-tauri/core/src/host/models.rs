@@ -18,6 +18,14 @@ pub trait ModelSource: Send + Sync {
     fn forced_questions(&self) -> Option<QuestionSettings>;
     /// Question settings of sessions that recorded none (new ones).
     fn default_questions(&self) -> QuestionSettings;
+    /// Plan first when this run says so (`--plan`), over what a session recorded.
+    fn forced_plan_first(&self) -> Option<bool> {
+        None
+    }
+    /// Plan first for sessions that recorded no choice (new ones).
+    fn default_plan_first(&self) -> bool {
+        false
+    }
     /// The provider for `model`; API keys are the front door's business.
     fn provider(&self, model: &ModelRef) -> Result<Arc<dyn ModelProvider>, ModelError>;
 }
@@ -26,6 +34,12 @@ pub trait ModelSource: Send + Sync {
 /// the defaults. A session keeps how it asks, as it keeps its model.
 pub fn questions_for(models: &dyn ModelSource, recorded: Option<QuestionSettings>) -> QuestionSettings {
     models.forced_questions().or(recorded).unwrap_or_else(|| models.default_questions())
+}
+
+/// Whether a session runs plan first: forced by this run, else what it last recorded, else the
+/// default. Like its model and its question settings, a session keeps the way it works.
+pub fn plan_first_for(models: &dyn ModelSource, recorded: Option<bool>) -> bool {
+    models.forced_plan_first().or(recorded).unwrap_or_else(|| models.default_plan_first())
 }
 
 /// How a model is named to the person: "Demo model (batch)", "deepseek-chat · api.deepseek.com".

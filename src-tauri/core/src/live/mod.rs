@@ -18,6 +18,7 @@ use tokio::sync::broadcast;
 
 use crate::agent::AgentEvent;
 use crate::model::ToolCallRequest;
+use crate::question::PLAN_TOOL_NAME;
 use crate::session::{
     Event, ModelRef, QuestionFold, QuestionRecord, QueuedMessage, Store, StoreError, StoredEvent, Transcript,
     TranscriptFold,
@@ -201,6 +202,14 @@ impl Session {
         lock(&self.folds).recorded_settings()
     }
 
+    /// Whether the session last ran plan first: its last `request/header` offered `submit_plan`.
+    pub fn recorded_plan_first(&self) -> Option<bool> {
+        match lock(&self.folds).last_header() {
+            Some(Event::RequestHeader { tools, .. }) => Some(tools.iter().any(|t| t == PLAN_TOOL_NAME)),
+            _ => None,
+        }
+    }
+
     /// The last `request/header` recorded.
     pub fn last_header(&self) -> Option<Event> {
         lock(&self.folds).last_header().cloned()
@@ -268,3 +277,9 @@ impl Session {
 
 #[cfg(test)]
 mod tests;
+
+impl crate::tools::PlanApproval for Session {
+    fn plan_approved(&self) -> bool {
+        lock(&self.folds).questions().plan_approved()
+    }
+}

@@ -67,7 +67,7 @@ fn late(store: &Store, id: &str) {
             id,
             Event::InboxQueued {
                 message_id: "late1".into(),
-                text: late_answer_text("q", &[question()], &answers),
+                text: late_answer_text("q", &crate::question::Intent::Question, &[question()], &answers),
                 source: MessageSource::question_reply("q", answers.clone()),
             },
         )

@@ -32,11 +32,15 @@ pub enum ErrorCode {
     NotPending,
     /// A late reply for this session already waits for admission.
     ReplyQueued,
+    /// A request's intent is unknown, or its questions do not have the shape the intent asks with.
+    BadIntent,
+    /// A tool that changes the workspace was called in a plan-first session before a plan was approved.
+    PlanNotApproved,
 }
 
 impl ErrorCode {
     /// Every code, for exhaustive tests and UIs that list them.
-    pub const ALL: [ErrorCode; 11] = [
+    pub const ALL: [ErrorCode; 13] = [
         ErrorCode::InvalidRequest,
         ErrorCode::NoProvider,
         ErrorCode::DuplicateProvider,
@@ -48,6 +52,8 @@ impl ErrorCode {
         ErrorCode::BadAnswer,
         ErrorCode::NotPending,
         ErrorCode::ReplyQueued,
+        ErrorCode::BadIntent,
+        ErrorCode::PlanNotApproved,
     ];
 
     /// The wire spelling, identical to the serde form.
@@ -64,6 +70,8 @@ impl ErrorCode {
             ErrorCode::BadAnswer => "BAD_ANSWER",
             ErrorCode::NotPending => "NOT_PENDING",
             ErrorCode::ReplyQueued => "REPLY_QUEUED",
+            ErrorCode::BadIntent => "BAD_INTENT",
+            ErrorCode::PlanNotApproved => "PLAN_NOT_APPROVED",
         }
     }
 

@@ -3,6 +3,7 @@
 
 mod answers;
 mod error;
+mod intent;
 pub mod limits;
 mod parse;
 mod problems;
@@ -13,9 +14,14 @@ mod validate;
 
 pub use answers::validate_answers;
 pub use error::{ErrorCode, UserInteractionError};
+pub use intent::{
+    check_plan, plan_review_questions, plan_review_result_text, Intent, PlanVerdict, SubmitPlanArguments,
+    APPROVE_LABEL, MAX_PLAN_CHARS, PLAN_QUESTION_ID, PLAN_TOOL_NAME,
+};
 pub use parse::parse_request;
 pub use results::{
-    answered_result_text, late_answer_text, parse_late_answer_text, pending_result_text, LATE_ANSWER_MARKER,
+    answered_result_text, late_answer_text, parse_late_answer_text, pending_result_text, result_answers,
+    LATE_ANSWER_MARKER,
 };
 pub use schema::tool_definition;
 pub use types::{

@@ -2,6 +2,7 @@
 
 use serde_json::{json, Value};
 
+use super::intent::{late_plan_fields, Intent};
 use super::types::{answers_json, question_json, Answer, AnswerBatch, Question};
 
 /// The marker key of a late-answer user message.
@@ -28,17 +29,30 @@ pub fn pending_result_text(call_id: &str) -> String {
     )
 }
 
-/// The late-answer user message text: JSON {"answer_to_pending_question": true, "call_id", "questions", "answers"}.
-pub fn late_answer_text(call_id: &str, questions: &[Question], batch: &AnswerBatch) -> String {
-    json!({
+/// The answers of a recorded answered result (`{"answers": [...], ...}`), whatever else it says.
+pub fn result_answers(content: &str) -> Option<AnswerBatch> {
+    let value: Value = serde_json::from_str(content).ok()?;
+    let answers: Vec<Answer> = serde_json::from_value(value.get("answers")?.clone()).ok()?;
+    Some(AnswerBatch { answers })
+}
+
+/// The late-answer user message text: JSON {"answer_to_pending_question": true, "call_id", "questions",
+/// "answers"}; for a plan review, the verdict's fields (`plan_review`, `feedback`, `note`) instead of
+/// the questions.
+pub fn late_answer_text(call_id: &str, intent: &Intent, questions: &[Question], batch: &AnswerBatch) -> String {
+    let mut text = json!({
         LATE_ANSWER_MARKER: true,
         "call_id": call_id,
         "note": "The user answered a question you asked earlier whose call returned pending. \
                  Take this answer into account from now on.",
         "questions": questions.iter().map(question_json).collect::<Vec<_>>(),
         "answers": answers_json(batch),
-    })
-    .to_string()
+    });
+    if let (Intent::PlanReview { .. }, Some(fields)) = (intent, text.as_object_mut()) {
+        fields.remove("questions");
+        fields.extend(late_plan_fields(batch));
+    }
+    text.to_string()
 }
 
 /// Parses a late-answer text back (for projections/UI); None when it is not one.

@@ -12,7 +12,7 @@ use super::pending::Settlement;
 use super::provider::{Caller, InteractionRequest, WaitInfo};
 use super::wait::TimedWait;
 use super::UserQuestionService;
-use crate::question::{validate_questions, AnswerBatch, ErrorCode, Question, UserInteractionError};
+use crate::question::{validate_questions, AnswerBatch, ErrorCode, Intent, Question, UserInteractionError};
 
 /// One question call as the tool (or any other host code) hands it to the service.
 #[derive(Debug, Clone)]
@@ -20,6 +20,8 @@ pub struct AskParams {
     /// The tool call id (or a host-minted id); unique among the session's open questions.
     pub call_id: String,
     pub caller: Caller,
+    /// A plain question, or a plan review (whose `questions` are `plan_review_questions()`).
+    pub intent: Intent,
     pub questions: Vec<Question>,
     /// The owning turn's abort signal.
     pub abort: CancellationToken,
@@ -72,12 +74,15 @@ impl UserQuestionService {
         params: AskParams,
         timeout: Option<Duration>,
     ) -> Result<AnswerBatch, UserInteractionError> {
-        let AskParams { call_id, caller, questions, abort } = params;
+        let AskParams { call_id, caller, intent, questions, abort } = params;
         if abort.is_cancelled() {
             return Err(aborted("the turn was aborted before the question was asked"));
         }
         self.inner.roots.check(&caller)?;
-        validate_questions(&questions)?;
+        match &intent {
+            Intent::Question => validate_questions(&questions)?,
+            review => review.check(&questions)?,
+        }
         let provider = self.inner.providers.current();
         if provider.is_none() && timeout.is_none() {
             return Err(UserInteractionError::new(
@@ -92,6 +97,7 @@ impl UserQuestionService {
             session_id: session.clone(),
             call_id: call_id.clone(),
             caller,
+            intent,
             questions,
             wait: timeout.map(|t| WaitInfo {
                 call_id: call_id.clone(),

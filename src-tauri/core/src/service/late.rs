@@ -15,7 +15,9 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::mpsc;
 
 use super::lock;
-use crate::question::{late_answer_text, validate_answers, AnswerBatch, ErrorCode, Question, UserInteractionError};
+use crate::question::{
+    late_answer_text, validate_answers, AnswerBatch, ErrorCode, Intent, Question, UserInteractionError,
+};
 use crate::session::{MessageSource, QuestionFold, QuestionState};
 
 /// A user message the service asks the agent to admit at its next step boundary (or to start a turn
@@ -37,6 +39,7 @@ pub type SteerReceiver = mpsc::UnboundedReceiver<SteerMessage>;
 pub struct ContinuedQuestion {
     pub session_id: String,
     pub call_id: String,
+    pub intent: Intent,
     pub questions: Vec<Question>,
     /// The inbox message id of a reply to this question that awaits admission.
     pub reply_queued: Option<String>,
@@ -72,7 +75,7 @@ pub(crate) fn reply(
     validate_answers(&record.questions, batch)?;
     Ok(SteerMessage {
         message_id: uuid::Uuid::new_v4().to_string(),
-        text: late_answer_text(call_id, &record.questions, batch),
+        text: late_answer_text(call_id, &record.intent, &record.questions, batch),
         source: MessageSource::question_reply(call_id, batch.clone()),
     })
 }
@@ -84,6 +87,7 @@ pub(crate) fn continued(fold: &QuestionFold, session: &str) -> Vec<ContinuedQues
         .map(|r| ContinuedQuestion {
             session_id: session.to_string(),
             call_id: r.call_id.clone(),
+            intent: r.intent.clone(),
             questions: r.questions.clone(),
             reply_queued: r.reply_queued.clone(),
         })

@@ -52,6 +52,10 @@ pub struct InteractionRequest {
     /// Key for `submit_foreground`, `cancel`, `attach` (with the session id).
     pub call_id: String,
     pub caller: Caller,
+    /// What the question is for; a surface shows a plan review as the plan with Approve and
+    /// Request changes.
+    #[serde(default)]
+    pub intent: crate::question::Intent,
     pub questions: Vec<Question>,
     /// `None` for blocking questions: closing the panel should cancel those, while a timed question
     /// closed unanswered stays answerable.

@@ -53,6 +53,7 @@ impl AskUserQuestionTool {
         let params = AskParams {
             call_id: call_id.to_string(),
             caller: ctx.caller.clone(),
+            intent: crate::question::Intent::Question,
             questions: request.questions,
             abort: ctx.abort.clone(),
         };

@@ -6,6 +6,7 @@
 mod ask_user;
 mod definition;
 mod error;
+mod plan;
 mod registry;
 
 #[cfg(test)]
@@ -19,6 +20,7 @@ pub use crate::service::BoxFuture;
 pub use ask_user::{AskUserQuestionTool, QuestionSettings};
 pub use definition::definition_of;
 pub use error::ToolError;
+pub use plan::{PlanApproval, SubmitPlanTool};
 pub use registry::ToolRegistry;
 
 use crate::error::CodedError;
@@ -79,6 +81,12 @@ pub trait ToolHandler: Send + Sync {
     /// come back unchanged.
     fn canonical_arguments(&self, args: serde_json::Value) -> serde_json::Value {
         args
+    }
+
+    /// Whether a call may change the workspace (write, delete, run): in a plan-first session such
+    /// tools wait for an approved plan. Say yes when unsure.
+    fn changes_workspace(&self) -> bool {
+        false
     }
 
     /// `args` is model output: untrusted, possibly not even the right JSON type.

@@ -3,11 +3,14 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::{ToolContext, ToolError, ToolHandler, ToolOutput};
+use super::plan::{not_approved, Gate};
+use super::{PlanApproval, ToolContext, ToolError, ToolHandler, ToolOutput};
 
 #[derive(Default, Clone)]
 pub struct ToolRegistry {
     tools: BTreeMap<String, Arc<dyn ToolHandler>>,
+    /// Set in a plan-first session: tools that change the workspace run only once it says approved.
+    plan: Option<Gate>,
 }
 
 impl std::fmt::Debug for ToolRegistry {
@@ -28,6 +31,12 @@ impl ToolRegistry {
         }
         self.tools.insert(name, tool);
         Ok(())
+    }
+
+    /// From now on, refuse tools that change the workspace with `PLAN_NOT_APPROVED` until `plan`
+    /// says approved.
+    pub fn require_plan(&mut self, plan: Arc<dyn PlanApproval>) {
+        self.plan = Some(plan);
     }
 
     pub fn get(&self, name: &str) -> Option<&Arc<dyn ToolHandler>> {
@@ -62,6 +71,9 @@ impl ToolRegistry {
         args: serde_json::Value,
     ) -> Result<ToolOutput, ToolError> {
         let tool = self.tools.get(name).ok_or_else(|| ToolError::UnknownTool(name.to_string()))?;
+        if tool.changes_workspace() && self.plan.as_ref().is_some_and(|plan| !plan.plan_approved()) {
+            return Err(not_approved(name));
+        }
         tool.handle(ctx, call_id, args).await
     }
 }

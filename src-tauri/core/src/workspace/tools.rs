@@ -44,7 +44,7 @@ pub struct WriteFileInput {
 }
 
 macro_rules! tool {
-    ($ty:ident, $input:ident, $name:literal, $run:ident) => {
+    ($ty:ident, $input:ident, $name:literal, $run:ident, changes_workspace: $changes:literal) => {
         #[derive(Debug, Clone)]
         pub struct $ty {
             root: PathBuf,
@@ -67,6 +67,10 @@ macro_rules! tool {
                 definition_of::<$input>($name)
             }
 
+            fn changes_workspace(&self) -> bool {
+                $changes
+            }
+
             fn handle<'a>(
                 &'a self,
                 _ctx: &'a ToolContext,
@@ -87,9 +91,9 @@ macro_rules! tool {
     };
 }
 
-tool!(ListDir, ListDirInput, "list_dir", list_dir);
-tool!(ReadFile, ReadFileInput, "read_file", read_file);
-tool!(WriteFile, WriteFileInput, "write_file", write_file);
+tool!(ListDir, ListDirInput, "list_dir", list_dir, changes_workspace: false);
+tool!(ReadFile, ReadFileInput, "read_file", read_file, changes_workspace: false);
+tool!(WriteFile, WriteFileInput, "write_file", write_file, changes_workspace: true);
 
 fn list_dir(root: &std::path::Path, input: ListDirInput) -> Result<String, WorkspaceError> {
     let dir = resolve(root, &input.path)?;

@@ -3,7 +3,8 @@
 
 use chrono::Utc;
 use hark_core::question::{
-    answered_result_text, late_answer_text, pending_result_text, Answer, AnswerBatch, Question, ToolMode, TOOL_NAME,
+    answered_result_text, late_answer_text, pending_result_text, Answer, AnswerBatch, Intent, Question, ToolMode,
+    TOOL_NAME,
 };
 use hark_core::session::{project_questions, Event, MessageSource, QuestionState, Store, StoredEvent, ToolOutcome};
 use serde_json::{json, Value};
@@ -58,7 +59,7 @@ pub fn failed(call_id: &str, code: &str) -> Event {
 }
 
 pub fn late_text(call_id: &str, ids: &[&str], batch: &AnswerBatch) -> String {
-    late_answer_text(call_id, &questions(ids), batch)
+    late_answer_text(call_id, &Intent::Question, &questions(ids), batch)
 }
 
 /// A late answer's source as logs before answers were recorded with it have it: the answers are in

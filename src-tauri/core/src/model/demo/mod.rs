@@ -37,6 +37,7 @@ const BUILTIN: &[(&str, &str)] = &[
     ("blocking", include_str!("../../../scripts/blocking.json")),
     ("untrusted", include_str!("../../../scripts/untrusted.json")),
     ("hello", include_str!("../../../scripts/hello.json")),
+    ("plan", include_str!("../../../scripts/plan.json")),
 ];
 
 /// The reply when no rule matches: visible, harmless, and it ends the turn.

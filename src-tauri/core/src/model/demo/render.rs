@@ -5,7 +5,7 @@ use serde_json::Value;
 use super::script::Reply;
 use super::trigger::{ToolResultInfo, Trigger};
 use crate::model::types::ToolCallRequest;
-use crate::question::AnswerBatch;
+use crate::question::{result_answers, AnswerBatch, PlanVerdict};
 
 /// Longest excerpt of user text or a tool result copied into a reply.
 const MAX_QUOTE_CHARS: usize = 300;
@@ -25,6 +25,7 @@ pub(super) struct Context {
     call_id: Option<String>,
     error_code: Option<String>,
     error_message: Option<String>,
+    feedback: Option<String>,
     result: Option<String>,
     user_text: Option<String>,
 }
@@ -37,6 +38,7 @@ impl Context {
             Trigger::LateAnswer { call_id, answers } => {
                 ctx.call_id = Some(call_id.clone());
                 ctx.answers = Some(describe_answers(answers));
+                ctx.feedback = feedback(answers);
             }
             Trigger::ToolResults(_) | Trigger::Nothing => {}
         }
@@ -45,7 +47,9 @@ impl Context {
             ctx.error_code = r.code.clone();
             ctx.error_message = r.message.clone();
             ctx.result = Some(quote_excerpt(&r.content));
-            ctx.answers = serde_json::from_str::<AnswerBatch>(&r.content).ok().map(|b| describe_answers(&b));
+            let answers = result_answers(&r.content);
+            ctx.answers = answers.as_ref().map(describe_answers);
+            ctx.feedback = answers.as_ref().and_then(feedback);
         }
         ctx
     }
@@ -56,6 +60,7 @@ impl Context {
             "call_id" => &self.call_id,
             "error_code" => &self.error_code,
             "error_message" => &self.error_message,
+            "feedback" => &self.feedback,
             "result" => &self.result,
             "user_text" => &self.user_text,
             _ => &None,
@@ -105,6 +110,14 @@ impl Context {
                 })
                 .collect(),
         }
+    }
+}
+
+/// What the person typed when asking for changes to a plan, if they did.
+fn feedback(batch: &AnswerBatch) -> Option<String> {
+    match PlanVerdict::of(batch) {
+        PlanVerdict::ChangesRequested { feedback } => feedback.map(|f| quote_excerpt(&f)),
+        PlanVerdict::Approved => None,
     }
 }
 

@@ -13,12 +13,12 @@
 //! `when.kind` is one of `start` (the first user message), `user_text` (a later one), `late_answer`
 //! (a user message carrying `answer_to_pending_question`), `tool_result` (matched against every
 //! tool result after the last assistant message; `tool`, `status` = ok | pending | error and `code`
-//! narrow it) and `any`. `start` and `user_text` take an optional case-insensitive `contains`.
+//! and `contains` narrow it) and `any`. `start` and `user_text` take an optional case-insensitive `contains`.
 //!
 //! Reply strings (text, reasoning and every string inside tool arguments) may use `{{answers}}`
 //! (the answer labels of the matched answered result or late answer, quoted), `{{call_id}}`,
-//! `{{error_code}}`, `{{error_message}}`, `{{result}}` (an excerpt of the matched tool result) and
-//! `{{user_text}}`.
+//! `{{error_code}}`, `{{error_message}}`, `{{feedback}}` (what the person typed when asking for
+//! changes to a plan), `{{result}}` (an excerpt of the matched tool result) and `{{user_text}}`.
 
 use std::collections::HashSet;
 
@@ -28,7 +28,8 @@ use serde_json::Value;
 use crate::model::error::ModelError;
 
 /// The placeholders a reply may use.
-pub(super) const PLACEHOLDERS: &[&str] = &["answers", "call_id", "error_code", "error_message", "result", "user_text"];
+pub(super) const PLACEHOLDERS: &[&str] =
+    &["answers", "call_id", "error_code", "error_message", "feedback", "result", "user_text"];
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -67,6 +68,9 @@ pub enum Condition {
         /// An error code such as `ASK_CANCELLED`; only with `status: "error"`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         code: Option<String>,
+        /// Text the result must contain (case-insensitive), e.g. `changes_requested`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        contains: Option<String>,
     },
     Any,
 }
@@ -195,9 +199,9 @@ impl Condition {
             (Condition::UserText { contains: a }, Condition::UserText { contains: b }) => text_narrower(a, b),
             (Condition::LateAnswer, Condition::LateAnswer) => true,
             (
-                Condition::ToolResult { tool: t1, status: s1, code: c1 },
-                Condition::ToolResult { tool: t2, status: s2, code: c2 },
-            ) => narrower(t1, t2) && narrower(s1, s2) && narrower(c1, c2),
+                Condition::ToolResult { tool: t1, status: s1, code: c1, contains: x1 },
+                Condition::ToolResult { tool: t2, status: s2, code: c2, contains: x2 },
+            ) => narrower(t1, t2) && narrower(s1, s2) && narrower(c1, c2) && text_narrower(x1, x2),
             _ => false,
         }
     }

@@ -70,12 +70,13 @@ impl Trigger {
                 contains_ci(text, contains.as_deref()).then_some(None)
             }
             (Condition::LateAnswer, Trigger::LateAnswer { .. }) => Some(None),
-            (Condition::ToolResult { tool, status, code }, Trigger::ToolResults(results)) => results
+            (Condition::ToolResult { tool, status, code, contains }, Trigger::ToolResults(results)) => results
                 .iter()
                 .find(|r| {
                     tool.as_ref().is_none_or(|t| *t == r.tool)
                         && status.is_none_or(|s| s == r.status)
                         && code.as_ref().is_none_or(|c| Some(c) == r.code.as_ref())
+                        && contains_ci(&r.content, contains.as_deref())
                 })
                 .map(Some),
             _ => None,

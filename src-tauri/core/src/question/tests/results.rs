@@ -47,7 +47,7 @@ fn pending_text_escapes_the_call_id() {
 fn late_answer_text_round_trips() {
     let questions = vec![question("db", &["SQLite", "Postgres"], false), question("name", &[], false)];
     let batch = AnswerBatch { answers: vec![pick("db", &["Postgres"]), custom("name", "x")] };
-    let text = late_answer_text("call_7", &questions, &batch);
+    let text = late_answer_text("call_7", &Intent::Question, &questions, &batch);
     let v: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v[LATE_ANSWER_MARKER], json!(true));
     assert_eq!(v["call_id"], json!("call_7"));
@@ -113,7 +113,9 @@ fn every_code_spells_the_same_everywhere() {
             "DELEGATED_CALLER",
             "BAD_ANSWER",
             "NOT_PENDING",
-            "REPLY_QUEUED"
+            "REPLY_QUEUED",
+            "BAD_INTENT",
+            "PLAN_NOT_APPROVED"
         ]
     );
 }

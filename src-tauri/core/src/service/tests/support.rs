@@ -89,6 +89,7 @@ pub fn params(call_id: &str, questions: Vec<Question>) -> AskParams {
     AskParams {
         call_id: call_id.into(),
         caller: Caller::root(SESSION, ROOT),
+        intent: crate::question::Intent::Question,
         questions,
         abort: CancellationToken::new(),
     }

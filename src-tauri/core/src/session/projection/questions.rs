@@ -8,7 +8,10 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::question::{validate_answers, validate_questions, AnswerBatch, Question, ToolMode, TOOL_NAME};
+use crate::question::{
+    check_plan, plan_review_questions, result_answers, validate_answers, validate_questions, AnswerBatch, Intent,
+    PlanVerdict, Question, SubmitPlanArguments, ToolMode, PLAN_TOOL_NAME, TOOL_NAME,
+};
 use crate::session::events::{Event, StoredEvent, ToolOutcome};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS)]
@@ -26,6 +29,9 @@ pub enum QuestionState {
 pub struct QuestionRecord {
     pub call_id: String,
     pub state: QuestionState,
+    /// A plan review (a `submit_plan` call) or a plain question.
+    #[serde(default)]
+    pub intent: Intent,
     /// Asked under the timed schema (decided by the `request/header` in force at the call), even when
     /// the model chose `timeout: -1`.
     pub timed: bool,
@@ -109,6 +115,17 @@ impl QuestionFold {
         self.slots.into_iter().flatten().collect()
     }
 
+    /// Whether the latest plan review the person settled approved its plan: what lets a plan-first
+    /// session change its workspace. A review still waiting changes nothing, so a second plan does
+    /// not take back an approval until the person asks for changes to it.
+    pub fn plan_approved(&self) -> bool {
+        self.records()
+            .filter(|r| r.intent.is_plan_review() && r.state == QuestionState::Settled)
+            .last()
+            .and_then(|r| r.answers.as_ref())
+            .is_some_and(|batch| PlanVerdict::of(batch) == PlanVerdict::Approved)
+    }
+
     pub fn counts(&self) -> QuestionCounts {
         self.records().fold(QuestionCounts::default(), |mut c, r| {
             match r.state {
@@ -123,17 +140,27 @@ impl QuestionFold {
     fn open(&mut self, call_id: &str, name: &str, arguments: &serde_json::Value) -> bool {
         // A repeated call id keeps the first call: ids are the model's, and the first one is what any
         // answer was given to.
-        if name != TOOL_NAME || self.by_call.contains_key(call_id) {
+        if self.by_call.contains_key(call_id) {
             return false;
         }
-        let Some(questions) = recorded_questions(arguments) else {
-            return false;
+        let (intent, questions, timed) = match name {
+            TOOL_NAME => match recorded_questions(arguments) {
+                Some(questions) => (Intent::Question, questions, self.mode == Some(ToolMode::Timed)),
+                None => return false,
+            },
+            // A plan review always waits in the foreground, whatever the schema.
+            PLAN_TOOL_NAME => match recorded_plan(arguments) {
+                Some(plan) => (Intent::PlanReview { plan }, plan_review_questions(), false),
+                None => return false,
+            },
+            _ => return false,
         };
         self.by_call.insert(call_id.to_string(), self.slots.len());
         self.slots.push(Some(QuestionRecord {
             call_id: call_id.to_string(),
             state: QuestionState::Open,
-            timed: self.mode == Some(ToolMode::Timed),
+            intent,
+            timed,
             questions,
             answers: None,
             answered_late: false,
@@ -234,25 +261,33 @@ impl QuestionFold {
     }
 }
 
-/// The questions of a recorded `ask_user_question` call, when its arguments were valid. Arguments
-/// stored as a string (the model sent text that was not JSON at the time) are given one parse attempt.
+/// Recorded arguments as JSON. Arguments stored as a string (the model sent text that was not JSON
+/// at the time) are given one parse attempt.
+fn recorded_json(arguments: &serde_json::Value) -> Option<std::borrow::Cow<'_, serde_json::Value>> {
+    match arguments {
+        serde_json::Value::String(raw) => serde_json::from_str(raw).ok().map(std::borrow::Cow::Owned),
+        other => Some(std::borrow::Cow::Borrowed(other)),
+    }
+}
+
+/// The questions of a recorded `ask_user_question` call, when its arguments were valid.
 pub fn recorded_questions(arguments: &serde_json::Value) -> Option<Vec<Question>> {
-    let parsed;
-    let args = match arguments {
-        serde_json::Value::String(raw) => {
-            parsed = serde_json::from_str::<serde_json::Value>(raw).ok()?;
-            &parsed
-        }
-        other => other,
-    };
+    let args = recorded_json(arguments)?;
     let questions: Vec<Question> = serde_json::from_value(args.get("questions")?.clone()).ok()?;
     validate_questions(&questions).ok()?;
     Some(questions)
 }
 
+/// The plan of a recorded `submit_plan` call, when its arguments were valid.
+fn recorded_plan(arguments: &serde_json::Value) -> Option<String> {
+    let args: SubmitPlanArguments = serde_json::from_value(recorded_json(arguments)?.into_owned()).ok()?;
+    check_plan(&args.plan).ok()?;
+    Some(args.plan)
+}
+
 /// The answers of an `ok` result, when they are a valid batch for these questions.
 fn valid_batch(questions: &[Question], content: &str) -> Option<AnswerBatch> {
-    let batch: AnswerBatch = serde_json::from_str(content).ok()?;
+    let batch = result_answers(content)?;
     validate_answers(questions, &batch).ok()?;
     Some(batch)
 }

@@ -99,8 +99,8 @@ pub enum TranscriptItem {
         arguments: serde_json::Value,
         result: Option<ToolResultView>,
         /// For `ask_user_question` calls still in the question projection: its final state, including
-        /// a late answer that settled it after its own result said pending.
-        question: Option<QuestionRecord>,
+        /// a late answer that settled it after its own result said pending. Boxed: most calls have none.
+        question: Option<Box<QuestionRecord>>,
         /// The answers of a late reply waiting in the inbox for admission.
         queued_answers: Option<AnswerBatch>,
     },
@@ -332,7 +332,7 @@ impl TranscriptFold {
                     arguments: arguments.clone(),
                     result: None,
                     // What a window is sent now; a whole projection fills in the final state.
-                    question: questions.get(call_id).cloned(),
+                    question: questions.get(call_id).cloned().map(Box::new),
                     queued_answers: None,
                 };
                 let place = self.push(at, item, out);
@@ -536,7 +536,7 @@ impl TranscriptFold {
                 self.turns.get_mut(t).and_then(|turn| turn.items.get_mut(i))
             {
                 *queued_answers = answers;
-                *question = record;
+                *question = record.map(Box::new);
             }
         }
         let queued = self.queued(questions, inbox);

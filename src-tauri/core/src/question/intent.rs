@@ -1,0 +1,221 @@
+//! What a question is for. Most are plain questions; a plan review asks the person to approve the
+//! plan the agent submitted, or to say what to change. Both travel the same path (the blocking
+//! ask, the panel, notifications, late answers after a crash); only the request's shape, what the
+//! panel shows and what the model reads back differ, and all three are decided here.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use super::error::{ErrorCode, UserInteractionError};
+use super::types::{answers_json, Answer, AnswerBatch, Question, QuestionOption};
+
+/// The model-facing name of the tool that submits a plan for review.
+pub const PLAN_TOOL_NAME: &str = "submit_plan";
+/// The longest plan, in characters: a page or two of Markdown.
+pub const MAX_PLAN_CHARS: usize = 20_000;
+/// The id of a plan review's one question, echoed in its answer.
+pub const PLAN_QUESTION_ID: &str = "plan";
+/// The option that approves a plan. Any other answer asks for changes; typed text is the feedback.
+pub const APPROVE_LABEL: &str = "Approve";
+
+/// What a question is for. Serialized as `{"kind": "question"}` or `{"kind": "plan_review", "plan"}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Intent {
+    #[default]
+    Question,
+    /// Approve `plan` (Markdown, model text: rendered safely, never as HTML) or request changes.
+    PlanReview { plan: String },
+}
+
+impl Intent {
+    /// The intent named by `kind` (as a front door or another process sends it), with its plan.
+    /// An unknown kind is `BAD_INTENT`, never a plain question.
+    pub fn parse(kind: &str, plan: Option<String>) -> Result<Intent, UserInteractionError> {
+        match (kind, plan) {
+            ("question", None) => Ok(Intent::Question),
+            ("plan_review", Some(plan)) => Ok(Intent::PlanReview { plan }),
+            ("plan_review", None) => Err(bad_intent("a plan review needs the plan it reviews")),
+            ("question", Some(_)) => Err(bad_intent("a plain question carries no plan")),
+            (other, _) => Err(bad_intent(&format!("{other:?} is not an intent; use \"question\" or \"plan_review\""))),
+        }
+    }
+
+    pub fn is_plan_review(&self) -> bool {
+        matches!(self, Intent::PlanReview { .. })
+    }
+
+    /// Whether `questions` have the shape this intent asks with: any valid batch for a plain
+    /// question (checked by `validate_questions`), exactly [`plan_review_questions`] and a plan of
+    /// 1 to [`MAX_PLAN_CHARS`] characters for a plan review. A misfit is `BAD_INTENT`.
+    pub fn check(&self, questions: &[Question]) -> Result<(), UserInteractionError> {
+        let Intent::PlanReview { plan } = self else { return Ok(()) };
+        check_plan(plan).map_err(|message| bad_intent(&message))?;
+        if questions != plan_review_questions().as_slice() {
+            return Err(bad_intent("a plan review asks its own question (Approve, or say what to change), no other"));
+        }
+        Ok(())
+    }
+}
+
+fn bad_intent(message: &str) -> UserInteractionError {
+    UserInteractionError::new(ErrorCode::BadIntent, message)
+}
+
+/// A plan's problem, if it has one.
+pub fn check_plan(plan: &str) -> Result<(), String> {
+    let chars = plan.chars().count();
+    if plan.trim().is_empty() {
+        return Err("the plan is empty; describe the steps you will take".into());
+    }
+    if chars > MAX_PLAN_CHARS {
+        return Err(format!("the plan has {chars} characters, at most {MAX_PLAN_CHARS}; summarise it"));
+    }
+    Ok(())
+}
+
+/// The arguments of `submit_plan`.
+///
+/// Submit your plan for the user's review before changing anything in the workspace. The user
+/// approves it or says what to change; until a plan is approved, tools that change the workspace are
+/// refused with PLAN_NOT_APPROVED. Reading is always allowed. After a change request, revise the plan
+/// and submit it again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SubmitPlanArguments {
+    /// The plan in Markdown: the steps you will take and the files you will change.
+    #[schemars(length(min = 1, max = MAX_PLAN_CHARS))]
+    pub plan: String,
+}
+
+/// The one question a plan review asks: approve, or type what to change.
+pub fn plan_review_questions() -> Vec<Question> {
+    vec![Question {
+        id: PLAN_QUESTION_ID.into(),
+        question: "Approve this plan, or say what to change?".into(),
+        header: Some("Plan".into()),
+        options: vec![QuestionOption {
+            label: APPROVE_LABEL.into(),
+            description: Some("Let the agent carry it out".into()),
+        }],
+        multi_select: false,
+    }]
+}
+
+/// What the person decided about a plan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PlanVerdict {
+    Approved,
+    /// With what they typed, if anything.
+    ChangesRequested {
+        feedback: Option<String>,
+    },
+}
+
+impl PlanVerdict {
+    /// The verdict an answer batch gives: approved only when "Approve" alone was chosen.
+    pub fn of(batch: &AnswerBatch) -> PlanVerdict {
+        match batch.get(PLAN_QUESTION_ID) {
+            Some(Answer { selected, custom: None, .. }) if selected.len() == 1 && selected[0] == APPROVE_LABEL => {
+                PlanVerdict::Approved
+            }
+            Some(Answer { custom, .. }) => {
+                PlanVerdict::ChangesRequested { feedback: custom.clone().filter(|c| !c.trim().is_empty()) }
+            }
+            None => PlanVerdict::ChangesRequested { feedback: None },
+        }
+    }
+
+    /// The batch that gives this verdict, as a surface sends it.
+    pub fn batch(&self) -> AnswerBatch {
+        let answer = match self {
+            PlanVerdict::Approved => {
+                Answer { id: PLAN_QUESTION_ID.into(), selected: vec![APPROVE_LABEL.into()], custom: None }
+            }
+            PlanVerdict::ChangesRequested { feedback } => {
+                Answer { id: PLAN_QUESTION_ID.into(), selected: Vec::new(), custom: feedback.clone() }
+            }
+        };
+        AnswerBatch { answers: vec![answer] }
+    }
+
+    /// The fields the model reads: `plan_review`, the feedback, and what to do next.
+    fn fields(&self) -> serde_json::Map<String, serde_json::Value> {
+        let value = match self {
+            PlanVerdict::Approved => json!({
+                "plan_review": "approved",
+                "note": "The user approved your plan. Carry it out; tools that change the workspace are allowed now.",
+            }),
+            PlanVerdict::ChangesRequested { feedback } => json!({
+                "plan_review": "changes_requested",
+                "feedback": feedback.as_deref().unwrap_or("(the user gave no details)"),
+                "note": "The user did not approve the plan. Revise it as they ask and call submit_plan again; \
+                         tools that change the workspace stay refused until a plan is approved.",
+            }),
+        };
+        match value {
+            serde_json::Value::Object(map) => map,
+            _ => serde_json::Map::new(),
+        }
+    }
+}
+
+/// The tool result for an answered plan review: the verdict and the answers.
+pub fn plan_review_result_text(batch: &AnswerBatch) -> String {
+    let mut fields = PlanVerdict::of(batch).fields();
+    fields.insert("answers".into(), answers_json(batch));
+    serde_json::Value::Object(fields).to_string()
+}
+
+/// The verdict's fields for a late answer to a plan review (what the late-answer message adds).
+pub(super) fn late_plan_fields(batch: &AnswerBatch) -> serde_json::Map<String, serde_json::Value> {
+    PlanVerdict::of(batch).fields()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unknown_intent_is_bad_intent_and_never_a_plain_question() {
+        for (kind, plan) in [("approval", None), ("", None), ("plan_review", None), ("question", Some("x".into()))] {
+            let e = Intent::parse(kind, plan).unwrap_err();
+            assert_eq!(e.code, ErrorCode::BadIntent, "{kind}");
+        }
+        assert_eq!(Intent::parse("question", None).unwrap(), Intent::Question);
+        let review = Intent::parse("plan_review", Some("1. do it".into())).unwrap();
+        assert_eq!(review, Intent::PlanReview { plan: "1. do it".into() });
+    }
+
+    #[test]
+    fn a_plan_review_asks_its_own_question_about_a_real_plan() {
+        let review = Intent::PlanReview { plan: "1. write the file".into() };
+        review.check(&plan_review_questions()).unwrap();
+        let mut other = plan_review_questions();
+        other[0].question = "Deploy now?".into();
+        assert_eq!(review.check(&other).unwrap_err().code, ErrorCode::BadIntent);
+        for plan in ["  ".to_string(), "x".repeat(MAX_PLAN_CHARS + 1)] {
+            let e = Intent::PlanReview { plan }.check(&plan_review_questions()).unwrap_err();
+            assert_eq!(e.code, ErrorCode::BadIntent);
+        }
+        // A plain question does not check the shape here (validate_questions does).
+        Intent::Question.check(&other).unwrap();
+    }
+
+    #[test]
+    fn only_approve_approves_and_typed_text_is_the_feedback() {
+        assert_eq!(PlanVerdict::of(&PlanVerdict::Approved.batch()), PlanVerdict::Approved);
+        let change = PlanVerdict::ChangesRequested { feedback: Some("use a table".into()) };
+        assert_eq!(PlanVerdict::of(&change.batch()), change);
+        let skipped = AnswerBatch { answers: vec![Answer::skip(PLAN_QUESTION_ID)] };
+        assert_eq!(PlanVerdict::of(&skipped), PlanVerdict::ChangesRequested { feedback: None });
+        let text: serde_json::Value = serde_json::from_str(&plan_review_result_text(&change.batch())).unwrap();
+        assert_eq!(text["plan_review"], "changes_requested");
+        assert_eq!(text["feedback"], "use a table");
+        assert_eq!(text["answers"][0]["custom"], "use a table");
+        let text: serde_json::Value =
+            serde_json::from_str(&plan_review_result_text(&PlanVerdict::Approved.batch())).unwrap();
+        assert_eq!(text["plan_review"], "approved");
+    }
+}

@@ -1,0 +1,84 @@
+//! Plan-first sessions: the `submit_plan` tool, which asks the person to review the agent's plan on
+//! the blocking path, and the rule that tools changing the workspace wait for an approved plan.
+
+use std::sync::Arc;
+
+use super::{definition_of, BoxFuture, ToolContext, ToolError, ToolHandler, ToolOutput};
+use crate::question::{
+    check_plan, plan_review_questions, plan_review_result_text, ErrorCode, Intent, SubmitPlanArguments,
+    UserInteractionError, PLAN_TOOL_NAME,
+};
+use crate::service::{AskParams, UserQuestionService};
+
+/// Whether the session's plan is approved, read when a tool that changes the workspace is called
+/// (the live session answers from its question fold, so an approval given late counts at once).
+pub trait PlanApproval: Send + Sync {
+    fn plan_approved(&self) -> bool;
+}
+
+/// The refusal of a workspace change before a plan was approved.
+pub(super) fn not_approved(tool: &str) -> ToolError {
+    UserInteractionError::new(
+        ErrorCode::PlanNotApproved,
+        format!(
+            "{tool} changes the workspace, and this session works plan first: call {PLAN_TOOL_NAME} with your \
+             plan and wait for the user to approve it. Reading tools work meanwhile."
+        ),
+    )
+    .into()
+}
+
+/// `submit_plan`: one plan review, asked like a blocking question.
+#[derive(Debug, Clone)]
+pub struct SubmitPlanTool {
+    service: UserQuestionService,
+}
+
+impl SubmitPlanTool {
+    pub fn new(service: UserQuestionService) -> Self {
+        SubmitPlanTool { service }
+    }
+
+    async fn run(&self, ctx: &ToolContext, call_id: &str, args: serde_json::Value) -> Result<ToolOutput, ToolError> {
+        let args: SubmitPlanArguments = serde_json::from_value(args).map_err(|e| {
+            UserInteractionError::invalid_request(format!(
+                "{PLAN_TOOL_NAME}: invalid arguments ({e}); send {{\"plan\": \"...Markdown...\"}}"
+            ))
+        })?;
+        check_plan(&args.plan).map_err(|problem| {
+            UserInteractionError::invalid_request(format!("{PLAN_TOOL_NAME}: {problem}; call it again"))
+        })?;
+        let params = AskParams {
+            call_id: call_id.to_string(),
+            caller: ctx.caller.clone(),
+            intent: Intent::PlanReview { plan: args.plan },
+            questions: plan_review_questions(),
+            abort: ctx.abort.clone(),
+        };
+        // A plan review never times out: nothing that changes the workspace may run until it is decided.
+        let batch = self.service.ask(params).await?;
+        Ok(ToolOutput::ok(plan_review_result_text(&batch)))
+    }
+}
+
+impl ToolHandler for SubmitPlanTool {
+    fn name(&self) -> &str {
+        PLAN_TOOL_NAME
+    }
+
+    fn definition(&self) -> serde_json::Value {
+        definition_of::<SubmitPlanArguments>(PLAN_TOOL_NAME)
+    }
+
+    fn handle<'a>(
+        &'a self,
+        ctx: &'a ToolContext,
+        call_id: &'a str,
+        args: serde_json::Value,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        Box::pin(self.run(ctx, call_id, args))
+    }
+}
+
+/// What a registry checks before running a tool that changes the workspace.
+pub(super) type Gate = Arc<dyn PlanApproval>;
