@@ -69,6 +69,7 @@ async fn answer(typed: &str, call_id: &str, answers: &str) -> ExitCode {
         flags: ModelFlags::default(),
         forced: None,
         timeout: QuestionSettings::default().default_timeout_secs,
+        plan_first: false,
     };
     let dir = match chosen_dir() {
         Ok(dir) => dir,

@@ -118,6 +118,8 @@ pub(crate) struct CliModels {
     pub forced: Option<QuestionSettings>,
     /// The default timeout of a new session's timed calls.
     pub timeout: u64,
+    /// `--plan`: plan first, on new and resumed sessions alike.
+    pub plan_first: bool,
 }
 
 impl ModelSource for CliModels {
@@ -135,6 +137,14 @@ impl ModelSource for CliModels {
 
     fn default_questions(&self) -> QuestionSettings {
         QuestionSettings { mode: ToolMode::Legacy, default_timeout_secs: self.timeout }
+    }
+
+    fn forced_plan_first(&self) -> Option<bool> {
+        self.plan_first.then_some(true)
+    }
+
+    fn default_plan_first(&self) -> bool {
+        false
     }
 
     fn provider(&self, model: &ModelRef) -> Result<Arc<dyn ModelProvider>, ModelError> {
@@ -246,6 +256,7 @@ struct ChatArgs {
     flags: ModelFlags,
     timed: bool,
     timeout: u64,
+    plan_first: bool,
     workspace: Option<PathBuf>,
     prompt: Option<String>,
 }
@@ -256,6 +267,7 @@ fn parse(args: &[String]) -> Result<ChatArgs, String> {
         flags: ModelFlags::default(),
         timed: false,
         timeout: QuestionSettings::default().default_timeout_secs,
+        plan_first: false,
         workspace: None,
         prompt: None,
     };
@@ -276,6 +288,7 @@ fn parse(args: &[String]) -> Result<ChatArgs, String> {
             "--script" => parsed.flags.script = Some(value("--script")?),
             "--workspace" => parsed.workspace = Some(PathBuf::from(value("--workspace")?)),
             "--timed" => parsed.timed = true,
+            "--plan" => parsed.plan_first = true,
             "--timeout" => parsed.timeout = parse_timeout_secs(&value("--timeout")?)?,
             flag if flag.starts_with("--") => return Err(format!("chat: unknown option {flag:?}")),
             word => words.push(word.to_string()),
@@ -305,7 +318,8 @@ pub fn run(args: &[String]) -> ExitCode {
 async fn chat(args: ChatArgs) -> ExitCode {
     let terminal = Terminal::stdin();
     let forced = args.timed.then_some(QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: args.timeout });
-    let host = match terminal.host(CliModels { flags: args.flags.clone(), forced, timeout: args.timeout }) {
+    let models = CliModels { flags: args.flags.clone(), forced, timeout: args.timeout, plan_first: args.plan_first };
+    let host = match terminal.host(models) {
         Ok(h) => h,
         Err(code) => return code,
     };

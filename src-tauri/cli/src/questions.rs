@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use hark_core::question::{AnswerBatch, Question};
+use hark_core::question::{AnswerBatch, Intent, Question};
 use hark_core::session::{project_questions, QuestionRecord, QuestionState};
 
 use crate::data::{self, safe_text};
@@ -36,7 +36,11 @@ fn render(records: &[QuestionRecord]) -> String {
             QuestionState::Settled if r.answered_late => "settled (answered late)",
             QuestionState::Settled => "settled",
         };
-        let mode = if r.timed { "keeps working after a timeout" } else { "waits for the answer" };
+        let mode = match (&r.intent, r.timed) {
+            (Intent::PlanReview { .. }, _) => "plan review: writes wait for the approval",
+            (_, true) => "keeps working after a timeout",
+            (_, false) => "waits for the answer",
+        };
         out.push_str(&format!("{}  {state}  {mode}\n", safe_text(&r.call_id, 80)));
         for q in &r.questions {
             out.push_str(&format!("  {}: {}{}\n", safe_text(&q.id, 40), safe_text(&q.question, 200), options(q)));

@@ -5,7 +5,9 @@
 use std::io::Write;
 use std::sync::Arc;
 
-use hark_core::question::{validate_answers, Answer, AnswerBatch, ErrorCode, Question, UserInteractionError};
+use hark_core::question::{
+    validate_answers, Answer, AnswerBatch, ErrorCode, Intent, PlanVerdict, Question, UserInteractionError,
+};
 use hark_core::service::{BoxFuture, InteractionProvider, InteractionRequest};
 use tokio::io::AsyncBufReadExt;
 use tokio::sync::Notify;
@@ -133,6 +135,30 @@ impl InteractionProvider for StdioProvider {
                 .as_ref()
                 .and_then(|w| Instant::now().checked_add(std::time::Duration::from_millis(w.timeout_ms)));
             let mut guard = Withdrawn { armed: true, call_id: request.call_id.clone() };
+            // Stdin closed: the front door aborts the turn, which rejects this question with
+            // ASK_ABORTED before the model can take another step.
+            let closed = || async {
+                say("\n");
+                self.eof.notify_one();
+                let _ = tokio::time::timeout(std::time::Duration::from_secs(5), request.abort.cancelled()).await;
+                Err(aborted("stdin closed before the question was answered"))
+            };
+            if let Intent::PlanReview { plan } = &request.intent {
+                say(&render_review(plan));
+                loop {
+                    let Some(line) = lines.next().await else {
+                        guard.armed = false;
+                        return closed().await;
+                    };
+                    match parse_review_line(&line) {
+                        Ok(verdict) => {
+                            guard.armed = false;
+                            return Ok(verdict.batch());
+                        }
+                        Err(reason) => say(&format!("  {reason}\n{REVIEW_PROMPT}")),
+                    }
+                }
+            }
             let mut answers = Vec::new();
             let total = request.questions.len();
             for (i, q) in request.questions.iter().enumerate() {
@@ -140,13 +166,7 @@ impl InteractionProvider for StdioProvider {
                 loop {
                     let Some(line) = lines.next().await else {
                         guard.armed = false;
-                        say("\n");
-                        // The front door aborts the turn, which rejects this question with
-                        // ASK_ABORTED before the model can take another step.
-                        self.eof.notify_one();
-                        let _ =
-                            tokio::time::timeout(std::time::Duration::from_secs(5), request.abort.cancelled()).await;
-                        return Err(aborted("stdin closed before the question was answered"));
+                        return closed().await;
                     };
                     match parse_line(q, &line) {
                         Ok(answer) => {
@@ -163,6 +183,26 @@ impl InteractionProvider for StdioProvider {
             Ok(batch)
         })
     }
+}
+
+const REVIEW_PROMPT: &str = "? approve? [y / your feedback] > ";
+
+/// A plan review: the plan as the model wrote it (Markdown stays plain text here), then the prompt.
+fn render_review(plan: &str) -> String {
+    let plan: Vec<String> = plan.lines().map(|l| format!("  {}", safe(l))).collect();
+    format!("\n[Plan] The agent asks you to review its plan:\n{}\n{REVIEW_PROMPT}", plan.join("\n"))
+}
+
+/// One typed line → a verdict on a plan: `y` (or `yes`) approves, any other text is the feedback.
+pub fn parse_review_line(line: &str) -> Result<PlanVerdict, String> {
+    let line = line.trim();
+    if line.is_empty() {
+        return Err("type y to approve, or say what to change".into());
+    }
+    if line.eq_ignore_ascii_case("y") || line.eq_ignore_ascii_case("yes") {
+        return Ok(PlanVerdict::Approved);
+    }
+    Ok(PlanVerdict::ChangesRequested { feedback: Some(line.to_string()) })
 }
 
 fn prompt(q: &Question, deadline: Option<Instant>) -> String {
@@ -258,6 +298,15 @@ mod tests {
             options: options.iter().map(|l| QuestionOption { label: l.to_string(), description: None }).collect(),
             multi_select: multi,
         }
+    }
+
+    #[test]
+    fn y_approves_a_plan_and_anything_else_is_feedback() {
+        assert_eq!(parse_review_line(" Y "), Ok(PlanVerdict::Approved));
+        assert_eq!(parse_review_line("yes"), Ok(PlanVerdict::Approved));
+        let feedback = PlanVerdict::ChangesRequested { feedback: Some("use a table".into()) };
+        assert_eq!(parse_review_line("use a table"), Ok(feedback));
+        assert!(parse_review_line("  ").is_err());
     }
 
     #[test]
