@@ -159,7 +159,7 @@ impl Seeder {
 
         if let Some((call_id, questions)) = self.late.take() {
             let batch = self.answers(&questions);
-            let text = late_answer_text(&call_id, &questions, &batch);
+            let text = late_answer_text(&call_id, &hark_core::question::Intent::Question, &questions, &batch);
             let message_id = format!("late-{call_id}");
             let source = MessageSource::question_reply(&call_id, batch.clone());
             out.push(Event::InboxQueued { message_id: message_id.clone(), text: text.clone(), source: source.clone() });

@@ -98,7 +98,7 @@ fn seed_sessions(data_dir: &std::path::Path) -> String {
     let late = store.create_session("Notes app <b>bold</b>", None, None).expect("session");
     let batch =
         AnswerBatch { answers: vec![Answer { id: "db".into(), selected: vec!["SQLite".into()], custom: None }] };
-    let reply = late_answer_text("call_1", &questions, &batch);
+    let reply = late_answer_text("call_1", &hark_core::question::Intent::Question, &questions, &batch);
     // As builds before answers were recorded with the reply wrote it: the answers are in the text only.
     let source = MessageSource { answers: None, ..MessageSource::question_reply("call_1", batch.clone()) };
     store

@@ -75,6 +75,14 @@ impl ModelSource for DesktopModels {
         self.launch.questions(&lock(&self.settings))
     }
 
+    fn forced_plan_first(&self) -> Option<bool> {
+        self.launch.plan_first.then_some(true)
+    }
+
+    fn default_plan_first(&self) -> bool {
+        lock(&self.settings).plan_first
+    }
+
     fn provider(&self, model: &ModelRef) -> Result<Arc<dyn ModelProvider>, ModelError> {
         crate::models::provider(model)
     }

@@ -1,5 +1,6 @@
 //! Launch options: `hark-desktop [--data-dir DIR] [--provider demo|openai] [--script NAME]
-//! [--base-url URL] [--model NAME] [--timed [--timeout S]] [--workspace DIR] [--session ID] [--prompt TEXT]`.
+//! [--base-url URL] [--model NAME] [--timed [--timeout S]] [--plan] [--workspace DIR] [--session ID]
+//! [--prompt TEXT]`.
 //! The same options as `hark chat`; they override the settings for this run only.
 
 use std::path::PathBuf;
@@ -13,7 +14,7 @@ use hark_core::tools::QuestionSettings;
 use crate::settings::Settings;
 
 pub const USAGE: &str = "usage: hark-desktop [--data-dir DIR] [--provider demo|openai] [--script NAME] \
-[--base-url URL] [--model NAME] [--timed [--timeout S]] [--workspace DIR] [--session ID] [--prompt TEXT]";
+[--base-url URL] [--model NAME] [--timed [--timeout S]] [--plan] [--workspace DIR] [--session ID] [--prompt TEXT]";
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LaunchOptions {
@@ -24,6 +25,8 @@ pub struct LaunchOptions {
     pub model: Option<String>,
     pub timed: bool,
     pub timeout: Option<u64>,
+    /// Plan first for every session of this run, new or resumed.
+    pub plan_first: bool,
     /// The folder a session started by `--prompt` may read and write.
     pub workspace: Option<PathBuf>,
     pub session: Option<String>,
@@ -61,6 +64,7 @@ impl LaunchOptions {
                 "--base-url" => o.base_url = Some(value(inline)?),
                 "--model" => o.model = Some(value(inline)?),
                 "--timed" => o.timed = true,
+                "--plan" => o.plan_first = true,
                 "--timeout" => o.timeout = Some(parse_timeout_secs(&value(inline)?)?),
                 "--workspace" => o.workspace = Some(PathBuf::from(value(inline)?)),
                 "--session" => o.session = Some(value(inline)?),
@@ -91,6 +95,9 @@ impl LaunchOptions {
         }
         if let Some(t) = timeout {
             out.push(format!("--timeout {t}"));
+        }
+        if self.plan_first {
+            out.push("--plan".into());
         }
         out
     }
@@ -161,13 +168,15 @@ mod tests {
             "abc",
             "--prompt",
             "plan the notes app",
+            "--plan",
         ])
         .unwrap();
+        assert!(o.plan_first);
         assert_eq!(o.data_dir, Some(PathBuf::from("/tmp/d")));
         assert_eq!(o.script.as_deref(), Some("timed"));
         assert_eq!(o.timeout, Some(3));
         assert_eq!(o.prompt.as_deref(), Some("plan the notes app"));
-        assert_eq!(o.describe(), ["--provider demo", "--script timed", "--timed", "--timeout 3"]);
+        assert_eq!(o.describe(), ["--provider demo", "--script timed", "--timed", "--timeout 3", "--plan"]);
     }
 
     #[test]

@@ -47,6 +47,9 @@ pub struct Settings {
     pub demo_script: String,
     pub question_mode: ToolMode,
     pub timeout_secs: u64,
+    /// New sessions work plan first: the agent submits a plan for review before it may change the
+    /// workspace. A session keeps the way it started.
+    pub plan_first: bool,
     pub notifications: bool,
     pub do_not_disturb: bool,
     pub keep_running_in_tray: bool,
@@ -62,6 +65,7 @@ impl Default for Settings {
             demo_script: DEFAULT_DEMO_SCRIPT.to_string(),
             question_mode: ToolMode::Timed,
             timeout_secs: hark_core::tools::QuestionSettings::default().default_timeout_secs,
+            plan_first: false,
             notifications: true,
             do_not_disturb: false,
             keep_running_in_tray: true,

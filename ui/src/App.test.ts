@@ -109,7 +109,7 @@ describe('App', () => {
   });
 
   it('a foreground question takes over the composer; Close cancels the call and gives the composer back', async () => {
-    pendingNow = { foreground: [{ session_id: 's1', call_id: 'c1', questions: [question], wait: null }], continued: [] };
+    pendingNow = { foreground: [{ session_id: 's1', call_id: 'c1', intent: { kind: 'question' }, questions: [question], wait: null }], continued: [] };
     await openSessionRow(render(App).container);
     const panel = await screen.findByRole('region', { name: 'Question' });
     expect(screen.queryByTestId('composer-input')).toBeNull();
@@ -122,7 +122,7 @@ describe('App', () => {
 
   it('tells the shell which page load opens views and takes over questions', async () => {
     const wait = { call_id: 'c1', timed: true, timeout_ms: 60_000 };
-    pendingNow = { foreground: [{ session_id: 's1', call_id: 'c1', questions: [question], wait }], continued: [] };
+    pendingNow = { foreground: [{ session_id: 's1', call_id: 'c1', intent: { kind: 'question' }, questions: [question], wait }], continued: [] };
     h.handlers.attach_question = () => ({ takeover_id: 1, remaining_ms: 60_000 });
     h.handlers.release_question = () => null;
     await openSessionRow(render(App).container);
@@ -180,7 +180,7 @@ describe('App', () => {
   });
 
   it('hark://focus opens that session and its question', async () => {
-    pendingNow = { foreground: [], continued: [{ session_id: 's1', call_id: 'c9', questions: [question], reply_queued: null }] };
+    pendingNow = { foreground: [], continued: [{ session_id: 's1', call_id: 'c9', intent: { kind: 'question' }, questions: [question], reply_queued: null }] };
     render(App);
     await waitFor(() => expect(h.listeners['hark://focus']).toBeTruthy());
     h.listeners['hark://focus']?.({ payload: { session_id: 's1', call_id: 'c9' } });

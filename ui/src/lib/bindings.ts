@@ -69,7 +69,7 @@ providers: Array<ProviderPreset>, demo_scripts: Array<string>, timeout_secs: Bou
 /**
  * A question answerable through the late path.
  */
-export type ContinuedQuestion = { session_id: string, call_id: string, questions: Array<Question>, 
+export type ContinuedQuestion = { session_id: string, call_id: string, intent: Intent, questions: Array<Question>, 
 /**
  * The inbox message id of a reply to this question that awaits admission.
  */
@@ -82,13 +82,23 @@ export type Focus = { session_id: string, call_id: string | null,
 notice: BoundaryError | null, };
 
 /**
+ * What a question is for. Serialized as `{"kind": "question"}` or `{"kind": "plan_review", "plan"}`.
+ */
+export type Intent = { "kind": "question" } | { "kind": "plan_review", plan: string, };
+
+/**
  * One foreground question as a provider receives it.
  */
 export type InteractionRequest = { session_id: string, 
 /**
  * Key for `submit_foreground`, `cancel`, `attach` (with the session id).
  */
-call_id: string, caller: Caller, questions: Array<Question>, 
+call_id: string, caller: Caller, 
+/**
+ * What the question is for; a surface shows a plan review as the plan with Approve and
+ * Request changes.
+ */
+intent: Intent, questions: Array<Question>, 
 /**
  * `None` for blocking questions: closing the panel should cancel those, while a timed question
  * closed unanswered stays answerable.
@@ -188,6 +198,10 @@ description?: string | null, };
 
 export type QuestionRecord = { call_id: string, state: QuestionState, 
 /**
+ * A plan review (a `submit_plan` call) or a plain question.
+ */
+intent: Intent, 
+/**
  * Asked under the timed schema (decided by the `request/header` in force at the call), even when
  * the model chose `timeout: -1`.
  */
@@ -210,7 +224,12 @@ export type SessionView = { session_id: string, transcript: Transcript, question
  * Fields missing from the file (an older version wrote it) take their defaults, and fields this
  * version does not know are ignored, so upgrading or downgrading never resets anyone's settings.
  */
-export type Settings = { provider: Provider, base_url: string, model: string, demo_script: string, question_mode: ToolMode, timeout_secs: number, notifications: boolean, do_not_disturb: boolean, keep_running_in_tray: boolean, };
+export type Settings = { provider: Provider, base_url: string, model: string, demo_script: string, question_mode: ToolMode, timeout_secs: number, 
+/**
+ * New sessions work plan first: the agent submits a plan for review before it may change the
+ * workspace. A session keeps the way it started.
+ */
+plan_first: boolean, notifications: boolean, do_not_disturb: boolean, keep_running_in_tray: boolean, };
 
 export type SettingsView = { settings: Settings, api_key_set: boolean, 
 /**
@@ -279,8 +298,9 @@ export type TranscriptItem = { "kind": "user_message", seq: number, at: string, 
  */
 arguments: unknown, result: ToolResultView | null, 
 /**
- * For `ask_user_question` calls still in the question projection: its final state, including
- * a late answer that settled it after its own result said pending.
+ * For `ask_user_question` and `submit_plan` calls still in the question projection: its final state, including
+ * a late answer that settled it after its own result said pending. (Boxed because most calls
+ * have none, and the item stays small.)
  */
 question: QuestionRecord | null, 
 /**

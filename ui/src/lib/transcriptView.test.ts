@@ -25,6 +25,7 @@ const questions: Question[] = [
 
 const record = (over: Partial<QuestionRecord>): QuestionRecord => ({
   call_id: 'c1',
+  intent: { kind: 'question' },
   state: 'open',
   timed: true,
   questions,

@@ -52,13 +52,18 @@ export function turnStartsOpen(turn: Turn, isLast: boolean): boolean {
   return turn.items.some((item) => item.kind === 'late_answer' || needsPerson(item));
 }
 
+/** The tools that ask the person (a question, a plan review): their rows show the question's state. */
+const ASKING_TOOLS: readonly string[] = ['ask_user_question', 'submit_plan'];
+
+export function isQuestionCall(item: Extract<TranscriptItem, { kind: 'tool_call' }>): boolean {
+  return ASKING_TOOLS.includes(item.name);
+}
+
 /** An item the person has to act on or know about: a question still waiting for them, or a model error. */
 export function needsPerson(item: TranscriptItem): boolean {
   return (
     item.kind === 'model_error' ||
-    (item.kind === 'tool_call' &&
-      item.name === 'ask_user_question' &&
-      (item.question?.state === 'open' || item.question?.state === 'continued'))
+    (item.kind === 'tool_call' && isQuestionCall(item) && (item.question?.state === 'open' || item.question?.state === 'continued'))
   );
 }
 

@@ -83,6 +83,7 @@ export const fg = (callId: string, timed = false): InteractionRequest => ({
   session_id: 's1',
   call_id: callId,
   caller: { session_id: 's1', agent_instance_id: 'agent', parent: null },
+  intent: { kind: 'question' },
   questions: [q1],
   wait: timed ? { call_id: callId, timed: true as const, timeout_ms: 60_000 } : null,
 });
@@ -90,12 +91,22 @@ export const fg = (callId: string, timed = false): InteractionRequest => ({
 export const cont = (callId: string, replyQueued: string | null = null): ContinuedQuestion => ({
   session_id: 's1',
   call_id: callId,
+  intent: { kind: 'question' },
   questions: [q1],
   reply_queued: replyQueued,
 });
 
 export function record(callId: string, state: QuestionRecord['state']): QuestionRecord {
-  return { call_id: callId, state, timed: true, questions: [q1], answers: null, answered_late: false, reply_queued: null };
+  return {
+    call_id: callId,
+    state,
+    intent: { kind: 'question' },
+    timed: true,
+    questions: [q1],
+    answers: null,
+    answered_late: false,
+    reply_queued: null,
+  };
 }
 
 export function transcript(records: QuestionRecord[] = []): Transcript {

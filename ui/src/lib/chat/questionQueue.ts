@@ -2,10 +2,12 @@
 // kept; one panel at a time. Foreground questions open by themselves (unless the person hid or closed
 // them); continued ones open only when asked for. Pure data: the controller holds the state.
 import type { Question } from '../question/types';
-import type { PendingQuestions, Transcript, WaitInfo } from '../types';
+import type { Intent, PendingQuestions, Transcript, WaitInfo } from '../types';
 
 export interface Asked {
   callId: string;
+  /** A plain question, or a plan review (shown as the plan with Approve and Request changes). */
+  intent: Intent;
   questions: Question[];
   /** foreground: the call waits for the answer now; continued: the agent went on (late path). */
   kind: 'foreground' | 'continued';
@@ -30,12 +32,26 @@ export const noPending: PendingQuestions = { foreground: [], continued: [] };
 export function askedList(p: PendingQuestions): Asked[] {
   return [
     ...p.foreground.map(
-      (q): Asked => ({ callId: q.call_id, questions: q.questions, kind: 'foreground', wait: q.wait, replyQueued: null }),
+      (q): Asked => ({
+        callId: q.call_id,
+        intent: q.intent,
+        questions: q.questions,
+        kind: 'foreground',
+        wait: q.wait,
+        replyQueued: null,
+      }),
     ),
     ...p.continued
       .filter((q) => !p.foreground.some((f) => f.call_id === q.call_id))
       .map(
-        (q): Asked => ({ callId: q.call_id, questions: q.questions, kind: 'continued', wait: null, replyQueued: q.reply_queued }),
+        (q): Asked => ({
+          callId: q.call_id,
+          intent: q.intent,
+          questions: q.questions,
+          kind: 'continued',
+          wait: null,
+          replyQueued: q.reply_queued,
+        }),
       ),
   ];
 }

@@ -5,7 +5,7 @@ import { catalogue } from '../chat/fakes';
 import type { Provider, Settings, SettingsView } from '../types';
 
 const settings: Settings = {
-  provider: 'demo', base_url: '', model: '', demo_script: 'batch', question_mode: 'legacy', timeout_secs: 120,
+  provider: 'demo', base_url: '', model: '', demo_script: 'batch', question_mode: 'legacy', timeout_secs: 120, plan_first: false,
   notifications: true, do_not_disturb: false, keep_running_in_tray: true,
 };
 const view = (over: Partial<SettingsView> = {}): SettingsView => ({
@@ -26,9 +26,18 @@ describe('SettingsDialog', () => {
     await fireEvent.input(screen.getByLabelText('API key'), { target: { value: 'sk-123' } });
     await fireEvent.click(screen.getByRole('radio', { name: /Keep working after a timeout/ }));
     await fireEvent.click(screen.getByRole('checkbox', { name: 'Do not disturb' }));
+    await fireEvent.click(screen.getByRole('checkbox', { name: /Plan first/ }));
     await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
     expect(onSave).toHaveBeenCalledWith(
-      { ...settings, provider: 'deepseek', base_url: 'https://api.deepseek.com', model: 'deepseek-chat', question_mode: 'timed', do_not_disturb: true },
+      {
+        ...settings,
+        provider: 'deepseek',
+        base_url: 'https://api.deepseek.com',
+        model: 'deepseek-chat',
+        question_mode: 'timed',
+        do_not_disturb: true,
+        plan_first: true,
+      },
       'sk-123',
     );
     await Promise.resolve();

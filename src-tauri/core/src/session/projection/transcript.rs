@@ -98,8 +98,9 @@ pub enum TranscriptItem {
         #[ts(type = "unknown")]
         arguments: serde_json::Value,
         result: Option<ToolResultView>,
-        /// For `ask_user_question` calls still in the question projection: its final state, including
-        /// a late answer that settled it after its own result said pending. Boxed: most calls have none.
+        /// For `ask_user_question` and `submit_plan` calls still in the question projection: its final state, including
+        /// a late answer that settled it after its own result said pending. (Boxed because most calls
+        /// have none, and the item stays small.)
         question: Option<Box<QuestionRecord>>,
         /// The answers of a late reply waiting in the inbox for admission.
         queued_answers: Option<AnswerBatch>,
