@@ -593,3 +593,70 @@ async fn a_model_error_shows_a_banner_and_retry_streams_the_reply() {
     app.screenshot("2-retried").await;
     app.close().await;
 }
+
+const REVIEW: &str = "//section[@aria-label='Plan review']";
+
+async fn review_shown(app: &App) -> bool {
+    app.displayed("section[aria-label='Plan review']").await
+}
+
+#[tokio::test]
+async fn a_plan_is_reviewed_in_the_panel_changes_reach_the_model_and_the_write_waits_for_approval() {
+    if !e2e_enabled("a_plan_is_reviewed_in_the_panel_changes_reach_the_model_and_the_write_waits_for_approval") {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let data_dir = tmp.path().join("hark-data");
+    let workspace = tmp.path().join("ws");
+    std::fs::create_dir_all(&workspace).expect("workspace");
+    let ws = workspace.display().to_string();
+    let args = ["--script", "plan", "--plan", "--workspace", &ws, "--prompt", "outline the notes app"];
+    let app = App::launch("plan", Launch::with_args(&data_dir, &args)).await;
+
+    // The agent's first write was refused; its plan waits for review, rendered as Markdown.
+    app.wait_until("the plan review", Duration::from_secs(20), || review_shown(&app)).await;
+    let plan = app.text_of("[data-testid='plan']").await;
+    assert!(plan.contains("Write hark-plan.md with the outline"), "{plan}");
+    assert!(app.exists("[data-testid='plan'] h2").await && app.exists("[data-testid='plan'] strong").await);
+    assert!(!workspace.join("hark-plan.md").exists(), "nothing written before the approval");
+    app.screenshot("1-review").await;
+
+    // Request changes: the feedback reaches the model, which revises the plan and asks again.
+    app.click_button(REVIEW, "Request changes").await;
+    let feedback = app.find("textarea[aria-label='What should change']").await;
+    feedback.send_keys("add a section on search").await.expect("type the feedback");
+    app.screenshot("2-feedback").await;
+    app.click_button(REVIEW, "Send feedback").await;
+    app.wait_until("the revised plan", Duration::from_secs(20), || async {
+        app.text_of("[data-testid='plan']").await.contains("Revised plan")
+    })
+    .await;
+    let transcript = app.text_of("section[aria-label='Transcript']").await;
+    assert!(transcript.contains("You asked for changes: add a section on search"), "{transcript}");
+    assert!(app.text_of("[data-testid='plan']").await.contains("add a section on search"));
+    assert!(!workspace.join("hark-plan.md").exists(), "a change request approves nothing");
+    app.screenshot("3-revised").await;
+
+    // Approve: the write happens.
+    app.click_button(REVIEW, "Approve").await;
+    app.wait_until("the write", Duration::from_secs(20), || async {
+        app.text_of("section[aria-label='Transcript']").await.contains("I wrote hark-plan.md")
+    })
+    .await;
+    app.wait_until("the review to close", Duration::from_secs(5), || async { !review_shown(&app).await }).await;
+    assert!(app.exists(MESSAGE_BOX).await, "the composer is back");
+    let rows = app.text_of("section[aria-label='Transcript']").await;
+    assert!(rows.contains("Plan review"), "plan reviews have question rows: {rows}");
+    app.screenshot("4-approved").await;
+    app.close().await;
+
+    assert!(std::fs::read_to_string(workspace.join("hark-plan.md")).expect("written").starts_with("# Notes app"));
+    let records = project_questions(&only_session(&data_dir));
+    assert_eq!(records.len(), 2, "{records:?}");
+    assert!(records.iter().all(|r| r.intent.is_plan_review() && r.state == QuestionState::Settled));
+    let outcomes = tool_results(&only_session(&data_dir));
+    assert!(
+        matches!(&outcomes[0], ToolOutcome::Error { error } if error.code == "PLAN_NOT_APPROVED"),
+        "the first write was refused: {outcomes:?}"
+    );
+}

@@ -64,3 +64,14 @@ describe('PlanReview', () => {
     expect(button('Request changes').disabled).toBe(true);
   });
 });
+
+describe('verdictText', () => {
+  it('names an approval and a change request with its feedback', async () => {
+    const { verdictText } = await import('./planReview');
+    expect(verdictText(review, { answers: [{ id: 'plan', selected: ['Approve'] }] })).toBe('Approved');
+    expect(verdictText(review, { answers: [{ id: 'plan', selected: [], custom: 'use a table' }] })).toBe(
+      'Changes requested: “use a table”',
+    );
+    expect(verdictText(review, { answers: [{ id: 'plan', selected: [] }] })).toBe('Changes requested');
+  });
+});

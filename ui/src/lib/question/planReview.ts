@@ -17,6 +17,15 @@ export function feedbackBatch(question: Question, feedback: string): AnswerBatch
   return { answers: [{ id: question.id, selected: [], custom: text }] };
 }
 
+/** What a recorded review decided, in words: "Approved", or the change request with its feedback. */
+export function verdictText(question: Question | undefined, batch: AnswerBatch): string {
+  const answer = batch.answers.find((a) => a.id === question?.id);
+  if (question && answer && answer.selected.length === 1 && answer.selected[0] === approveLabel(question) && !answer.custom) {
+    return 'Approved';
+  }
+  return answer?.custom ? `Changes requested: “${answer.custom}”` : 'Changes requested';
+}
+
 /** The label of the approving option, as the button shows it. */
 export function approveLabel(question: Question): string {
   return optionsOf(question)[0]?.label ?? 'Approve';
