@@ -10,6 +10,7 @@ pub mod host;
 pub mod live;
 pub mod model;
 pub mod notify;
+pub mod ptc;
 pub mod question;
 pub mod service;
 pub mod session;

@@ -1,0 +1,283 @@
+//! The JavaScript sandbox of `run_code`: one QuickJS runtime per run, on the calling thread, with no
+//! I/O at all. The only ways out are `tools.<name>(args)` (each a call the host makes, recorded and
+//! gated like any tool call) and `console.log`. Memory, JavaScript time, output and the number of
+//! calls are bounded; each bound has its own error code.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
+
+use rquickjs::{Context, Function, Runtime};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+/// What one run may use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Heap of the JavaScript runtime.
+    pub memory_bytes: usize,
+    pub stack_bytes: usize,
+    /// Time spent running JavaScript; waiting for a tool (a question can take days) does not count.
+    pub js_time: Duration,
+    /// `console.log` output and the returned value, each.
+    pub output_bytes: usize,
+    /// Tool calls one run may make.
+    pub calls: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            memory_bytes: 64 * 1024 * 1024,
+            stack_bytes: 512 * 1024,
+            js_time: Duration::from_secs(10),
+            output_bytes: 64 * 1024,
+            calls: 100,
+        }
+    }
+}
+
+/// Why a run failed. Each reaches the model as `{name, code, message}`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SandboxError {
+    /// The script threw (or did not parse); the message is the exception and its stack.
+    #[error("the script failed: {0}")]
+    Script(String),
+    #[error("the script ran out of its {limit} bytes of memory")]
+    Memory { limit: usize },
+    #[error("the script ran JavaScript for more than {limit:?} (time waiting for tools does not count)")]
+    Time { limit: Duration },
+    #[error("the script wrote more than {limit} bytes (console.log output or the returned value)")]
+    Output { limit: usize },
+    #[error("the script made more than {limit} tool calls")]
+    Calls { limit: usize },
+    #[error("the turn was stopped while the script ran")]
+    Aborted,
+    #[error("the JavaScript engine could not start: {0}")]
+    Engine(String),
+}
+
+impl SandboxError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            SandboxError::Script(_) => "RUN_CODE_ERROR",
+            SandboxError::Memory { .. } => "RUN_CODE_MEMORY_LIMIT",
+            SandboxError::Time { .. } => "RUN_CODE_TIME_LIMIT",
+            SandboxError::Output { .. } => "RUN_CODE_OUTPUT_LIMIT",
+            SandboxError::Calls { .. } => "RUN_CODE_CALL_LIMIT",
+            SandboxError::Aborted => "ABORTED",
+            SandboxError::Engine(_) => "RUN_CODE_ENGINE",
+        }
+    }
+}
+
+/// A tool call's failure as the script sees it: thrown as an `Error` with this `code`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallFailure {
+    pub code: String,
+    pub message: String,
+}
+
+/// What the host does for `tools.<name>(args)`: the result's content (JSON when it is JSON, else text).
+pub type CallHost = Box<dyn FnMut(&str, Value) -> Result<Value, CallFailure>>;
+
+/// What a finished run produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunOutput {
+    /// The script's return value as JSON (`null` for `undefined`).
+    pub result: Value,
+    pub logs: Vec<String>,
+}
+
+/// Bindings the script gets. `__hark_call` and `__hark_log` are taken into a closure and removed from
+/// the global object, so the script reaches the host only through `tools` and `console`.
+const PRELUDE: &str = r#"
+(function (call, log, names) {
+  const tools = {};
+  for (const name of names) {
+    tools[name] = function (args) {
+      const reply = JSON.parse(call(name, JSON.stringify(args === undefined ? {} : args)));
+      if (reply.error) {
+        const e = new Error(reply.error.code + ": " + reply.error.message);
+        e.code = reply.error.code;
+        throw e;
+      }
+      return reply.ok;
+    };
+  }
+  const show = (v) => (typeof v === "string" ? v : JSON.stringify(v));
+  const console = { log: (...parts) => { if (!log(parts.map(show).join(" "))) throw new Error("RUN_CODE_OUTPUT_LIMIT"); } };
+  globalThis.tools = Object.freeze(tools);
+  globalThis.console = Object.freeze(console);
+})(__hark_call, __hark_log, JSON.parse(__hark_names));
+delete globalThis.__hark_call;
+delete globalThis.__hark_log;
+delete globalThis.__hark_names;
+"#;
+
+struct State {
+    started: Instant,
+    /// Time spent in host calls, which the time limit leaves out.
+    waiting: Duration,
+    logs: Vec<String>,
+    log_bytes: usize,
+    over_output: bool,
+    calls: usize,
+    over_calls: bool,
+    timed_out: bool,
+}
+
+/// Runs `code` (the body of an async function: it may `await` and `return`) with `tools.<name>` for
+/// each of `names`. Blocks the calling thread until the script settles; `host` runs each call.
+pub fn run(
+    code: &str,
+    names: &[String],
+    limits: Limits,
+    abort: &CancellationToken,
+    host: CallHost,
+) -> Result<RunOutput, SandboxError> {
+    let engine = |e: rquickjs::Error| SandboxError::Engine(e.to_string());
+    let runtime = Runtime::new().map_err(engine)?;
+    runtime.set_memory_limit(limits.memory_bytes);
+    runtime.set_max_stack_size(limits.stack_bytes);
+    let state = Rc::new(RefCell::new(State {
+        started: Instant::now(),
+        waiting: Duration::ZERO,
+        logs: Vec::new(),
+        log_bytes: 0,
+        over_output: false,
+        calls: 0,
+        over_calls: false,
+        timed_out: false,
+    }));
+    {
+        let state = Rc::clone(&state);
+        let abort = abort.clone();
+        runtime.set_interrupt_handler(Some(Box::new(move || {
+            // Borrowed by a host call: the script is not running JavaScript then.
+            let Ok(mut s) = state.try_borrow_mut() else { return false };
+            if s.started.elapsed().saturating_sub(s.waiting) > limits.js_time {
+                s.timed_out = true;
+            }
+            s.timed_out || abort.is_cancelled()
+        })));
+    }
+    let context = Context::full(&runtime).map_err(engine)?;
+    let names_json = serde_json::to_string(names).unwrap_or_else(|_| "[]".into());
+    let host = Rc::new(RefCell::new(host));
+    let outcome = context.with(|ctx| -> Result<Value, SandboxError> {
+        let globals = ctx.globals();
+        let call_state = Rc::clone(&state);
+        let call = Function::new(ctx.clone(), move |name: String, args: String| -> String {
+            {
+                let mut s = call_state.borrow_mut();
+                s.calls += 1;
+                if s.calls > limits.calls {
+                    s.over_calls = true;
+                    return failure_json("RUN_CODE_CALL_LIMIT", &format!("more than {} tool calls", limits.calls));
+                }
+            }
+            let args: Value = serde_json::from_str(&args).unwrap_or(Value::Null);
+            let waited = Instant::now();
+            let reply = match host.try_borrow_mut() {
+                Ok(mut host) => host(&name, args),
+                Err(_) => Err(CallFailure { code: "RUN_CODE_ERROR".into(), message: "a tool call is already running".into() }),
+            };
+            call_state.borrow_mut().waiting += waited.elapsed();
+            match reply {
+                Ok(value) => serde_json::json!({ "ok": value }).to_string(),
+                Err(f) => failure_json(&f.code, &f.message),
+            }
+        })
+        .map_err(engine)?;
+        let log_state = Rc::clone(&state);
+        let log = Function::new(ctx.clone(), move |line: String| -> bool {
+            let mut s = log_state.borrow_mut();
+            if s.log_bytes + line.len() > limits.output_bytes {
+                s.over_output = true;
+                return false;
+            }
+            s.log_bytes += line.len();
+            s.logs.push(line);
+            true
+        })
+        .map_err(engine)?;
+        globals.set("__hark_call", call).map_err(engine)?;
+        globals.set("__hark_log", log).map_err(engine)?;
+        globals.set("__hark_names", names_json).map_err(engine)?;
+        ctx.eval::<(), _>(PRELUDE).map_err(|e| script_error(&ctx, e))?;
+        let wrapped = format!("(async () => {{\n{code}\n}})()");
+        let promise: rquickjs::Promise = ctx.eval(wrapped).map_err(|e| script_error(&ctx, e))?;
+        let value: rquickjs::Value = loop {
+            if let Some(settled) = promise.result::<rquickjs::Value>() {
+                break settled.map_err(|e| script_error(&ctx, e))?;
+            }
+            if !ctx.execute_pending_job() {
+                return Err(SandboxError::Script(
+                    "the script awaits something that never settles (only tools.* calls can be awaited)".into(),
+                ));
+            }
+        };
+        let json = ctx.json_stringify(value).map_err(|e| script_error(&ctx, e))?;
+        let text = match json {
+            Some(text) => text.to_string().map_err(engine)?,
+            None => "null".into(),
+        };
+        if text.len() > limits.output_bytes {
+            state.borrow_mut().over_output = true;
+            return Err(SandboxError::Output { limit: limits.output_bytes });
+        }
+        Ok(serde_json::from_str(&text).unwrap_or(Value::Null))
+    });
+    let s = state.borrow();
+    // A limit that was crossed explains the exception it caused, whatever the script made of it.
+    if s.timed_out {
+        return Err(SandboxError::Time { limit: limits.js_time });
+    }
+    if abort.is_cancelled() {
+        return Err(SandboxError::Aborted);
+    }
+    if s.over_calls {
+        return Err(SandboxError::Calls { limit: limits.calls });
+    }
+    if s.over_output {
+        return Err(SandboxError::Output { limit: limits.output_bytes });
+    }
+    match outcome {
+        Ok(result) => Ok(RunOutput { result, logs: s.logs.clone() }),
+        Err(SandboxError::Script(message)) if is_out_of_memory(&message) => {
+            Err(SandboxError::Memory { limit: limits.memory_bytes })
+        }
+        Err(e) => Err(e),
+    }
+}
+
+fn is_out_of_memory(message: &str) -> bool {
+    message.contains("out of memory") || message.contains("Allocation")
+}
+
+/// The pending exception of a failed engine call, as text with its stack when it has one.
+fn script_error(ctx: &rquickjs::Ctx<'_>, error: rquickjs::Error) -> SandboxError {
+    if !matches!(error, rquickjs::Error::Exception) {
+        return SandboxError::Script(error.to_string());
+    }
+    let thrown = ctx.catch();
+    let text = match thrown.as_exception() {
+        Some(e) => {
+            let message = e.message().unwrap_or_default();
+            let stack = e.stack().unwrap_or_default();
+            if stack.is_empty() { message } else { format!("{message}\n{stack}") }
+        }
+        None => ctx
+            .json_stringify(thrown)
+            .ok()
+            .flatten()
+            .and_then(|s| s.to_string().ok())
+            .unwrap_or_else(|| "a value that is not an Error".into()),
+    };
+    SandboxError::Script(text)
+}
+
+fn failure_json(code: &str, message: &str) -> String {
+    serde_json::json!({ "error": { "code": code, "message": message } }).to_string()
+}
