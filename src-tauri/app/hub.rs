@@ -177,6 +177,16 @@ impl Hub {
         Ok(self.host.start_session(text, workspace)?.0)
     }
 
+    /// A session started plan first when `plan_first` says so (a second launch's `--plan`).
+    pub fn start_session_with(
+        &self,
+        text: &str,
+        workspace: Option<PathBuf>,
+        plan_first: Option<bool>,
+    ) -> Result<String, CommandError> {
+        Ok(self.host.start_session_with(text, workspace, plan_first)?.0)
+    }
+
     /// Starts streaming the session to the window (replacing an earlier stream of it) and returns
     /// what the window shows now. `page` is the page load asking (see [`Hub::attach`]).
     pub fn open_session(

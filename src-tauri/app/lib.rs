@@ -219,7 +219,10 @@ fn carry_out(hub: &Arc<Hub>, launch: &LaunchOptions) -> Launched {
             }
             Ok(id)
         }),
-        (None, Some(prompt)) => hub.start_session(prompt, launch.workspace.clone()),
+        // A second launch's --plan holds for the session it starts, whatever this run was told.
+        (None, Some(prompt)) => {
+            hub.start_session_with(prompt, launch.workspace.clone(), launch.plan_first.then_some(true))
+        }
         (None, None) => return Launched::default(),
     };
     match opened {

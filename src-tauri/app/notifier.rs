@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use hark_core::notify::{self, ActionChoice, Notice, NotificationKind, NotifyContext};
-use hark_core::question::Question;
+use hark_core::question::{Intent, Question};
 use hark_core::service::{Outcome, QuestionEvent};
 use hark_core::sync::lock;
 use tauri::{AppHandle, Manager};
@@ -88,14 +88,17 @@ impl Notifier {
     pub async fn on_event(self: &Arc<Self>, event: &QuestionEvent) {
         match event {
             QuestionEvent::Requested { request } => {
-                self.consider(NotificationKind::Asked, &request.session_id, &request.call_id, &request.questions).await;
+                let (session, call) = (&request.session_id, &request.call_id);
+                self.consider(NotificationKind::Asked, session, call, &request.intent, &request.questions).await;
             }
             // The wait ran out: the question goes on as continued (its pending result is being
             // recorded as this arrives), answerable from the notification.
             QuestionEvent::Resolved { session_id, call_id, outcome: Outcome::TimedOut } => {
                 match self.hub.service().asked(session_id, call_id) {
                     Some(questions) => {
-                        self.consider(NotificationKind::Continued, session_id, call_id, &questions).await
+                        // Plan reviews have no deadline, so only a plain question times out.
+                        let kind = NotificationKind::Continued;
+                        self.consider(kind, session_id, call_id, &Intent::Question, &questions).await
                     }
                     None => self.close(session_id, Some(call_id)).await,
                 }
@@ -108,7 +111,14 @@ impl Notifier {
         }
     }
 
-    async fn consider(self: &Arc<Self>, kind: NotificationKind, session: &str, call_id: &str, questions: &[Question]) {
+    async fn consider(
+        self: &Arc<Self>,
+        kind: NotificationKind,
+        session: &str,
+        call_id: &str,
+        intent: &Intent,
+        questions: &[Question],
+    ) {
         if self.quitting.load(Ordering::SeqCst) {
             return;
         }
@@ -131,8 +141,13 @@ impl Notifier {
             .and_then(|all| all.into_iter().find(|s| s.id == session).map(|s| s.title))
             .unwrap_or_default();
         let ctx = NotifyContext { server_has_actions, ..quiet };
-        if let Some(notice) = notify::notice(&ctx, kind, session, &title, call_id, questions) {
-            self.show(notice, questions.to_vec()).await;
+        let (notice, answerable) = match intent {
+            // A review's notice only opens the window: no questions to map an action back to.
+            Intent::PlanReview { plan } => (notify::review_notice(&ctx, session, &title, call_id, plan), Vec::new()),
+            Intent::Question => (notify::notice(&ctx, kind, session, &title, call_id, questions), questions.to_vec()),
+        };
+        if let Some(notice) = notice {
+            self.show(notice, answerable).await;
         }
     }
 

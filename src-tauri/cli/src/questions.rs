@@ -42,6 +42,11 @@ fn render(records: &[QuestionRecord]) -> String {
             (_, false) => "waits for the answer",
         };
         out.push_str(&format!("{}  {state}  {mode}\n", safe_text(&r.call_id, 80)));
+        if let Intent::PlanReview { plan } = &r.intent {
+            for line in plan.lines().filter(|l| !l.trim().is_empty()).take(8) {
+                out.push_str(&format!("  | {}\n", safe_text(line, 200)));
+            }
+        }
         for q in &r.questions {
             out.push_str(&format!("  {}: {}{}\n", safe_text(&q.id, 40), safe_text(&q.question, 200), options(q)));
             if let Some(batch) = &r.answers {

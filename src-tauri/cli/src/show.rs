@@ -65,7 +65,12 @@ fn details(event: &Event) -> String {
         Event::ToolCall { call_id, name, arguments } => {
             format!("{} {} {}", text(call_id), text(name), text(&arguments.to_string()))
         }
-        Event::ToolResult { call_id, outcome } => format!("{} {}", text(call_id), outcome_text(outcome)),
+        Event::ToolResult { call_id, outcome } | Event::PtcResult { call_id, outcome } => {
+            format!("{} {}", text(call_id), outcome_text(outcome))
+        }
+        Event::PtcDispatch { parent_call_id, call_id, name, arguments } => {
+            format!("{} {} {} (from {})", text(call_id), text(name), text(&arguments.to_string()), text(parent_call_id))
+        }
         Event::InboxQueued { message_id, source, .. } => match source.reply_call_id() {
             Some(call_id) => format!("id={} {} for {}", text(message_id), source.kind.as_str(), text(call_id)),
             None => format!("id={} {}", text(message_id), source.kind.as_str()),

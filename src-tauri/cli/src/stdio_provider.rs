@@ -5,6 +5,7 @@
 use std::io::Write;
 use std::sync::Arc;
 
+use hark_core::question::limits::MAX_CUSTOM_CHARS;
 use hark_core::question::{
     validate_answers, Answer, AnswerBatch, ErrorCode, Intent, PlanVerdict, Question, UserInteractionError,
 };
@@ -199,8 +200,11 @@ pub fn parse_review_line(line: &str) -> Result<PlanVerdict, String> {
     if line.is_empty() {
         return Err("type y to approve, or say what to change".into());
     }
-    if line.eq_ignore_ascii_case("y") || line.eq_ignore_ascii_case("yes") {
+    if ["y", "yes", "approve"].iter().any(|word| line.eq_ignore_ascii_case(word)) {
         return Ok(PlanVerdict::Approved);
+    }
+    if line.chars().count() > MAX_CUSTOM_CHARS {
+        return Err(format!("feedback is limited to {MAX_CUSTOM_CHARS} characters; say it shorter"));
     }
     Ok(PlanVerdict::ChangesRequested { feedback: Some(line.to_string()) })
 }
@@ -307,6 +311,8 @@ mod tests {
         let feedback = PlanVerdict::ChangesRequested { feedback: Some("use a table".into()) };
         assert_eq!(parse_review_line("use a table"), Ok(feedback));
         assert!(parse_review_line("  ").is_err());
+        assert_eq!(parse_review_line("Approve"), Ok(PlanVerdict::Approved));
+        assert!(parse_review_line(&"x".repeat(MAX_CUSTOM_CHARS + 1)).unwrap_err().contains("shorter"));
     }
 
     #[test]

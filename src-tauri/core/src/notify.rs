@@ -104,6 +104,36 @@ pub fn notice(
     })
 }
 
+/// The notification for a plan review: what the plan begins with, and only ways to open the window.
+/// A plan is approved where it can be read, never from a button beside its first line.
+pub fn review_notice(
+    ctx: &NotifyContext,
+    session_id: &str,
+    session_title: &str,
+    call_id: &str,
+    plan: &str,
+) -> Option<Notice> {
+    if !should_notify(ctx) {
+        return None;
+    }
+    let opening = plan.lines().map(|l| l.trim_start_matches(['#', ' ', '-', '*', '>'])).find(|l| !l.trim().is_empty());
+    let body = format!("The agent asks you to review its plan: {}", opening.unwrap_or("(empty)"));
+    let title = if session_title.trim().is_empty() { "Hark" } else { session_title.trim() };
+    let mut actions = Vec::new();
+    if ctx.server_has_actions {
+        actions.push(NotifyAction { id: ACTION_DEFAULT.into(), label: "Open".into() });
+        actions.push(NotifyAction { id: ACTION_ANSWER.into(), label: "Review plan…".into() });
+    }
+    Some(Notice {
+        session_id: session_id.to_string(),
+        call_id: call_id.to_string(),
+        kind: NotificationKind::Asked,
+        title: truncate(&one_line(title), 80),
+        body: truncate(&one_line(&body), BODY_MAX_CHARS),
+        actions,
+    })
+}
+
 /// One button per option: only for a single single-select question with few options.
 fn option_actions(questions: &[Question]) -> Option<Vec<NotifyAction>> {
     let [q] = questions else { return None };
@@ -361,6 +391,21 @@ mod tests {
         assert!(!option("(Recommended)").is_recommended());
         assert!(!option("(Recommended) Postgres").is_recommended());
         assert_eq!(option("Postgrés").shown_label(), "Postgrés");
+    }
+
+    #[test]
+    fn a_plan_review_notification_only_opens_the_window() {
+        let plan = "## Plan\n\n1. Write notes.md\n2. Nothing else";
+        let n = review_notice(&ctx(), "s", "Notes", "p1", plan).unwrap();
+        assert_eq!(n.body, "The agent asks you to review its plan: Plan");
+        let ids: Vec<&str> = n.actions.iter().map(|a| a.id.as_str()).collect();
+        assert_eq!(ids, [ACTION_DEFAULT, ACTION_ANSWER]);
+        for action in ids {
+            assert_eq!(interpret(action, &[]), ActionChoice::Focus);
+        }
+        // Whatever a server reports, a review is never answered from the notification.
+        assert_eq!(interpret("option:0", &[]), ActionChoice::Ignore);
+        assert!(review_notice(&NotifyContext { window_focused: true, ..ctx() }, "s", "t", "p1", plan).is_none());
     }
 
     #[test]

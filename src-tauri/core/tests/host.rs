@@ -129,3 +129,31 @@ async fn a_resumed_session_keeps_its_question_mode_unless_the_run_forces_one() {
     assert_eq!(seen(&third), (Some(ToolMode::Legacy), 3));
     third.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plan_review_waiting_at_quit_is_answered_after_the_next_start_and_the_session_stays_plan_first() {
+    let (dir, workspace) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let session = {
+        let first = host(dir.path(), "plan", None);
+        // This run is not plan first; the session is, as a second launch's --plan asks.
+        let (session, _) = first.start_session_with("outline it", Some(workspace.path().into()), Some(true)).unwrap();
+        until("the plan review", || {
+            first.service().foreground(Some(&session)).iter().any(|r| r.intent.is_plan_review())
+        })
+        .await;
+        first.shutdown().await;
+        session
+    };
+    assert!(!workspace.path().join("hark-plan.md").exists(), "the write was refused before any approval");
+    let second = host(dir.path(), "plan", None);
+    let review = second.service().continued(&session);
+    assert_eq!(review.len(), 1, "the review waits for the next start: {review:?}");
+    assert!(review[0].intent.is_plan_review());
+    let approve = hark_core::question::PlanVerdict::Approved.batch();
+    assert_eq!(second.answer(&session, &review[0].call_id, approve, None).unwrap(), AnswerPath::Late);
+    second.open(&session).unwrap();
+    until("the write after the late approval", || workspace.path().join("hark-plan.md").exists()).await;
+    let records = project_questions(&second.store().events(&session).unwrap());
+    assert!(records[0].answered_late && records[0].state == QuestionState::Settled, "{records:?}");
+    second.shutdown().await;
+}

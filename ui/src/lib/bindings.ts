@@ -202,6 +202,10 @@ export type QuestionRecord = { call_id: string, state: QuestionState,
  */
 intent: Intent, 
 /**
+ * The `run_code` call whose script asked, for a question a script asked.
+ */
+parent_call_id: string | null, 
+/**
  * Asked under the timed schema (decided by the `request/header` in force at the call), even when
  * the model chose `timeout: -1`.
  */
@@ -296,7 +300,11 @@ export type TranscriptItem = { "kind": "user_message", seq: number, at: string, 
 /**
  * As the model wrote them: any JSON.
  */
-arguments: unknown, result: ToolResultView | null, 
+arguments: unknown, 
+/**
+ * The `run_code` call whose script made this call, for a call a script made.
+ */
+parent_call_id?: string, result: ToolResultView | null, 
 /**
  * For `ask_user_question` and `submit_plan` calls still in the question projection: its final state, including
  * a late answer that settled it after its own result said pending. (Boxed because most calls

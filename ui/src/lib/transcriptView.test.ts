@@ -26,6 +26,7 @@ const questions: Question[] = [
 const record = (over: Partial<QuestionRecord>): QuestionRecord => ({
   call_id: 'c1',
   intent: { kind: 'question' },
+  parent_call_id: null,
   state: 'open',
   timed: true,
   questions,

@@ -27,7 +27,10 @@ impl CallIds {
     /// Counts the ids `event` mentions as used.
     pub fn note(&mut self, event: &Event) {
         match event {
-            Event::ToolCall { call_id, .. } | Event::ToolResult { call_id, .. } => {
+            Event::ToolCall { call_id, .. }
+            | Event::ToolResult { call_id, .. }
+            | Event::PtcDispatch { call_id, .. }
+            | Event::PtcResult { call_id, .. } => {
                 self.0.insert(hash(call_id));
             }
             Event::AssistantMessage { tool_calls, .. } => self.0.extend(tool_calls.iter().map(|id| hash(id))),

@@ -293,7 +293,10 @@ impl HistoryFold {
             | Event::InboxQueued { .. }
             | Event::InboxDiscarded { .. }
             | Event::TurnEnded { .. }
-            | Event::ModelError { .. } => {}
+            | Event::ModelError { .. }
+            // A script's own calls: the model reads the script's result, not them.
+            | Event::PtcDispatch { .. }
+            | Event::PtcResult { .. } => {}
             // An event only a newer build understands is not part of what this build tells the model.
             Event::Unknown { .. } => {}
         }

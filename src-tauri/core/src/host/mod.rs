@@ -128,6 +128,17 @@ impl Host {
         text: &str,
         workspace: Option<PathBuf>,
     ) -> Result<(String, broadcast::Receiver<AgentEvent>), HostError> {
+        self.start_session_with(text, workspace, None)
+    }
+
+    /// [`start_session`](Self::start_session), plan first when `plan_first` says so whatever this
+    /// run's choices are (a second launch's `--plan`, carried out by the running app).
+    pub fn start_session_with(
+        &self,
+        text: &str,
+        workspace: Option<PathBuf>,
+        plan_first: Option<bool>,
+    ) -> Result<(String, broadcast::Receiver<AgentEvent>), HostError> {
         let text = text.trim();
         if text.is_empty() {
             return Err(HostError::InvalidArgument("a message needs some text".into()));
@@ -144,7 +155,7 @@ impl Host {
         let title: String = text.lines().next().unwrap_or(text).chars().take(TITLE_CHARS).collect();
         let config = AgentConfig {
             questions: questions_for(self.models.as_ref(), None),
-            plan_first: plan_first_for(self.models.as_ref(), None),
+            plan_first: plan_first.unwrap_or_else(|| plan_first_for(self.models.as_ref(), None)),
             ..AgentConfig::default()
         };
         let workspace = workspace.map(|w| w.to_string_lossy().into_owned());
@@ -271,22 +282,24 @@ impl Host {
         Ok(self.session(session)?.transcript(turns)?)
     }
 
-    /// Quitting, the same from every front door: a live timed question continues (its result is
-    /// recorded pending, so it is answerable after the next start), a live blocking one ends
-    /// `ASK_ABORTED`, every running turn ends recorded as aborted, and queued input stays queued.
+    /// Quitting, the same from every front door: a live timed question and a live plan review
+    /// continue (their result is recorded pending, so they are answerable after the next start), a
+    /// live blocking question ends `ASK_ABORTED`, every running turn ends recorded as aborted, and queued input stays queued.
     pub async fn shutdown(&self) {
-        let timed: Vec<(String, String)> = self
+        let lasting: Vec<(String, String, bool)> = self
             .service
             .foreground(None)
             .into_iter()
-            .filter(|r| r.wait.is_some())
-            .map(|r| (r.session_id, r.call_id))
+            .filter(|r| r.wait.is_some() || r.intent.is_plan_review())
+            .map(|r| (r.session_id, r.call_id, r.intent.is_plan_review()))
             .collect();
         let mut waits = Vec::new();
-        for (session, call) in timed {
+        for (session, call, review) in lasting {
             // Subscribed before the expiry, so the recorded result cannot be missed.
             let rx = self.agent(&session).map(|a| a.subscribe());
-            if self.service.expire(&session, &call).is_ok() {
+            let ended =
+                if review { self.service.defer_review(&session, &call) } else { self.service.expire(&session, &call) };
+            if ended.is_ok() {
                 if let Some(rx) = rx {
                     waits.push(result_recorded(rx, call));
                 }

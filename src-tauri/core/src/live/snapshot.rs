@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use super::Folds;
 
 /// Bumped whenever what [`Folds`] holds or means changes: an older snapshot is then ignored.
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 
 /// The folder beside the database that holds the snapshots.
 const DIR: &str = "snapshots";

@@ -181,7 +181,9 @@ pub fn run(
             let waited = Instant::now();
             let reply = match host.try_borrow_mut() {
                 Ok(mut host) => host(&name, args),
-                Err(_) => Err(CallFailure { code: "RUN_CODE_ERROR".into(), message: "a tool call is already running".into() }),
+                Err(_) => {
+                    Err(CallFailure { code: "RUN_CODE_ERROR".into(), message: "a tool call is already running".into() })
+                }
             };
             call_state.borrow_mut().waiting += waited.elapsed();
             match reply {
@@ -266,7 +268,11 @@ fn script_error(ctx: &rquickjs::Ctx<'_>, error: rquickjs::Error) -> SandboxError
         Some(e) => {
             let message = e.message().unwrap_or_default();
             let stack = e.stack().unwrap_or_default();
-            if stack.is_empty() { message } else { format!("{message}\n{stack}") }
+            if stack.is_empty() {
+                message
+            } else {
+                format!("{message}\n{stack}")
+            }
         }
         None => ctx
             .json_stringify(thrown)

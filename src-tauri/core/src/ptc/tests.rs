@@ -101,7 +101,13 @@ fn time_waiting_for_a_tool_does_not_count_against_the_script() {
         std::thread::sleep(Duration::from_millis(150));
         Ok(args)
     });
-    let out = run("for (let i = 0; i < 4; i++) await tools.echo({ i }); return 'done';", &names(), limits, &CancellationToken::new(), slow);
+    let out = run(
+        "for (let i = 0; i < 4; i++) await tools.echo({ i }); return 'done';",
+        &names(),
+        limits,
+        &CancellationToken::new(),
+        slow,
+    );
     assert_eq!(out.unwrap().result, json!("done"));
 }
 

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::error::{ErrorCode, UserInteractionError};
+use super::results::LATE_ANSWER_MARKER;
 use super::types::{answers_json, Answer, AnswerBatch, Question, QuestionOption};
 
 /// The model-facing name of the tool that submits a plan for review.
@@ -166,6 +167,17 @@ pub fn plan_review_result_text(batch: &AnswerBatch) -> String {
     let mut fields = PlanVerdict::of(batch).fields();
     fields.insert("answers".into(), answers_json(batch));
     serde_json::Value::Object(fields).to_string()
+}
+
+/// The tool result of a plan review whose wait ended undecided (Hark quit): the review stays open.
+pub fn plan_pending_text(call_id: &str) -> String {
+    let id = serde_json::Value::String(call_id.to_string());
+    format!(
+        "PENDING: Hark closed before the user reviewed your plan. The review stays open and the user can \
+         still decide. Tools that change the workspace stay refused until a plan is approved; reading is \
+         allowed. Do not submit the same plan again. The verdict will arrive as a user message whose JSON \
+         has \"{LATE_ANSWER_MARKER}\": true and \"call_id\": {id}."
+    )
 }
 
 /// The verdict's fields for a late answer to a plan review (what the late-answer message adds).

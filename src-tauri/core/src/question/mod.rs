@@ -15,8 +15,8 @@ mod validate;
 pub use answers::validate_answers;
 pub use error::{ErrorCode, UserInteractionError};
 pub use intent::{
-    check_plan, plan_review_questions, plan_review_result_text, Intent, PlanVerdict, SubmitPlanArguments,
-    APPROVE_LABEL, MAX_PLAN_CHARS, PLAN_QUESTION_ID, PLAN_TOOL_NAME,
+    check_plan, plan_pending_text, plan_review_questions, plan_review_result_text, Intent, PlanVerdict,
+    SubmitPlanArguments, APPROVE_LABEL, MAX_PLAN_CHARS, PLAN_QUESTION_ID, PLAN_TOOL_NAME,
 };
 pub use parse::parse_request;
 pub use results::{

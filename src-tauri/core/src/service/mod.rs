@@ -217,6 +217,20 @@ impl UserQuestionService {
         )
     }
 
+    /// The host is quitting while a plan review waits: its call ends as not yet reviewed (the tool
+    /// records it pending), so the review stays answerable after the next start, as after a crash.
+    /// Only plan reviews: a plain blocking question ends `ASK_ABORTED` with its turn.
+    pub fn defer_review(&self, session: &str, call_id: &str) -> Result<(), UserInteractionError> {
+        if !self.inner.pending.is_plan_review(session, call_id)? {
+            return Err(UserInteractionError::invalid_request(format!("question {call_id} is not a plan review")));
+        }
+        self.settle(
+            session,
+            call_id,
+            Err(UserInteractionError::new(ErrorCode::AskTimedOut, "Hark quit before the plan was reviewed")),
+        )
+    }
+
     /// A client starts showing a foreground question: the host deadline pauses while the returned
     /// take-over is held, and `remaining_ms` is the time left on the original deadline. Keep the
     /// take-over until the host has received this client's answer.

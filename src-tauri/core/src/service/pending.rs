@@ -121,6 +121,10 @@ impl PendingTable {
         self.with_entry(session, call_id, |e| e.request.wait.is_some())
     }
 
+    pub(crate) fn is_plan_review(&self, session: &str, call_id: &str) -> Result<bool, UserInteractionError> {
+        self.with_entry(session, call_id, |e| e.request.intent.is_plan_review())
+    }
+
     fn with_entry<T>(
         &self,
         session: &str,

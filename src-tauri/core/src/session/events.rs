@@ -155,6 +155,11 @@ events! {
     /// `arguments` is the parsed JSON, or the raw text as a JSON string when the model sent invalid JSON.
     "tool/call" => ToolCall { call_id: String, name: String, arguments: serde_json::Value },
     "tool/result" => ToolResult { call_id: String, outcome: ToolOutcome },
+    /// A tool call a `run_code` script made (`parent_call_id` is the `run_code` call). The model never
+    /// sees it as a call of its own; it reads the script's result.
+    "tool/ptc-dispatch" => PtcDispatch { parent_call_id: String, call_id: String, name: String, arguments: serde_json::Value },
+    /// The result of a `tool/ptc-dispatch` call, as the script got it.
+    "tool/ptc-result" => PtcResult { call_id: String, outcome: ToolOutcome },
     /// A message waiting in the session inbox for admission: a late answer, or a message the person
     /// typed (recorded when the agent accepts it, admitted as `user/message` under the same id).
     "inbox/queued" => InboxQueued { message_id: String, text: String, source: MessageSource },

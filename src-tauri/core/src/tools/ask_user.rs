@@ -85,6 +85,10 @@ impl ToolHandler for AskUserQuestionTool {
         tool_definition(self.settings.mode, self.settings.default_timeout_secs)
     }
 
+    fn changes_workspace(&self) -> bool {
+        false
+    }
+
     /// The parsed request in the strict form the schema describes, `timeout` included in timed mode
     /// (the default made explicit, -1 for no limit): what the question projection reads back.
     fn canonical_arguments(&self, args: serde_json::Value) -> serde_json::Value {

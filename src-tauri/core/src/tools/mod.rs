@@ -84,9 +84,10 @@ pub trait ToolHandler: Send + Sync {
     }
 
     /// Whether a call may change the workspace (write, delete, run): in a plan-first session such
-    /// tools wait for an approved plan. Say yes when unsure.
+    /// tools wait for an approved plan. Yes unless a tool says otherwise, so a new tool is gated until
+    /// someone decides it only reads.
     fn changes_workspace(&self) -> bool {
-        false
+        true
     }
 
     /// `args` is model output: untrusted, possibly not even the right JSON type.

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use super::{definition_of, BoxFuture, ToolContext, ToolError, ToolHandler, ToolOutput};
 use crate::question::{
-    check_plan, plan_review_questions, plan_review_result_text, ErrorCode, Intent, SubmitPlanArguments,
-    UserInteractionError, PLAN_TOOL_NAME,
+    check_plan, plan_pending_text, plan_review_questions, plan_review_result_text, ErrorCode, Intent,
+    SubmitPlanArguments, UserInteractionError, PLAN_TOOL_NAME,
 };
 use crate::service::{AskParams, UserQuestionService};
 
@@ -56,8 +56,12 @@ impl SubmitPlanTool {
             abort: ctx.abort.clone(),
         };
         // A plan review never times out: nothing that changes the workspace may run until it is decided.
-        let batch = self.service.ask(params).await?;
-        Ok(ToolOutput::ok(plan_review_result_text(&batch)))
+        // Only a quit ends its wait undecided (see `UserQuestionService::defer_review`).
+        match self.service.ask(params).await {
+            Ok(batch) => Ok(ToolOutput::ok(plan_review_result_text(&batch))),
+            Err(e) if e.code == ErrorCode::AskTimedOut => Ok(ToolOutput::pending(plan_pending_text(call_id))),
+            Err(e) => Err(e.into()),
+        }
     }
 }
 
@@ -68,6 +72,10 @@ impl ToolHandler for SubmitPlanTool {
 
     fn definition(&self) -> serde_json::Value {
         definition_of::<SubmitPlanArguments>(PLAN_TOOL_NAME)
+    }
+
+    fn changes_workspace(&self) -> bool {
+        false
     }
 
     fn handle<'a>(

@@ -101,6 +101,7 @@ export function record(callId: string, state: QuestionRecord['state']): Question
     call_id: callId,
     state,
     intent: { kind: 'question' },
+    parent_call_id: null,
     timed: true,
     questions: [q1],
     answers: null,

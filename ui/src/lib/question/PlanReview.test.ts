@@ -51,6 +51,12 @@ describe('PlanReview', () => {
   it('reopens with its feedback draft, and Escape closes', async () => {
     const { onClose } = setup({ storedDraft: feedbackDraft('shorter') });
     expect((screen.getByRole('textbox', { name: 'What should change' }) as HTMLTextAreaElement).value).toBe('shorter');
+    // Escape in the box leaves the box and keeps the text; outside it, it closes the review.
+    await fireEvent.keyDown(screen.getByRole('textbox', { name: 'What should change' }), { key: 'Escape' });
+    expect(onClose).not.toHaveBeenCalled();
+    expect(screen.queryByRole('textbox', { name: 'What should change' })).toBeNull();
+    await fireEvent.click(button('Request changes'));
+    expect((screen.getByRole('textbox', { name: 'What should change' }) as HTMLTextAreaElement).value).toBe('shorter');
     await fireEvent.keyDown(screen.getByRole('region', { name: 'Plan review' }), { key: 'Escape' });
     expect(onClose).toHaveBeenCalled();
     expect(storedFeedback('{"items":[]}')).toBe('');

@@ -32,6 +32,9 @@ pub struct QuestionRecord {
     /// A plan review (a `submit_plan` call) or a plain question.
     #[serde(default)]
     pub intent: Intent,
+    /// The `run_code` call whose script asked, for a question a script asked.
+    #[serde(default)]
+    pub parent_call_id: Option<String>,
     /// Asked under the timed schema (decided by the `request/header` in force at the call), even when
     /// the model chose `timeout: -1`.
     pub timed: bool,
@@ -73,8 +76,12 @@ impl QuestionFold {
                 self.mode = Some(*question_mode);
                 false
             }
-            Event::ToolCall { call_id, name, arguments } => self.open(call_id, name, arguments),
+            Event::ToolCall { call_id, name, arguments } => self.open(call_id, name, arguments, None),
             Event::ToolResult { call_id, outcome } => self.result(call_id, outcome),
+            Event::PtcDispatch { parent_call_id, call_id, name, arguments } => {
+                self.open(call_id, name, arguments, Some(parent_call_id))
+            }
+            Event::PtcResult { call_id, outcome } => self.result(call_id, outcome),
             Event::InboxQueued { message_id, source, .. } => match source.reply_call_id() {
                 Some(call_id) => self.reserve(call_id, message_id),
                 None => false,
@@ -137,7 +144,7 @@ impl QuestionFold {
         })
     }
 
-    fn open(&mut self, call_id: &str, name: &str, arguments: &serde_json::Value) -> bool {
+    fn open(&mut self, call_id: &str, name: &str, arguments: &serde_json::Value, parent: Option<&String>) -> bool {
         // A repeated call id keeps the first call: ids are the model's, and the first one is what any
         // answer was given to.
         if self.by_call.contains_key(call_id) {
@@ -160,6 +167,7 @@ impl QuestionFold {
             call_id: call_id.to_string(),
             state: QuestionState::Open,
             intent,
+            parent_call_id: parent.cloned(),
             timed,
             questions,
             answers: None,
@@ -178,6 +186,9 @@ impl QuestionFold {
             return false;
         }
         match outcome {
+            // A script's question whose run died before its result was recorded is gone with the
+            // script: nothing would read a late answer to it.
+            ToolOutcome::Unknown if record.parent_call_id.is_some() => self.remove(call_id),
             ToolOutcome::Pending { .. } | ToolOutcome::Unknown => {
                 record.state = QuestionState::Continued;
             }

@@ -97,6 +97,10 @@ pub enum TranscriptItem {
         /// As the model wrote them: any JSON.
         #[ts(type = "unknown")]
         arguments: serde_json::Value,
+        /// The `run_code` call whose script made this call, for a call a script made.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        parent_call_id: Option<String>,
         result: Option<ToolResultView>,
         /// For `ask_user_question` and `submit_plan` calls still in the question projection: its final state, including
         /// a late answer that settled it after its own result said pending. (Boxed because most calls
@@ -325,21 +329,12 @@ impl TranscriptFold {
                 self.push(at, item, out);
             }
             Event::ToolCall { call_id, name, arguments } => {
-                let item = || TranscriptItem::ToolCall {
-                    seq,
-                    at,
-                    call_id: call_id.clone(),
-                    name: name.clone(),
-                    arguments: arguments.clone(),
-                    result: None,
-                    // What a window is sent now; a whole projection fills in the final state.
-                    question: questions.get(call_id).cloned().map(Box::new),
-                    queued_answers: None,
-                };
-                let place = self.push(at, item, out);
-                self.calls.entry(call_id.clone()).or_insert(place);
+                self.call(stored, questions, None, (call_id, name, arguments), out)
             }
-            Event::ToolResult { call_id, outcome } => {
+            Event::PtcDispatch { parent_call_id, call_id, name, arguments } => {
+                self.call(stored, questions, Some(parent_call_id), (call_id, name, arguments), out)
+            }
+            Event::ToolResult { call_id, outcome } | Event::PtcResult { call_id, outcome } => {
                 let result = ToolResultView { seq, at, outcome: outcome.clone() };
                 self.pair_result(at, call_id, result, out);
             }
@@ -366,6 +361,32 @@ impl TranscriptFold {
             // Nothing to show for an event only a newer build understands.
             Event::Unknown { .. } => {}
         }
+    }
+
+    /// A tool call's row: one the model made, or one its `run_code` script made (`parent`).
+    fn call(
+        &mut self,
+        stored: &StoredEvent,
+        questions: &QuestionFold,
+        parent: Option<&String>,
+        (call_id, name, arguments): (&String, &String, &serde_json::Value),
+        out: Option<&mut Vec<TranscriptDelta>>,
+    ) {
+        let (seq, at) = (stored.seq, stored.at);
+        let item = || TranscriptItem::ToolCall {
+            seq,
+            at,
+            call_id: call_id.clone(),
+            name: name.clone(),
+            arguments: arguments.clone(),
+            parent_call_id: parent.cloned(),
+            result: None,
+            // What a window is sent now; a whole projection fills in the final state.
+            question: questions.get(call_id).cloned().map(Box::new),
+            queued_answers: None,
+        };
+        let place = self.push(at, item, out);
+        self.calls.entry(call_id.clone()).or_insert(place);
     }
 
     fn open_turn(&mut self, turn: Turn, out: Option<&mut Vec<TranscriptDelta>>) {

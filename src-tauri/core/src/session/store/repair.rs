@@ -2,9 +2,10 @@
 
 use crate::session::events::{Event, ToolOutcome, TurnEndReason};
 
-/// The events that close what a dead run left open: a `TOOL_OUTCOME_UNKNOWN` result for every call
-/// without a result (in call order), then an "interrupted" end for every turn without one. Results
-/// come first so they land inside the turn they belong to. Empty when nothing is open, which makes
+/// The events that close what a dead run left open: a `TOOL_OUTCOME_UNKNOWN` result for every call a
+/// `run_code` script made without a result, then for every call without a result (in call order),
+/// then an "interrupted" end for every turn without one. Results come first so they land inside the
+/// turn they belong to. Empty when nothing is open, which makes
 /// repair idempotent.
 pub fn repairs_needed<'a>(events: impl IntoIterator<Item = &'a Event>) -> Vec<Event> {
     let mut fold = RepairFold::default();
@@ -22,6 +23,9 @@ pub fn repairs_needed<'a>(events: impl IntoIterator<Item = &'a Event>) -> Vec<Ev
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct RepairFold {
     open_calls: Vec<String>,
+    /// Calls of `run_code` scripts (`tool/ptc-dispatch`) without a `tool/ptc-result`.
+    #[serde(default)]
+    open_children: Vec<String>,
     turns: Vec<String>,
 }
 
@@ -32,6 +36,12 @@ impl RepairFold {
             Event::ToolResult { call_id, .. } => {
                 if let Some(i) = self.open_calls.iter().position(|c| c == call_id) {
                     self.open_calls.remove(i);
+                }
+            }
+            Event::PtcDispatch { call_id, .. } => self.open_children.push(call_id.clone()),
+            Event::PtcResult { call_id, .. } => {
+                if let Some(i) = self.open_children.iter().position(|c| c == call_id) {
+                    self.open_children.remove(i);
                 }
             }
             Event::TurnStarted { turn_id, .. } => self.turns.push(turn_id.clone()),
@@ -51,11 +61,13 @@ impl RepairFold {
 
     /// The events that close what is open now.
     pub fn needed(&self) -> Vec<Event> {
+        let children =
+            self.open_children.iter().map(|c| Event::PtcResult { call_id: c.clone(), outcome: ToolOutcome::Unknown });
         let results =
             self.open_calls.iter().map(|c| Event::ToolResult { call_id: c.clone(), outcome: ToolOutcome::Unknown });
         let ends =
             self.turns.iter().map(|t| Event::TurnEnded { turn_id: t.clone(), reason: TurnEndReason::Interrupted });
-        results.chain(ends).collect()
+        children.chain(results).chain(ends).collect()
     }
 }
 
