@@ -8,9 +8,10 @@ use tokio_util::sync::CancellationToken;
 use super::step::{self, StepEnd};
 use super::{AgentError, AgentEvent, Input, Shared};
 use crate::error::CodedError;
+use crate::ptc::RunCodeTool;
 use crate::service::lock;
 use crate::session::{Event, TurnEndReason};
-use crate::tools::{AskUserQuestionTool, SubmitPlanTool, ToolRegistry};
+use crate::tools::{AskUserQuestionTool, PlanApproval, SubmitPlanTool, ToolRegistry};
 use crate::workspace::workspace_tools;
 
 pub(super) async fn run(shared: Arc<Shared>) {
@@ -44,19 +45,31 @@ pub(super) fn append(shared: &Shared, event: Event) -> Result<(), AgentError> {
     Ok(())
 }
 
+/// The tools the model is offered: the question tool and the workspace's, or with programmatic
+/// tool calls only `run_code`, whose scripts reach those; `submit_plan` in a plan-first session. In
+/// a plan-first session every registry refuses workspace changes until a plan is approved.
 fn registry(shared: &Shared) -> ToolRegistry {
+    let plan = shared.config.plan_first.then(|| Arc::clone(&shared.session) as Arc<dyn PlanApproval>);
+    // Names are distinct by construction, so registration cannot fail.
     let mut tools = ToolRegistry::new();
     let ask = AskUserQuestionTool::new(shared.deps.service.clone(), shared.config.questions);
-    // Names are distinct by construction, so registration cannot fail.
     let _ = tools.register(Arc::new(ask));
     if let Some(root) = &shared.workspace {
         for tool in workspace_tools(root.clone()) {
             let _ = tools.register(tool);
         }
     }
-    if shared.config.plan_first {
+    if let Some(plan) = &plan {
+        tools.require_plan(Arc::clone(plan));
+    }
+    if shared.config.ptc {
+        let run_code = RunCodeTool::new(tools, Arc::clone(&shared.session));
+        tools = ToolRegistry::new();
+        let _ = tools.register(Arc::new(run_code));
+    }
+    if let Some(plan) = plan {
         let _ = tools.register(Arc::new(SubmitPlanTool::new(shared.deps.service.clone())));
-        tools.require_plan(Arc::clone(&shared.session) as Arc<dyn crate::tools::PlanApproval>);
+        tools.require_plan(plan);
     }
     tools
 }

@@ -78,6 +78,9 @@ pub struct AgentConfig {
     /// Plan first: the agent gets `submit_plan`, and tools that change the workspace are refused
     /// until the person approves a plan.
     pub plan_first: bool,
+    /// Programmatic tool calls: the model gets `run_code` (and `submit_plan` when plan first) and
+    /// reaches the other tools from its scripts.
+    pub ptc: bool,
     pub step_limit: u32,
     /// Sent first in every request; `None` sends none.
     pub system_prompt: Option<String>,
@@ -95,6 +98,7 @@ impl Default for AgentConfig {
         AgentConfig {
             questions: QuestionSettings::default(),
             plan_first: false,
+            ptc: false,
             step_limit: DEFAULT_STEP_LIMIT,
             system_prompt: Some(DEFAULT_SYSTEM_PROMPT.to_string()),
             context_window_tokens: DEFAULT_CONTEXT_WINDOW_TOKENS,

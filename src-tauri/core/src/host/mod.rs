@@ -20,7 +20,7 @@ use tokio::sync::broadcast;
 pub use catalogue::{catalogue, Bounds, Catalogue, ProviderPreset};
 pub use error::HostError;
 pub use lock::{HostLock, LockError, LOCK_FILE};
-pub use models::{label, plan_first_for, questions_for, ModelSource};
+pub use models::{label, plan_first_for, ptc_for, questions_for, ModelSource};
 
 use crate::agent::{history_keep_tokens, Agent, AgentConfig, AgentDeps, AgentEvent};
 use crate::live::Session;
@@ -156,6 +156,7 @@ impl Host {
         let config = AgentConfig {
             questions: questions_for(self.models.as_ref(), None),
             plan_first: plan_first.unwrap_or_else(|| plan_first_for(self.models.as_ref(), None)),
+            ptc: ptc_for(self.models.as_ref(), None),
             ..AgentConfig::default()
         };
         let workspace = workspace.map(|w| w.to_string_lossy().into_owned());
@@ -182,7 +183,8 @@ impl Host {
         let model = self.models.for_existing(open.model());
         let deps = self.deps(&model)?;
         let plan_first = plan_first_for(self.models.as_ref(), open.recorded_plan_first());
-        let config = AgentConfig { questions, plan_first, ..AgentConfig::default() };
+        let ptc = ptc_for(self.models.as_ref(), open.recorded_ptc());
+        let config = AgentConfig { questions, plan_first, ptc, ..AgentConfig::default() };
         let (agent, rx) = Agent::attach(deps, open, config);
         let agent = Arc::new(agent);
         guard(&self.live).insert(session.to_string(), Live { agent: Arc::clone(&agent), model_label: label(&model) });

@@ -26,6 +26,14 @@ pub trait ModelSource: Send + Sync {
     fn default_plan_first(&self) -> bool {
         false
     }
+    /// Programmatic tool calls when this run says so (`--ptc`), over what a session recorded.
+    fn forced_ptc(&self) -> Option<bool> {
+        None
+    }
+    /// Programmatic tool calls for sessions that recorded no choice (new ones).
+    fn default_ptc(&self) -> bool {
+        false
+    }
     /// The provider for `model`; API keys are the front door's business.
     fn provider(&self, model: &ModelRef) -> Result<Arc<dyn ModelProvider>, ModelError>;
 }
@@ -40,6 +48,11 @@ pub fn questions_for(models: &dyn ModelSource, recorded: Option<QuestionSettings
 /// default. Like its model and its question settings, a session keeps the way it works.
 pub fn plan_first_for(models: &dyn ModelSource, recorded: Option<bool>) -> bool {
     models.forced_plan_first().or(recorded).unwrap_or_else(|| models.default_plan_first())
+}
+
+/// Whether a session runs with programmatic tool calls, by the same precedence as plan first.
+pub fn ptc_for(models: &dyn ModelSource, recorded: Option<bool>) -> bool {
+    models.forced_ptc().or(recorded).unwrap_or_else(|| models.default_ptc())
 }
 
 /// How a model is named to the person: "Demo model (batch)", "deepseek-chat · api.deepseek.com".

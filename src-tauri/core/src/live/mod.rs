@@ -18,6 +18,7 @@ use tokio::sync::broadcast;
 
 use crate::agent::AgentEvent;
 use crate::model::ToolCallRequest;
+use crate::ptc::RUN_CODE_TOOL_NAME;
 use crate::question::PLAN_TOOL_NAME;
 use crate::session::{
     Event, ModelRef, QuestionFold, QuestionRecord, QueuedMessage, Store, StoreError, StoredEvent, Transcript,
@@ -206,6 +207,15 @@ impl Session {
     pub fn recorded_plan_first(&self) -> Option<bool> {
         match lock(&self.folds).last_header() {
             Some(Event::RequestHeader { tools, .. }) => Some(tools.iter().any(|t| t == PLAN_TOOL_NAME)),
+            _ => None,
+        }
+    }
+
+    /// Whether the session last ran with programmatic tool calls: its last `request/header` offered
+    /// `run_code`.
+    pub fn recorded_ptc(&self) -> Option<bool> {
+        match lock(&self.folds).last_header() {
+            Some(Event::RequestHeader { tools, .. }) => Some(tools.iter().any(|t| t == RUN_CODE_TOOL_NAME)),
             _ => None,
         }
     }

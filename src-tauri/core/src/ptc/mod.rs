@@ -3,8 +3,10 @@
 //! `tool/ptc-dispatch` event linked to the `run_code` call.
 
 mod sandbox;
+mod tool;
 
 pub use sandbox::{run, CallFailure, CallHost, Limits, RunOutput, SandboxError};
+pub use tool::{RunCodeArguments, RunCodeTool, MAX_CODE_CHARS, RUN_CODE_TOOL_NAME};
 
 #[cfg(test)]
 mod tests;

@@ -79,7 +79,7 @@ pub struct CallFailure {
 }
 
 /// What the host does for `tools.<name>(args)`: the result's content (JSON when it is JSON, else text).
-pub type CallHost = Box<dyn FnMut(&str, Value) -> Result<Value, CallFailure>>;
+pub type CallHost = Box<dyn FnMut(&str, Value) -> Result<Value, CallFailure> + Send>;
 
 /// What a finished run produced.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,0 +1,150 @@
+//! The `run_code` tool: the model's script runs in the sandbox on a blocking thread, and each of its
+//! `tools.<name>(args)` calls runs here, recorded as `tool/ptc-dispatch` then `tool/ptc-result`
+//! before the script sees its result, through the same registry (and plan gate) as the model's own
+//! calls.
+
+use std::sync::Arc;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use super::sandbox::{self, CallFailure, CallHost, Limits};
+use crate::error::CodedError;
+use crate::live::Session;
+use crate::session::Event;
+use crate::tools::{
+    definition_of, outcome_of, BoxFuture, ToolContext, ToolError, ToolHandler, ToolOutput, ToolRegistry,
+};
+
+/// The model-facing name.
+pub const RUN_CODE_TOOL_NAME: &str = "run_code";
+/// The longest script, in characters.
+pub const MAX_CODE_CHARS: usize = 100_000;
+
+/// The arguments of `run_code`.
+///
+/// Run JavaScript that calls tools, to do several steps in one call. The code is the body of an async
+/// function: `await tools.<name>(args)` calls a tool (it returns the tool's result, parsed when it is
+/// JSON, and throws an Error with a `code` when the tool fails), `console.log(...)` records a line,
+/// and `return` gives the call's result. There is no other I/O: no require, import, fetch, process or
+/// timers. Limits: 64 MiB of memory, 10 s of JavaScript time (waiting for a tool does not count), 64 KiB
+/// of logs and of result, 100 tool calls.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RunCodeArguments {
+    /// The JavaScript: the body of an async function.
+    #[schemars(length(min = 1, max = MAX_CODE_CHARS))]
+    pub code: String,
+}
+
+/// `run_code` over `children`, the tools a script may call.
+pub struct RunCodeTool {
+    children: ToolRegistry,
+    session: Arc<Session>,
+    limits: Limits,
+}
+
+impl RunCodeTool {
+    pub fn new(children: ToolRegistry, session: Arc<Session>) -> Self {
+        RunCodeTool { children, session, limits: Limits::default() }
+    }
+
+    async fn run(&self, ctx: &ToolContext, call_id: &str, args: Value) -> Result<ToolOutput, ToolError> {
+        let failed = |code: &str, message: String| ToolError::Failed { code: code.into(), message };
+        let args: RunCodeArguments = serde_json::from_value(args).map_err(|e| {
+            failed("INVALID_REQUEST", format!("run_code: invalid arguments ({e}); send {{\"code\": \"...\"}}"))
+        })?;
+        let chars = args.code.chars().count();
+        if args.code.trim().is_empty() || chars > MAX_CODE_CHARS {
+            return Err(failed(
+                "INVALID_REQUEST",
+                format!("run_code: the code has {chars} characters; give 1 to {MAX_CODE_CHARS}"),
+            ));
+        }
+        let host = self.host(ctx, call_id);
+        let names = self.children.names();
+        let (limits, abort) = (self.limits, ctx.abort.clone());
+        let ran = tokio::task::spawn_blocking(move || sandbox::run(&args.code, &names, limits, &abort, host))
+            .await
+            .map_err(|e| failed("RUN_CODE_ENGINE", format!("the script's thread failed: {e}")))?;
+        match ran {
+            Ok(out) => Ok(ToolOutput::ok(json!({ "result": out.result, "logs": out.logs }).to_string())),
+            Err(e) => Err(failed(e.code(), e.to_string())),
+        }
+    }
+
+    /// What runs a script's calls: on the runtime that runs this tool, while the script's thread waits.
+    fn host(&self, ctx: &ToolContext, parent: &str) -> CallHost {
+        let runtime = tokio::runtime::Handle::current();
+        let (children, session, ctx, parent) =
+            (self.children.clone(), Arc::clone(&self.session), ctx.clone(), parent.to_string());
+        let mut made = 0usize;
+        Box::new(move |name: &str, args: Value| {
+            made += 1;
+            // The script's call ids derive from its own, which the session made unique.
+            let call_id = format!("{parent}.{made}");
+            if children.get(name).is_none() {
+                let known = children.names().join(", ");
+                return Err(CallFailure {
+                    code: "UNKNOWN_TOOL".into(),
+                    message: format!("no tool {name:?}; use {known}"),
+                });
+            }
+            let dispatch = Event::PtcDispatch {
+                parent_call_id: parent.clone(),
+                call_id: call_id.clone(),
+                name: name.to_string(),
+                arguments: children.canonical_arguments(name, args.clone()),
+            };
+            session.record_one(dispatch).map_err(|e| CallFailure { code: e.code().into(), message: e.message() })?;
+            let result = runtime.block_on(children.execute(&ctx, &call_id, name, args));
+            let recorded = Event::PtcResult { call_id, outcome: outcome_of(&result) };
+            session.record_one(recorded).map_err(|e| CallFailure { code: e.code().into(), message: e.message() })?;
+            match result {
+                Ok(out) => Ok(serde_json::from_str(&out.content).unwrap_or(Value::String(out.content))),
+                Err(e) => Err(CallFailure { code: e.code().to_string(), message: e.message() }),
+            }
+        })
+    }
+
+    fn description(&self) -> String {
+        let mut text = definition_of::<RunCodeArguments>(RUN_CODE_TOOL_NAME)["description"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        text.push_str("\n\nThe tools (`tools.<name>(arguments)`):");
+        for definition in self.children.definitions() {
+            let name = definition["name"].as_str().unwrap_or_default();
+            let about = definition["description"].as_str().unwrap_or_default();
+            text.push_str(&format!("\n- {name}: {about} Arguments: {}", definition["parameters"]));
+        }
+        text
+    }
+}
+
+impl ToolHandler for RunCodeTool {
+    fn name(&self) -> &str {
+        RUN_CODE_TOOL_NAME
+    }
+
+    fn definition(&self) -> Value {
+        let mut definition = definition_of::<RunCodeArguments>(RUN_CODE_TOOL_NAME);
+        definition["description"] = Value::String(self.description());
+        definition
+    }
+
+    /// The script's own calls are gated one by one, as the model's are.
+    fn changes_workspace(&self) -> bool {
+        false
+    }
+
+    fn handle<'a>(
+        &'a self,
+        ctx: &'a ToolContext,
+        call_id: &'a str,
+        args: Value,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        Box::pin(self.run(ctx, call_id, args))
+    }
+}
