@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use hark_core::agent::AgentEvent;
 use hark_core::error::{BoundaryError, CodedError};
-use hark_core::host::{Host, ModelSource};
+use hark_core::host::{Host, ModelSource, WorkingChoices};
 use hark_core::model::{ModelError, ModelProvider};
 use hark_core::question::AnswerBatch;
 use hark_core::service::{ForwardingProvider, InteractionRequest, Takeover, UserQuestionService};
@@ -81,6 +81,14 @@ impl ModelSource for DesktopModels {
 
     fn default_plan_first(&self) -> bool {
         lock(&self.settings).plan_first
+    }
+
+    fn forced_ptc(&self) -> Option<bool> {
+        self.launch.ptc.then_some(true)
+    }
+
+    fn default_ptc(&self) -> bool {
+        lock(&self.settings).ptc
     }
 
     fn provider(&self, model: &ModelRef) -> Result<Arc<dyn ModelProvider>, ModelError> {
@@ -177,14 +185,14 @@ impl Hub {
         Ok(self.host.start_session(text, workspace)?.0)
     }
 
-    /// A session started plan first when `plan_first` says so (a second launch's `--plan`).
+    /// A session started with `choices` over this run's (a second launch's `--plan`, `--ptc`).
     pub fn start_session_with(
         &self,
         text: &str,
         workspace: Option<PathBuf>,
-        plan_first: Option<bool>,
+        choices: WorkingChoices,
     ) -> Result<String, CommandError> {
-        Ok(self.host.start_session_with(text, workspace, plan_first)?.0)
+        Ok(self.host.start_session_with(text, workspace, choices)?.0)
     }
 
     /// Starts streaming the session to the window (replacing an earlier stream of it) and returns

@@ -1,5 +1,5 @@
 //! Launch options: `hark-desktop [--data-dir DIR] [--provider demo|openai] [--script NAME]
-//! [--base-url URL] [--model NAME] [--timed [--timeout S]] [--plan] [--workspace DIR] [--session ID]
+//! [--base-url URL] [--model NAME] [--timed [--timeout S]] [--plan] [--ptc] [--workspace DIR] [--session ID]
 //! [--prompt TEXT]`.
 //! The same options as `hark chat`; they override the settings for this run only.
 
@@ -14,7 +14,8 @@ use hark_core::tools::QuestionSettings;
 use crate::settings::Settings;
 
 pub const USAGE: &str = "usage: hark-desktop [--data-dir DIR] [--provider demo|openai] [--script NAME] \
-[--base-url URL] [--model NAME] [--timed [--timeout S]] [--plan] [--workspace DIR] [--session ID] [--prompt TEXT]";
+[--base-url URL] [--model NAME] [--timed [--timeout S]] [--plan] [--ptc] [--workspace DIR] [--session ID] \
+[--prompt TEXT]";
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LaunchOptions {
@@ -27,6 +28,8 @@ pub struct LaunchOptions {
     pub timeout: Option<u64>,
     /// Plan first for every session of this run, new or resumed.
     pub plan_first: bool,
+    /// Programmatic tool calls (`run_code`) for every session of this run, new or resumed.
+    pub ptc: bool,
     /// The folder a session started by `--prompt` may read and write.
     pub workspace: Option<PathBuf>,
     pub session: Option<String>,
@@ -65,6 +68,7 @@ impl LaunchOptions {
                 "--model" => o.model = Some(value(inline)?),
                 "--timed" => o.timed = true,
                 "--plan" => o.plan_first = true,
+                "--ptc" => o.ptc = true,
                 "--timeout" => o.timeout = Some(parse_timeout_secs(&value(inline)?)?),
                 "--workspace" => o.workspace = Some(PathBuf::from(value(inline)?)),
                 "--session" => o.session = Some(value(inline)?),
@@ -98,6 +102,9 @@ impl LaunchOptions {
         }
         if self.plan_first {
             out.push("--plan".into());
+        }
+        if self.ptc {
+            out.push("--ptc".into());
         }
         out
     }
@@ -169,14 +176,15 @@ mod tests {
             "--prompt",
             "plan the notes app",
             "--plan",
+            "--ptc",
         ])
         .unwrap();
-        assert!(o.plan_first);
+        assert!(o.plan_first && o.ptc);
         assert_eq!(o.data_dir, Some(PathBuf::from("/tmp/d")));
         assert_eq!(o.script.as_deref(), Some("timed"));
         assert_eq!(o.timeout, Some(3));
         assert_eq!(o.prompt.as_deref(), Some("plan the notes app"));
-        assert_eq!(o.describe(), ["--provider demo", "--script timed", "--timed", "--timeout 3", "--plan"]);
+        assert_eq!(o.describe(), ["--provider demo", "--script timed", "--timed", "--timeout 3", "--plan", "--ptc"]);
     }
 
     #[test]

@@ -26,6 +26,7 @@ use tauri::{AppHandle, Manager, RunEvent};
 use crate::hub::Hub;
 use crate::launch::{LaunchOptions, USAGE};
 use crate::state::{AppState, Launched};
+use hark_core::host::WorkingChoices;
 
 const IDENTIFIER: &str = "app.hark.desktop";
 
@@ -219,9 +220,11 @@ fn carry_out(hub: &Arc<Hub>, launch: &LaunchOptions) -> Launched {
             }
             Ok(id)
         }),
-        // A second launch's --plan holds for the session it starts, whatever this run was told.
+        // A second launch's --plan and --ptc hold for the session it starts, whatever this run was told.
         (None, Some(prompt)) => {
-            hub.start_session_with(prompt, launch.workspace.clone(), launch.plan_first.then_some(true))
+            let choices =
+                WorkingChoices { plan_first: launch.plan_first.then_some(true), ptc: launch.ptc.then_some(true) };
+            hub.start_session_with(prompt, launch.workspace.clone(), choices)
         }
         (None, None) => return Launched::default(),
     };

@@ -50,6 +50,9 @@ pub struct Settings {
     /// New sessions work plan first: the agent submits a plan for review before it may change the
     /// workspace. A session keeps the way it started.
     pub plan_first: bool,
+    /// New sessions use programmatic tool calls: the agent writes scripts (`run_code`) that call the
+    /// tools, instead of calling them one by one.
+    pub ptc: bool,
     pub notifications: bool,
     pub do_not_disturb: bool,
     pub keep_running_in_tray: bool,
@@ -66,6 +69,7 @@ impl Default for Settings {
             question_mode: ToolMode::Timed,
             timeout_secs: hark_core::tools::QuestionSettings::default().default_timeout_secs,
             plan_first: false,
+            ptc: false,
             notifications: true,
             do_not_disturb: false,
             keep_running_in_tray: true,

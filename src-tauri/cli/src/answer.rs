@@ -70,6 +70,7 @@ async fn answer(typed: &str, call_id: &str, answers: &str) -> ExitCode {
         forced: None,
         timeout: QuestionSettings::default().default_timeout_secs,
         plan_first: false,
+        ptc: false,
     };
     let dir = match chosen_dir() {
         Ok(dir) => dir,

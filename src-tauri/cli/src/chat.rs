@@ -120,6 +120,8 @@ pub(crate) struct CliModels {
     pub timeout: u64,
     /// `--plan`: plan first, on new and resumed sessions alike.
     pub plan_first: bool,
+    /// `--ptc`: programmatic tool calls (`run_code`), on new and resumed sessions alike.
+    pub ptc: bool,
 }
 
 impl ModelSource for CliModels {
@@ -144,6 +146,14 @@ impl ModelSource for CliModels {
     }
 
     fn default_plan_first(&self) -> bool {
+        false
+    }
+
+    fn forced_ptc(&self) -> Option<bool> {
+        self.ptc.then_some(true)
+    }
+
+    fn default_ptc(&self) -> bool {
         false
     }
 
@@ -257,6 +267,7 @@ struct ChatArgs {
     timed: bool,
     timeout: u64,
     plan_first: bool,
+    ptc: bool,
     workspace: Option<PathBuf>,
     prompt: Option<String>,
 }
@@ -268,6 +279,7 @@ fn parse(args: &[String]) -> Result<ChatArgs, String> {
         timed: false,
         timeout: QuestionSettings::default().default_timeout_secs,
         plan_first: false,
+        ptc: false,
         workspace: None,
         prompt: None,
     };
@@ -289,6 +301,7 @@ fn parse(args: &[String]) -> Result<ChatArgs, String> {
             "--workspace" => parsed.workspace = Some(PathBuf::from(value("--workspace")?)),
             "--timed" => parsed.timed = true,
             "--plan" => parsed.plan_first = true,
+            "--ptc" => parsed.ptc = true,
             "--timeout" => parsed.timeout = parse_timeout_secs(&value("--timeout")?)?,
             flag if flag.starts_with("--") => return Err(format!("chat: unknown option {flag:?}")),
             word => words.push(word.to_string()),
@@ -318,7 +331,13 @@ pub fn run(args: &[String]) -> ExitCode {
 async fn chat(args: ChatArgs) -> ExitCode {
     let terminal = Terminal::stdin();
     let forced = args.timed.then_some(QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: args.timeout });
-    let models = CliModels { flags: args.flags.clone(), forced, timeout: args.timeout, plan_first: args.plan_first };
+    let models = CliModels {
+        flags: args.flags.clone(),
+        forced,
+        timeout: args.timeout,
+        plan_first: args.plan_first,
+        ptc: args.ptc,
+    };
     let host = match terminal.host(models) {
         Ok(h) => h,
         Err(code) => return code,

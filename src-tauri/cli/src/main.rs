@@ -26,10 +26,11 @@ commands:
   questions SESSION [--json]
                      print a session's questions: open, continued or settled, with answers
   chat [--session ID] [--provider openai|demo] [--base-url URL] [--model NAME]
-       [--script NAME] [--timed [--timeout SECONDS]] [--plan] [--workspace DIR] [PROMPT]
+       [--script NAME] [--timed [--timeout SECONDS]] [--plan] [--ptc] [--workspace DIR] [PROMPT]
                      chat with the agent; questions are answered on stdin
                      (option numbers like 2 or 1,3 · /other TEXT · /skip)
                      (--plan: plan first; a plan review asks \"approve? [y / your feedback]\")
+                     (--ptc: the agent writes scripts, run_code, that call the tools)
   answer SESSION CALL_ID ANSWERS_JSON
                      answer a continued question late and let the agent continue
                      (exit 3 NOT_PENDING, 4 BAD_ANSWER, 5 REPLY_QUEUED)

@@ -5,7 +5,7 @@
 mod host_support;
 
 use hark_core::error::CodedError;
-use hark_core::host::{AnswerPath, Host};
+use hark_core::host::{AnswerPath, Host, WorkingChoices};
 use hark_core::question::{ErrorCode, ToolMode};
 use hark_core::session::{project_questions, Event, QuestionState, ToolOutcome};
 use hark_core::tools::QuestionSettings;
@@ -136,7 +136,13 @@ async fn a_plan_review_waiting_at_quit_is_answered_after_the_next_start_and_the_
     let session = {
         let first = host(dir.path(), "plan", None);
         // This run is not plan first; the session is, as a second launch's --plan asks.
-        let (session, _) = first.start_session_with("outline it", Some(workspace.path().into()), Some(true)).unwrap();
+        let (session, _) = first
+            .start_session_with(
+                "outline it",
+                Some(workspace.path().into()),
+                WorkingChoices { plan_first: Some(true), ptc: None },
+            )
+            .unwrap();
         until("the plan review", || {
             first.service().foreground(Some(&session)).iter().any(|r| r.intent.is_plan_review())
         })

@@ -234,6 +234,16 @@ fn every_question_a_script_asks_is_valid_except_the_deliberately_oversized_one()
                 let needs: &[&str] = match call.name.as_str() {
                     "list_dir" | "read_file" => &["path"],
                     "write_file" => &["path", "content"],
+                    "run_code" => {
+                        // The script runs: against a host that answers every call with its arguments.
+                        let code = call.arguments["code"].as_str().expect("code");
+                        let names = vec!["ask_user_question".to_string(), "write_file".to_string()];
+                        let echo: hark_core::ptc::CallHost = Box::new(|_, args| Ok(args));
+                        let limits = hark_core::ptc::Limits::default();
+                        hark_core::ptc::run(code, &names, limits, &CancellationToken::new(), echo)
+                            .unwrap_or_else(|e| panic!("{name}/{}: {e}", rule.id));
+                        &["code"]
+                    }
                     "submit_plan" => {
                         let plan = call.arguments["plan"].as_str().expect("a plan");
                         check_plan(plan).unwrap_or_else(|e| panic!("{name}/{}: {e}", rule.id));

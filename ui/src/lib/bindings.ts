@@ -233,7 +233,12 @@ export type Settings = { provider: Provider, base_url: string, model: string, de
  * New sessions work plan first: the agent submits a plan for review before it may change the
  * workspace. A session keeps the way it started.
  */
-plan_first: boolean, notifications: boolean, do_not_disturb: boolean, keep_running_in_tray: boolean, };
+plan_first: boolean, 
+/**
+ * New sessions use programmatic tool calls: the agent writes scripts (`run_code`) that call the
+ * tools, instead of calling them one by one.
+ */
+ptc: boolean, notifications: boolean, do_not_disturb: boolean, keep_running_in_tray: boolean, };
 
 export type SettingsView = { settings: Settings, api_key_set: boolean, 
 /**

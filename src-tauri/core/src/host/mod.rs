@@ -44,6 +44,13 @@ pub struct PendingQuestions {
     pub continued: Vec<ContinuedQuestion>,
 }
 
+/// How a new session works, where it differs from this run's choices (`None`: as this run says).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct WorkingChoices {
+    pub plan_first: Option<bool>,
+    pub ptc: Option<bool>,
+}
+
 /// Which way an answer goes: to the waiting call, or late to a continued question.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(rename_all = "snake_case")]
@@ -128,16 +135,16 @@ impl Host {
         text: &str,
         workspace: Option<PathBuf>,
     ) -> Result<(String, broadcast::Receiver<AgentEvent>), HostError> {
-        self.start_session_with(text, workspace, None)
+        self.start_session_with(text, workspace, WorkingChoices::default())
     }
 
-    /// [`start_session`](Self::start_session), plan first when `plan_first` says so whatever this
-    /// run's choices are (a second launch's `--plan`, carried out by the running app).
+    /// [`start_session`](Self::start_session) with `choices` over this run's (a second launch's
+    /// `--plan` and `--ptc`, carried out by the running app).
     pub fn start_session_with(
         &self,
         text: &str,
         workspace: Option<PathBuf>,
-        plan_first: Option<bool>,
+        choices: WorkingChoices,
     ) -> Result<(String, broadcast::Receiver<AgentEvent>), HostError> {
         let text = text.trim();
         if text.is_empty() {
@@ -155,8 +162,8 @@ impl Host {
         let title: String = text.lines().next().unwrap_or(text).chars().take(TITLE_CHARS).collect();
         let config = AgentConfig {
             questions: questions_for(self.models.as_ref(), None),
-            plan_first: plan_first.unwrap_or_else(|| plan_first_for(self.models.as_ref(), None)),
-            ptc: ptc_for(self.models.as_ref(), None),
+            plan_first: choices.plan_first.unwrap_or_else(|| plan_first_for(self.models.as_ref(), None)),
+            ptc: choices.ptc.unwrap_or_else(|| ptc_for(self.models.as_ref(), None)),
             ..AgentConfig::default()
         };
         let workspace = workspace.map(|w| w.to_string_lossy().into_owned());

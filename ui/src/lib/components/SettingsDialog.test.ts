@@ -5,7 +5,7 @@ import { catalogue } from '../chat/fakes';
 import type { Provider, Settings, SettingsView } from '../types';
 
 const settings: Settings = {
-  provider: 'demo', base_url: '', model: '', demo_script: 'batch', question_mode: 'legacy', timeout_secs: 120, plan_first: false,
+  provider: 'demo', base_url: '', model: '', demo_script: 'batch', question_mode: 'legacy', timeout_secs: 120, plan_first: false, ptc: false,
   notifications: true, do_not_disturb: false, keep_running_in_tray: true,
 };
 const view = (over: Partial<SettingsView> = {}): SettingsView => ({

@@ -38,6 +38,7 @@ const BUILTIN: &[(&str, &str)] = &[
     ("untrusted", include_str!("../../../scripts/untrusted.json")),
     ("hello", include_str!("../../../scripts/hello.json")),
     ("plan", include_str!("../../../scripts/plan.json")),
+    ("ptc", include_str!("../../../scripts/ptc.json")),
 ];
 
 /// The reply when no rule matches: visible, harmless, and it ends the turn.
