@@ -660,3 +660,61 @@ async fn a_plan_is_reviewed_in_the_panel_changes_reach_the_model_and_the_write_w
         "the first write was refused: {outcomes:?}"
     );
 }
+
+#[tokio::test]
+async fn a_scripts_question_continues_after_its_timeout_and_is_answered_late_from_its_row() {
+    if !e2e_enabled("a_scripts_question_continues_after_its_timeout_and_is_answered_late_from_its_row") {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let data_dir = tmp.path().join("hark-data");
+    let workspace = tmp.path().join("ws");
+    std::fs::create_dir_all(&workspace).expect("workspace");
+    let ws = workspace.display().to_string();
+    let args = [
+        "--script",
+        "ptc",
+        "--ptc",
+        "--timed",
+        "--timeout",
+        "3",
+        "--workspace",
+        &ws,
+        "--prompt",
+        "set up the notes app",
+    ];
+    let app = App::launch("ptc", Launch::with_args(&data_dir, &args)).await;
+
+    // The script's question shows like any, with its countdown; nobody answers.
+    app.find("section[aria-label='Question'] [role='timer']").await;
+    app.screenshot("1-script-question").await;
+    app.click_button(PANEL, "Hide").await;
+    app.wait_until("the script's question to continue", Duration::from_secs(20), || async {
+        row_state(&app).await == "continued"
+    })
+    .await;
+    app.wait_until("the script to finish", Duration::from_secs(20), || async {
+        app.text_of("section[aria-label='Transcript']").await.contains("The script finished and wrote hark-notes.md")
+    })
+    .await;
+    assert!(app.text_of(QUESTION_ROW).await.contains("from a script"), "the row says who asked");
+    assert!(workspace.join("hark-notes.md").exists(), "the script went on and wrote");
+    app.screenshot("2-continued").await;
+
+    // Answered late from its row: it reaches the model.
+    app.click_button("//*[@data-testid='question-row']", "Answer").await;
+    app.wait_until("the panel", Duration::from_secs(5), || panel_shown(&app)).await;
+    app.click_option("Postgres").await;
+    app.click_button(PANEL, "Submit").await;
+    app.wait_until("the late answer to reach the model", Duration::from_secs(20), || async {
+        app.text_of("section[aria-label='Transcript']").await.contains("Your answer to the script's question arrived")
+    })
+    .await;
+    assert!(app.text_of(QUESTION_ROW).await.contains("Answered late"));
+    app.screenshot("3-answered-late").await;
+    app.close().await;
+
+    let records = project_questions(&only_session(&data_dir));
+    assert_eq!(records.len(), 1, "{records:?}");
+    assert!(records[0].parent_call_id.is_some() && records[0].answered_late, "{records:?}");
+}

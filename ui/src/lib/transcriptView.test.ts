@@ -56,6 +56,10 @@ describe('questionStatus', () => {
     const failed = { status: 'error' as const, error: { name: 'UserInteractionError', code: 'NO_PROVIDER', message: 'x' } };
     expect(questionStatus(null, failed)).toEqual({ label: 'Failed: NO_PROVIDER', tone: 'error' });
   });
+  it('says a script question cut off by a stopped run can no longer be answered', () => {
+    const interrupted = questionStatus(null, { status: 'TOOL_OUTCOME_UNKNOWN' });
+    expect(interrupted).toEqual({ label: 'Interrupted — can no longer be answered', tone: 'muted' });
+  });
 });
 
 describe('answerLines', () => {

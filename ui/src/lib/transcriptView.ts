@@ -35,6 +35,11 @@ export function questionStatus(record: QuestionRecord | null, outcome: ToolOutco
         return { label: `Failed: ${outcome.error.code}`, tone: 'error' };
     }
   }
+  // Only a script's question reaches here unknown: Hark stopped before its result was recorded, and
+  // nothing would read a late answer to it.
+  if (outcome?.status === 'TOOL_OUTCOME_UNKNOWN') {
+    return { label: 'Interrupted — can no longer be answered', tone: 'muted' };
+  }
   return { label: 'No answer recorded', tone: 'muted' };
 }
 
