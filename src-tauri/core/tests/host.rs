@@ -163,3 +163,27 @@ async fn a_plan_review_waiting_at_quit_is_answered_after_the_next_start_and_the_
     assert!(records[0].answered_late && records[0].state == QuestionState::Settled, "{records:?}");
     second.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_scripts_timed_question_waiting_at_quit_continues_and_is_answerable_after_the_next_start() {
+    let (dir, workspace) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let session = {
+        let first = host(dir.path(), "ptc", timed());
+        let choices = WorkingChoices { plan_first: None, ptc: Some(true) };
+        let (session, _) = first.start_session_with("set it up", Some(workspace.path().into()), choices).unwrap();
+        until("the script's question", || !first.service().foreground(Some(&session)).is_empty()).await;
+        let started = std::time::Instant::now();
+        first.shutdown().await;
+        assert!(started.elapsed() < std::time::Duration::from_secs(3), "quit waited for the recorded result only");
+        session
+    };
+    let second = host(dir.path(), "ptc", None);
+    let continued = second.service().continued(&session);
+    assert_eq!(continued.len(), 1, "{continued:?}");
+    assert!(continued[0].call_id.ends_with(".1"), "the script's own call id: {}", continued[0].call_id);
+    let records = project_questions(&second.store().events(&session).unwrap());
+    assert_eq!(records[0].state, QuestionState::Continued);
+    assert!(records[0].parent_call_id.is_some());
+    assert_eq!(second.answer(&session, &continued[0].call_id, db("Postgres"), None).unwrap(), AnswerPath::Late);
+    second.shutdown().await;
+}

@@ -331,12 +331,16 @@ impl Host {
     }
 }
 
-/// Resolves once `call`'s result is in the session's log.
+/// Resolves once `call`'s result is in the session's log (a script's call's as `tool/ptc-result`).
 async fn result_recorded(mut rx: broadcast::Receiver<AgentEvent>, call: String) {
     loop {
         match rx.recv().await {
             Ok(AgentEvent::EventAppended { event }) => {
-                if matches!(&event.event, Event::ToolResult { call_id, .. } if *call_id == call) {
+                let result = match &event.event {
+                    Event::ToolResult { call_id, .. } | Event::PtcResult { call_id, .. } => Some(call_id),
+                    _ => None,
+                };
+                if result == Some(&call) {
                     return;
                 }
             }
