@@ -1,6 +1,7 @@
 //! Agent step overhead: what a turn costs the agent itself (admitting the message, building the
 //! request, recording the reply), with a model that answers at once, on a 100-event and a
-//! 100 000-event session side by side. Prints `name value unit` lines.
+//! 100 000-event session side by side: both open at once, their turns alternating. Prints
+//! `name value unit` lines.
 //!
 //! Goals: `step_overhead_100k_vs_100` ≤ 1.2; `event_update_100k_us` ≤ 1000 (from appending an event
 //! to the window's delta, the 100k session open). `log_read_100k_ms` is what reading the whole log
@@ -24,7 +25,7 @@ use filler::filler;
 
 const SMALL: usize = 100;
 const BIG: usize = 100_000;
-const TURNS: usize = 30;
+const TURNS: usize = 60;
 
 /// Answers every request at once with one short text.
 struct AtOnce;
@@ -58,9 +59,14 @@ fn median(mut xs: Vec<f64>) -> f64 {
     xs[xs.len() / 2]
 }
 
-/// Median microseconds from `steer` until the agent is idle again, over `TURNS` turns, then the
-/// median from recording one event to its transcript delta, serialized as the window receives it.
-async fn turn_us(events: usize) -> (f64, f64, f64) {
+/// A session of `events` filler events and its agent, opened as a later run opens it.
+struct Opened {
+    _dir: tempfile::TempDir,
+    agent: Agent,
+    read_ms: f64,
+}
+
+fn open(events: usize) -> Opened {
     let dir = tempfile::tempdir().expect("temp dir");
     let store = Arc::new(Store::open(dir.path()).expect("store"));
     let session = store.create_session("bench", None, None).expect("session");
@@ -84,18 +90,15 @@ async fn turn_us(events: usize) -> (f64, f64, f64) {
     let service = UserQuestionService::new(Arc::clone(&store) as Arc<dyn SessionLog>);
     let deps = AgentDeps { store: Arc::clone(&store), service, model: Arc::new(AtOnce) };
     let agent = Agent::open(deps, &session, AgentConfig::default()).expect("open");
-    let mut times = Vec::new();
-    for i in 0..TURNS + 3 {
-        let start = Instant::now();
-        agent.steer(format!("next {i}")).expect("steer");
-        tokio::time::timeout(Duration::from_secs(60), agent.wait_idle()).await.expect("the turn ends");
-        if i >= 3 {
-            times.push(start.elapsed().as_secs_f64() * 1e6);
-        }
-    }
-    let session = Arc::clone(agent.session());
-    agent.close().await;
-    (median(times), read_ms, event_update_us(&session).await)
+    Opened { _dir: dir, agent, read_ms }
+}
+
+/// Microseconds from `steer` until the agent is idle again.
+async fn one_turn(agent: &Agent, i: usize) -> f64 {
+    let start = Instant::now();
+    agent.steer(format!("next {i}")).expect("steer");
+    tokio::time::timeout(Duration::from_secs(60), agent.wait_idle()).await.expect("the turn ends");
+    start.elapsed().as_secs_f64() * 1e6
 }
 
 /// Host work from appending an event to the window's delta: the append, the folds, the broadcast,
@@ -127,8 +130,23 @@ fn main() {
     // hop can cost a thread wake-up of ~100 us, which would drown what the agent itself does.
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
     runtime.block_on(async {
-        let (small, _, update_small) = turn_us(SMALL).await;
-        let (big, read_ms, update_big) = turn_us(BIG).await;
+        let (small, big) = (open(SMALL), open(BIG));
+        // Turns alternate between the two sessions, so whatever the machine does meanwhile weighs on
+        // both medians alike.
+        let (mut small_times, mut big_times) = (Vec::new(), Vec::new());
+        for i in 0..TURNS + 3 {
+            let (s, b) = (one_turn(&small.agent, i).await, one_turn(&big.agent, i).await);
+            if i >= 3 {
+                small_times.push(s);
+                big_times.push(b);
+            }
+        }
+        let read_ms = big.read_ms;
+        let (small_session, big_session) = (Arc::clone(small.agent.session()), Arc::clone(big.agent.session()));
+        small.agent.close().await;
+        big.agent.close().await;
+        let (update_small, update_big) = (event_update_us(&small_session).await, event_update_us(&big_session).await);
+        let (small, big) = (median(small_times), median(big_times));
         println!("step_overhead_100_us {small:.0} us");
         println!("step_overhead_100k_us {big:.0} us");
         println!("step_overhead_100k_vs_100 {:.2} ratio", big / small);
