@@ -162,3 +162,27 @@ async fn a_scripts_question_a_dead_run_left_without_its_result_is_not_answerable
     run(&agent, "again").await;
     tokio::time::timeout(Duration::from_secs(5), agent.wait_idle()).await.unwrap();
 }
+
+#[tokio::test]
+async fn a_script_that_fails_after_asking_tells_the_model_which_question_stays_open() {
+    let code = r##"
+await tools.ask_user_question({ questions: [{ id: "db", question: "Which database?",
+  options: [{ label: "SQLite" }, { label: "Postgres" }] }], timeout: 1 });
+await tools.write_file({ path: "a.md", content: "a" });
+throw new Error("something broke");
+"##;
+    let h =
+        Harness::new(vec![tool_reply("Script.", &[("run1", "run_code", script(code))]), text_reply("Noted.")]).await;
+    let session = NewSession { title: "t".into(), workspace: Some(h.workspace.path().to_path_buf()), model: None };
+    let agent = Agent::create(h.deps(), session, ptc(ToolMode::Timed)).unwrap();
+    run(&agent, "go").await;
+    let outcomes = results(&h.events(&agent));
+    let ToolOutcome::Error { error } = &outcomes[0].1 else { panic!("the script failed: {outcomes:?}") };
+    assert_eq!(error.code, "RUN_CODE_ERROR");
+    assert!(error.message.contains("something broke"), "{}", error.message);
+    assert!(error.message.contains("- run1.1 ask_user_question: pending"), "{}", error.message);
+    assert!(error.message.contains("\"run1.1\""), "{}", error.message);
+    assert!(error.message.contains("- run1.2 write_file: ok"), "{}", error.message);
+    let records = project_questions(&h.events(&agent));
+    assert_eq!(records[0].state, QuestionState::Continued, "the question outlives its script");
+}

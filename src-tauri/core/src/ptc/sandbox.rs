@@ -90,13 +90,17 @@ pub struct RunOutput {
 }
 
 /// Bindings the script gets. `__hark_call` and `__hark_log` are taken into a closure and removed from
-/// the global object, so the script reaches the host only through `tools` and `console`.
+/// the global object. A script that digs the raw functions out anyway (stack-trace hooks) gains
+/// nothing: every check (names, limits, the plan gate, recording) is on the host's side of them.
+/// `JSON` is captured here so a script that replaces it cannot change what reaches the host. Each
+/// tool returns a promise, as tools in JavaScript do.
 const PRELUDE: &str = r#"
 (function (call, log, names) {
+  const parse = JSON.parse, stringify = JSON.stringify;
   const tools = {};
   for (const name of names) {
-    tools[name] = function (args) {
-      const reply = JSON.parse(call(name, JSON.stringify(args === undefined ? {} : args)));
+    tools[name] = async function (args) {
+      const reply = parse(call(name, stringify(args === undefined ? {} : args) ?? "null"));
       if (reply.error) {
         const e = new Error(reply.error.code + ": " + reply.error.message);
         e.code = reply.error.code;
@@ -105,7 +109,7 @@ const PRELUDE: &str = r#"
       return reply.ok;
     };
   }
-  const show = (v) => (typeof v === "string" ? v : JSON.stringify(v));
+  const show = (v) => (typeof v === "string" ? v : String(stringify(v)));
   const console = { log: (...parts) => { if (!log(parts.map(show).join(" "))) throw new Error("RUN_CODE_OUTPUT_LIMIT"); } };
   globalThis.tools = Object.freeze(tools);
   globalThis.console = Object.freeze(console);
@@ -114,6 +118,11 @@ delete globalThis.__hark_call;
 delete globalThis.__hark_log;
 delete globalThis.__hark_names;
 "#;
+
+/// The most lines `console.log` keeps, whatever their length.
+const MAX_LOG_LINES: usize = 1_000;
+/// The largest arguments one call may pass, in bytes of JSON.
+const MAX_CALL_ARGUMENT_BYTES: usize = 1024 * 1024;
 
 struct State {
     started: Instant,
@@ -154,8 +163,8 @@ pub fn run(
         let state = Rc::clone(&state);
         let abort = abort.clone();
         runtime.set_interrupt_handler(Some(Box::new(move || {
-            // Borrowed by a host call: the script is not running JavaScript then.
-            let Ok(mut s) = state.try_borrow_mut() else { return false };
+            // Nothing else holds the state while JavaScript runs (host calls let it go first).
+            let Ok(mut s) = state.try_borrow_mut() else { return true };
             if s.started.elapsed().saturating_sub(s.waiting) > limits.js_time {
                 s.timed_out = true;
             }
@@ -168,16 +177,34 @@ pub fn run(
     let outcome = context.with(|ctx| -> Result<Value, SandboxError> {
         let globals = ctx.globals();
         let call_state = Rc::clone(&state);
+        let call_abort = abort.clone();
         let call = Function::new(ctx.clone(), move |name: String, args: String| -> String {
             {
                 let mut s = call_state.borrow_mut();
+                // The interrupt handler runs only now and then; a stopped or overdue script must not
+                // get one more call in between.
+                if s.timed_out || s.started.elapsed().saturating_sub(s.waiting) > limits.js_time {
+                    s.timed_out = true;
+                    return failure_json("RUN_CODE_TIME_LIMIT", "the script ran out of time");
+                }
+                if call_abort.is_cancelled() {
+                    return failure_json("ABORTED", "the turn was stopped");
+                }
                 s.calls += 1;
                 if s.calls > limits.calls {
                     s.over_calls = true;
                     return failure_json("RUN_CODE_CALL_LIMIT", &format!("more than {} tool calls", limits.calls));
                 }
             }
-            let args: Value = serde_json::from_str(&args).unwrap_or(Value::Null);
+            if args.len() > MAX_CALL_ARGUMENT_BYTES {
+                let message = format!("the arguments have {} bytes, at most {MAX_CALL_ARGUMENT_BYTES}", args.len());
+                return failure_json("RUN_CODE_CALL_TOO_LARGE", &message);
+            }
+            let Ok(args) = serde_json::from_str::<Value>(&args) else {
+                let message =
+                    "the arguments are not JSON the host can read (a lone surrogate half, or nested too deep)";
+                return failure_json("RUN_CODE_BAD_ARGUMENTS", message);
+            };
             let waited = Instant::now();
             let reply = match host.try_borrow_mut() {
                 Ok(mut host) => host(&name, args),
@@ -195,11 +222,12 @@ pub fn run(
         let log_state = Rc::clone(&state);
         let log = Function::new(ctx.clone(), move |line: String| -> bool {
             let mut s = log_state.borrow_mut();
-            if s.log_bytes + line.len() > limits.output_bytes {
+            // Each line costs its newline too, so empty lines cannot pile up for free.
+            if s.log_bytes + line.len() + 1 > limits.output_bytes || s.logs.len() >= MAX_LOG_LINES {
                 s.over_output = true;
                 return false;
             }
-            s.log_bytes += line.len();
+            s.log_bytes += line.len() + 1;
             s.logs.push(line);
             true
         })
@@ -210,16 +238,23 @@ pub fn run(
         ctx.eval::<(), _>(PRELUDE).map_err(|e| script_error(&ctx, e))?;
         let wrapped = format!("(async () => {{\n{code}\n}})()");
         let promise: rquickjs::Promise = ctx.eval(wrapped).map_err(|e| script_error(&ctx, e))?;
+        let stopped = || {
+            let s = state.borrow();
+            s.timed_out || abort.is_cancelled()
+        };
         let value: rquickjs::Value = loop {
             if let Some(settled) = promise.result::<rquickjs::Value>() {
                 break settled.map_err(|e| script_error(&ctx, e))?;
             }
-            if !ctx.execute_pending_job() {
+            if stopped() || !ctx.execute_pending_job() {
                 return Err(SandboxError::Script(
                     "the script awaits something that never settles (only tools.* calls can be awaited)".into(),
                 ));
             }
         };
+        // Work the script started and did not await (`items.forEach(async ...)`) still runs, as it
+        // would in any JavaScript runtime, within the same limits.
+        while !stopped() && ctx.execute_pending_job() {}
         let json = ctx.json_stringify(value).map_err(|e| script_error(&ctx, e))?;
         let text = match json {
             Some(text) => text.to_string().map_err(engine)?,
@@ -229,7 +264,11 @@ pub fn run(
             state.borrow_mut().over_output = true;
             return Err(SandboxError::Output { limit: limits.output_bytes });
         }
-        Ok(serde_json::from_str(&text).unwrap_or(Value::Null))
+        serde_json::from_str(&text).map_err(|_| {
+            SandboxError::Script(
+                "the returned value is not JSON the host can read (a lone surrogate half, or nested too deep)".into(),
+            )
+        })
     });
     let s = state.borrow();
     // A limit that was crossed explains the exception it caused, whatever the script made of it.
@@ -247,16 +286,16 @@ pub fn run(
     }
     match outcome {
         Ok(result) => Ok(RunOutput { result, logs: s.logs.clone() }),
-        Err(SandboxError::Script(message)) if is_out_of_memory(&message) => {
+        // The engine's own error (an InternalError), not a script's `throw new Error("out of memory")`.
+        Err(SandboxError::Script(message)) if message.starts_with(ENGINE_OUT_OF_MEMORY) => {
             Err(SandboxError::Memory { limit: limits.memory_bytes })
         }
         Err(e) => Err(e),
     }
 }
 
-fn is_out_of_memory(message: &str) -> bool {
-    message.contains("out of memory") || message.contains("Allocation")
-}
+/// How [`script_error`] writes the exception QuickJS throws when the heap limit is reached.
+const ENGINE_OUT_OF_MEMORY: &str = "InternalError: out of memory";
 
 /// The pending exception of a failed engine call, as text with its stack when it has one.
 fn script_error(ctx: &rquickjs::Ctx<'_>, error: rquickjs::Error) -> SandboxError {
@@ -266,7 +305,8 @@ fn script_error(ctx: &rquickjs::Ctx<'_>, error: rquickjs::Error) -> SandboxError
     let thrown = ctx.catch();
     let text = match thrown.as_exception() {
         Some(e) => {
-            let message = e.message().unwrap_or_default();
+            let name: String = e.get("name").unwrap_or_else(|_| "Error".into());
+            let message = format!("{name}: {}", e.message().unwrap_or_default());
             let stack = e.stack().unwrap_or_default();
             if stack.is_empty() {
                 message

@@ -122,3 +122,57 @@ fn stopping_the_turn_stops_the_script() {
     let e = run("while (true) {}", &names(), Limits::default(), &abort, host()).unwrap_err();
     assert_eq!(e, SandboxError::Aborted);
 }
+
+fn counting() -> (CallHost, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    let count = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = std::sync::Arc::clone(&count);
+    let host: CallHost = Box::new(move |_, args| {
+        seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Ok(args)
+    });
+    (host, count)
+}
+
+#[test]
+fn work_started_without_await_still_runs_and_tools_return_promises() {
+    let (host, count) = counting();
+    let code = "[1, 2, 3].forEach(async (i) => { await tools.echo({ i }); await tools.echo({ i, again: true }); });
+                return await tools.echo({ n: 1 }).then((r) => r.n + 1);";
+    let out = run(code, &names(), Limits::default(), &CancellationToken::new(), host).unwrap();
+    assert_eq!(out.result, json!(2));
+    assert_eq!(count.load(std::sync::atomic::Ordering::SeqCst), 7, "every continuation ran");
+}
+
+#[test]
+fn a_stopped_turn_gets_no_more_calls_even_from_a_script_that_catches() {
+    let abort = CancellationToken::new();
+    let stopper = abort.clone();
+    let count = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = std::sync::Arc::clone(&count);
+    let host: CallHost = Box::new(move |_, args| {
+        if seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst) == 2 {
+            stopper.cancel();
+        }
+        Ok(args)
+    });
+    let code = "for (let i = 0; i < 50; i++) { try { await tools.echo({ i }); } catch (e) {} }";
+    let e = run(code, &names(), Limits::default(), &abort, host).unwrap_err();
+    assert_eq!(e, SandboxError::Aborted);
+    assert_eq!(count.load(std::sync::atomic::Ordering::SeqCst), 3, "no call after the stop");
+}
+
+#[test]
+fn floods_large_arguments_and_unreadable_values_get_coded_errors() {
+    let e = go("for (;;) console.log();").unwrap_err();
+    assert_eq!(e.code(), "RUN_CODE_OUTPUT_LIMIT", "empty lines count too: {e}");
+    let caught = go("try { await tools.echo({ big: 'x'.repeat(2 * 1024 * 1024) }); } catch (e) { return e.code; }");
+    assert_eq!(caught.unwrap().result, json!("RUN_CODE_CALL_TOO_LARGE"));
+    let e = go("return '\\ud83d';").unwrap_err();
+    assert_eq!(e.code(), "RUN_CODE_ERROR", "{e}");
+    // A script's own "out of memory" is its error, not the memory limit.
+    let e = go("throw new Error('out of memory');").unwrap_err();
+    assert_eq!(e.code(), "RUN_CODE_ERROR", "{e}");
+    // Replacing JSON does not change what reaches the host.
+    let out = go("JSON.stringify = () => 42; return await tools.echo({ a: 1 });").unwrap();
+    assert_eq!(out.result, json!({ "a": 1 }));
+}

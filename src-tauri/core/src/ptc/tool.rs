@@ -9,10 +9,14 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::sandbox::{self, CallFailure, CallHost, Limits};
+use std::sync::Mutex;
+
+use super::sandbox::{self, CallFailure, CallHost, Limits, SandboxError};
 use crate::error::CodedError;
 use crate::live::Session;
-use crate::session::Event;
+use crate::model::ToolCallRequest;
+use crate::session::{Event, ToolOutcome};
+use crate::sync::lock;
 use crate::tools::{
     definition_of, outcome_of, BoxFuture, ToolContext, ToolError, ToolHandler, ToolOutput, ToolRegistry,
 };
@@ -36,6 +40,35 @@ pub struct RunCodeArguments {
     /// The JavaScript: the body of an async function.
     #[schemars(length(min = 1, max = MAX_CODE_CHARS))]
     pub code: String,
+}
+
+/// A call a script made, and its recorded outcome once there is one.
+struct Made {
+    call_id: String,
+    name: String,
+    outcome: Option<ToolOutcome>,
+}
+
+/// What a failed script did before it stopped, for the model.
+fn calls_summary(made: &[Made]) -> String {
+    if made.is_empty() {
+        return String::new();
+    }
+    let lines: Vec<String> = made
+        .iter()
+        .map(|c| {
+            let what = match &c.outcome {
+                Some(ToolOutcome::Ok { .. }) => "ok".to_string(),
+                Some(ToolOutcome::Pending { .. }) => {
+                    format!("pending: the question stays open; a late answer arrives with call_id {:?}", c.call_id)
+                }
+                Some(ToolOutcome::Error { error }) => format!("failed {}", error.code),
+                Some(ToolOutcome::Unknown) | None => "outcome unknown".to_string(),
+            };
+            format!("- {} {}: {what}", c.call_id, c.name)
+        })
+        .collect();
+    format!("\nCalls the script made before it stopped:\n{}", lines.join("\n"))
 }
 
 /// `run_code` over `children`, the tools a script may call.
@@ -62,28 +95,49 @@ impl RunCodeTool {
                 format!("run_code: the code has {chars} characters; give 1 to {MAX_CODE_CHARS}"),
             ));
         }
-        let host = self.host(ctx, call_id);
+        let made = Arc::new(Mutex::new(Vec::new()));
+        let host = self.host(ctx, call_id, Arc::clone(&made));
         let names = self.children.names();
         let (limits, abort) = (self.limits, ctx.abort.clone());
         let ran = tokio::task::spawn_blocking(move || sandbox::run(&args.code, &names, limits, &abort, host))
             .await
-            .map_err(|e| failed("RUN_CODE_ENGINE", format!("the script's thread failed: {e}")))?;
-        match ran {
-            Ok(out) => Ok(ToolOutput::ok(json!({ "result": out.result, "logs": out.logs }).to_string())),
-            Err(e) => Err(failed(e.code(), e.to_string())),
+            .map_err(|e| SandboxError::Engine(format!("the script's thread failed: {e}")));
+        let made = std::mem::take(&mut *lock(&made));
+        // A call whose result could not be recorded (or whose thread died) is closed as unknown, as
+        // the model's own calls are, so no dispatch is left open.
+        for call in made.iter().filter(|c| c.outcome.is_none()) {
+            let _ = self
+                .session
+                .record_one(Event::PtcResult { call_id: call.call_id.clone(), outcome: ToolOutcome::Unknown });
+        }
+        match ran.and_then(|r| r) {
+            Ok(out) => {
+                let content = json!({ "result": out.result, "logs": out.logs }).to_string();
+                // Logs and result are each bounded; escaping can still make the whole larger.
+                if content.len() > 4 * self.limits.output_bytes {
+                    return Err(failed(
+                        "RUN_CODE_OUTPUT_LIMIT",
+                        format!("the script's output has {} bytes", content.len()),
+                    ));
+                }
+                Ok(ToolOutput::ok(content))
+            }
+            // The model learns what the script did before it stopped: which writes happened, and which
+            // questions stay open under which call ids.
+            Err(e) => Err(failed(e.code(), format!("{e}{}", calls_summary(&made)))),
         }
     }
 
     /// What runs a script's calls: on the runtime that runs this tool, while the script's thread waits.
-    fn host(&self, ctx: &ToolContext, parent: &str) -> CallHost {
+    fn host(&self, ctx: &ToolContext, parent: &str, made: Arc<Mutex<Vec<Made>>>) -> CallHost {
         let runtime = tokio::runtime::Handle::current();
         let (children, session, ctx, parent) =
             (self.children.clone(), Arc::clone(&self.session), ctx.clone(), parent.to_string());
-        let mut made = 0usize;
+        let mut count = 0usize;
         Box::new(move |name: &str, args: Value| {
-            made += 1;
-            // The script's call ids derive from its own, which the session made unique.
-            let call_id = format!("{parent}.{made}");
+            if ctx.abort.is_cancelled() {
+                return Err(CallFailure { code: "ABORTED".into(), message: "the turn was stopped".into() });
+            }
             if children.get(name).is_none() {
                 let known = children.names().join(", ");
                 return Err(CallFailure {
@@ -91,6 +145,13 @@ impl RunCodeTool {
                     message: format!("no tool {name:?}; use {known}"),
                 });
             }
+            count += 1;
+            // Derived from the script's own call id, and unique in the session like the model's.
+            let mut id =
+                [ToolCallRequest { id: format!("{parent}.{count}"), name: name.to_string(), arguments: String::new() }];
+            session.make_call_ids_unique(&mut id);
+            let [ToolCallRequest { id: call_id, .. }] = id;
+            lock(&made).push(Made { call_id: call_id.clone(), name: name.to_string(), outcome: None });
             let dispatch = Event::PtcDispatch {
                 parent_call_id: parent.clone(),
                 call_id: call_id.clone(),
@@ -99,8 +160,12 @@ impl RunCodeTool {
             };
             session.record_one(dispatch).map_err(|e| CallFailure { code: e.code().into(), message: e.message() })?;
             let result = runtime.block_on(children.execute(&ctx, &call_id, name, args));
-            let recorded = Event::PtcResult { call_id, outcome: outcome_of(&result) };
+            let outcome = outcome_of(&result);
+            let recorded = Event::PtcResult { call_id: call_id.clone(), outcome: outcome.clone() };
             session.record_one(recorded).map_err(|e| CallFailure { code: e.code().into(), message: e.message() })?;
+            if let Some(call) = lock(&made).iter_mut().rev().find(|c| c.call_id == call_id) {
+                call.outcome = Some(outcome);
+            }
             match result {
                 Ok(out) => Ok(serde_json::from_str(&out.content).unwrap_or(Value::String(out.content))),
                 Err(e) => Err(CallFailure { code: e.code().to_string(), message: e.message() }),
