@@ -13,7 +13,7 @@ CARGO_BIN  := $(or $(CARGO_HOME),$(HOME)/.cargo)/bin
 XVFB       := xvfb-run -a -s "-screen 0 1280x800x24"
 
 .PHONY: help run test bench bench-desktop check-tools core-has-no-tauri system-deps test-system-deps ui-deps ui \
-        tauri-driver fmt clippy test-rust test-ui test-e2e bindings
+        tauri-driver fmt clippy test-rust test-ui test-e2e bindings test-windows
 
 help:
 	@echo "make run    set up and start the Hark desktop app"
@@ -21,6 +21,7 @@ help:
 	@echo "make bench  run the benchmarks (one 'name value unit' line per figure)"
 	@echo "make bench-desktop  only the desktop ones: start-up, memory, binary size vs an empty Tauri window"
 	@echo "make bindings  regenerate ui/src/lib/bindings.ts from the Rust types (make test fails while it is stale)"
+	@echo "make test-windows  the Windows control pipe, cross-built and run under Wine (not part of make test)"
 
 # --- setup -------------------------------------------------------------------------------------
 
@@ -113,3 +114,21 @@ bench-desktop: check-tools test-system-deps ui tauri-driver
 	cargo build --release -p hark --bin hark-desktop --example baseline --example seed_session
 	TAURI_DRIVER="$$(command -v tauri-driver || echo $(CARGO_BIN)/tauri-driver)" \
 	  dbus-run-session -- $(XVFB) python3 bench/desktop.py --bin-dir "$(BENCH_BIN_DIR)"
+
+# --- Windows, as far as this machine can go ------------------------------------------------------
+
+# The control pipe's Windows code, cross-built with mingw-w64 and run under Wine. Not part of
+# `make test`: it installs a cross compiler and Wine and builds hark-core a second time. Wine 8 has no
+# bcryptprimitives.dll (Rust's std needs its ProcessPrng), so a shim of one function is built beside.
+WIN_TARGET := x86_64-pc-windows-gnu
+WINE_DIR   := $(CURDIR)/target/wine
+test-windows: check-tools
+	$(call apt_install,gcc-mingw-w64-x86-64 wine64)
+	rustup target add $(WIN_TARGET)
+	mkdir -p $(WINE_DIR)
+	x86_64-w64-mingw32-gcc -shared -O2 -o $(WINE_DIR)/bcryptprimitives.dll \
+	  src-tauri/core/tests/wine/bcryptprimitives.c -ladvapi32
+	WINEDEBUG=-all WINEPREFIX=$(WINE_DIR)/prefix \
+	  WINEPATH="Z:$$(echo $(WINE_DIR) | tr / '\\');Z:$$(ls -d /usr/lib/gcc/x86_64-w64-mingw32/*-win32 | head -1 | tr / '\\')" \
+	  CARGO_TARGET_X86_64_PC_WINDOWS_GNU_RUNNER=/usr/lib/wine/wine64 \
+	  cargo test --target $(WIN_TARGET) -p hark-core --test control_windows

@@ -2,20 +2,20 @@
 //! questions through it (see `hark_core::control`), exactly as a notification does.
 
 use std::sync::Arc;
-#[cfg(unix)]
+#[cfg(any(unix, windows))]
 use std::sync::Mutex;
 
-#[cfg(unix)]
+#[cfg(any(unix, windows))]
 use hark_core::control::{ControlServer, Handler, Reply, Request};
-#[cfg(unix)]
+#[cfg(any(unix, windows))]
 use hark_core::error::BoundaryError;
 
 use crate::hub::Hub;
 
-/// The listening socket, held until quit (none where there is no Unix socket yet).
+/// The listening socket (a named pipe on Windows), held until quit.
 #[derive(Default)]
 pub struct ControlSocket {
-    #[cfg(unix)]
+    #[cfg(any(unix, windows))]
     server: Mutex<Option<ControlServer>>,
 }
 
@@ -24,7 +24,7 @@ impl ControlSocket {
     /// long for a socket) costs only the CLI's way in, so it is reported and the app goes on.
     pub fn start(hub: &Arc<Hub>) -> ControlSocket {
         let socket = ControlSocket::default();
-        #[cfg(unix)]
+        #[cfg(any(unix, windows))]
         {
             let dir = hub.data_dir().to_path_buf();
             let handler = handler(hub);
@@ -33,7 +33,7 @@ impl ControlSocket {
                 Err(e) => eprintln!("hark-desktop: no control socket for the CLI: {e}"),
             }
         }
-        #[cfg(not(unix))]
+        #[cfg(not(any(unix, windows)))]
         let _ = hub;
         socket
     }
@@ -41,7 +41,7 @@ impl ControlSocket {
     /// Stops answering and waits for the answers already taken (before the host shuts down, so no
     /// answer arrives during it).
     pub async fn stop(&self) {
-        #[cfg(unix)]
+        #[cfg(any(unix, windows))]
         {
             let server = hark_core::sync::lock(&self.server).take();
             if let Some(server) = server {
@@ -53,7 +53,7 @@ impl ControlSocket {
 
 /// An answer from another front door takes the notification's path: whichever applies, and a late
 /// one is admitted at once.
-#[cfg(unix)]
+#[cfg(any(unix, windows))]
 fn handler(hub: &Arc<Hub>) -> Handler {
     let hub = Arc::clone(hub);
     Arc::new(move |request| match request {

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use std::path::Path;
 
-#[cfg(unix)]
+#[cfg(any(unix, windows))]
 use hark_core::control::{self, ControlError, Reply, Request};
 use hark_core::host::{AnswerPath, Host, HostError, LockError};
 use hark_core::question::{Answer, AnswerBatch, ErrorCode, UserInteractionError};
@@ -90,7 +90,7 @@ async fn answer(typed: &str, call_id: &str, answers: &str) -> ExitCode {
 
 /// Hands the answer to the app that hosts `dir`. Without a control socket there (an app from before
 /// it had one), the busy data directory is the error, as it was.
-#[cfg(unix)]
+#[cfg(any(unix, windows))]
 fn through_running_app(dir: &Path, busy: &HostError, typed: &str, call_id: &str, batch: AnswerBatch) -> ExitCode {
     let request = Request::Answer { session: typed.to_string(), call_id: call_id.to_string(), answers: batch };
     match control::request(dir, &request) {
@@ -111,7 +111,7 @@ fn through_running_app(dir: &Path, busy: &HostError, typed: &str, call_id: &str,
     }
 }
 
-#[cfg(not(unix))]
+#[cfg(not(any(unix, windows)))]
 fn through_running_app(_dir: &Path, busy: &HostError, _: &str, _: &str, _: AnswerBatch) -> ExitCode {
     fail(busy, 1)
 }

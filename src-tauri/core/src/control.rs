@@ -4,7 +4,8 @@
 //! request exactly as it answers its own panel or a notification.
 //!
 //! One JSON line each way per connection. On Unix it is a socket in the data directory, mode 0600;
-//! a peer that is not the user who owns it is refused. (Windows would use a named pipe; not built.)
+//! a peer that is not the user who owns it is refused. On Windows it is a named pipe named after the
+//! data directory, local clients only, whose access list admits only its owner.
 
 use std::path::{Path, PathBuf};
 
@@ -90,8 +91,54 @@ fn reply_to(line: &[u8], handler: &Handler) -> Reply {
     }
 }
 
+/// How long a peer may take to send its request.
+const READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+/// How long the rest of a refused request is read before the connection closes.
+const DRAIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1);
+/// How long quitting waits for requests already taken; a peer that stalls cannot hold it up.
+const SHUTDOWN_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// Answers one connection: one request line (refused unless `same_user`), one reply line.
+async fn answer<S>(stream: S, same_user: bool, handler: Handler)
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
+    let (read, mut write) = tokio::io::split(stream);
+    let mut reader = tokio::io::BufReader::new(read);
+    let reply = if same_user {
+        let mut line = Vec::new();
+        let mut limited = (&mut reader).take(REQUEST_LIMIT as u64 + 1);
+        match tokio::time::timeout(READ_TIMEOUT, limited.read_until(b'\n', &mut line)).await {
+            Ok(Ok(_)) if line.len() > REQUEST_LIMIT => refused("BAD_REQUEST", "the request is too long"),
+            Ok(Ok(_)) => {
+                let handler = handler.clone();
+                tokio::task::spawn_blocking(move || reply_to(&line, &handler))
+                    .await
+                    .unwrap_or_else(|e| refused("INTERNAL", format!("the host could not finish the request: {e}")))
+            }
+            Ok(Err(e)) => refused("BAD_REQUEST", format!("reading the request failed: {e}")),
+            Err(_) => refused("BAD_REQUEST", "no request within 10 s"),
+        }
+    } else {
+        refused("PEER_REFUSED", "the control socket answers only the user running Hark")
+    };
+    if let Ok(mut text) = serde_json::to_vec(&reply) {
+        text.push(b'\n');
+        let _ = write.write_all(&text).await;
+        let _ = write.flush().await;
+        let _ = write.shutdown().await;
+    }
+    // What the peer sent and was not read (a refused request) is drained, and the peer's close
+    // awaited, before the connection goes: closing with unread input resets it (a pipe drops what
+    // the peer has not read yet), and the peer would lose the reply.
+    let _ = tokio::time::timeout(DRAIN_TIMEOUT, tokio::io::copy(&mut reader, &mut tokio::io::sink())).await;
+}
+
 #[cfg(unix)]
 pub use unix::{request, serve, ControlServer};
+#[cfg(windows)]
+pub use windows::{pipe_name, request, serve, ControlServer};
 
 #[cfg(unix)]
 mod unix {
@@ -101,21 +148,14 @@ mod unix {
     use std::path::{Path, PathBuf};
     use std::time::Duration;
 
-    use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader as AsyncBufReader};
     use tokio::net::{UnixListener, UnixStream};
     use tokio_util::sync::CancellationToken;
     use tokio_util::task::TaskTracker;
 
     use super::*;
 
-    /// How long a peer may take to send its request.
-    const READ_TIMEOUT: Duration = Duration::from_secs(10);
     /// How long a client waits for the host's reply (answering may open a session).
     const REPLY_TIMEOUT: Duration = Duration::from_secs(120);
-    /// How long the rest of a refused request is read before the socket closes.
-    const DRAIN_TIMEOUT: Duration = Duration::from_secs(1);
-    /// How long quitting waits for requests already taken; a peer that stalls cannot hold it up.
-    const SHUTDOWN_WAIT: Duration = Duration::from_secs(3);
 
     /// A listening control socket. Dropping it stops accepting and removes the socket file;
     /// [`shutdown`](Self::shutdown) also waits for the requests already taken.
@@ -178,7 +218,7 @@ mod unix {
                 match accepted {
                     Ok((stream, _)) => {
                         let handler = handler.clone();
-                        taken.spawn(async move { answer(stream, owner, handler).await });
+                        taken.spawn(async move { answer_peer(stream, owner, handler).await });
                     }
                     // Out of descriptors and the like: wait rather than spin on the error.
                     Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
@@ -188,35 +228,9 @@ mod unix {
         Ok(ControlServer { path, stop, requests })
     }
 
-    async fn answer(stream: UnixStream, owner: u32, handler: Handler) {
+    async fn answer_peer(stream: UnixStream, owner: u32, handler: Handler) {
         let same_user = stream.peer_cred().is_ok_and(|peer| peer.uid() == owner);
-        let (read, mut write) = stream.into_split();
-        let mut reader = AsyncBufReader::new(read);
-        let reply = if same_user {
-            let mut line = Vec::new();
-            let mut limited = (&mut reader).take(REQUEST_LIMIT as u64 + 1);
-            match tokio::time::timeout(READ_TIMEOUT, limited.read_until(b'\n', &mut line)).await {
-                Ok(Ok(_)) if line.len() > REQUEST_LIMIT => refused("BAD_REQUEST", "the request is too long"),
-                Ok(Ok(_)) => {
-                    let handler = handler.clone();
-                    tokio::task::spawn_blocking(move || reply_to(&line, &handler))
-                        .await
-                        .unwrap_or_else(|e| refused("INTERNAL", format!("the host could not finish the request: {e}")))
-                }
-                Ok(Err(e)) => refused("BAD_REQUEST", format!("reading the request failed: {e}")),
-                Err(_) => refused("BAD_REQUEST", "no request within 10 s"),
-            }
-        } else {
-            refused("PEER_REFUSED", "the control socket answers only the user running Hark")
-        };
-        if let Ok(mut text) = serde_json::to_vec(&reply) {
-            text.push(b'\n');
-            let _ = write.write_all(&text).await;
-            let _ = write.shutdown().await;
-        }
-        // What the peer sent and was not read (a refused request) is drained before the socket
-        // closes: closing with unread input resets it, and the peer would lose the reply.
-        let _ = tokio::time::timeout(DRAIN_TIMEOUT, tokio::io::copy(&mut reader, &mut tokio::io::sink())).await;
+        answer(stream, same_user, handler).await;
     }
 
     /// Sends `request` to the host of `data_dir` and waits for its reply (blocking).
@@ -238,5 +252,197 @@ mod unix {
         let mut reply = String::new();
         BufReader::new(stream).read_line(&mut reply).map_err(io)?;
         serde_json::from_str(&reply).map_err(|e| ControlError::Protocol(format!("{e}: {reply:?}")))
+    }
+}
+
+#[cfg(windows)]
+mod windows {
+    use std::io::{BufRead, BufReader, Write};
+    use std::path::Path;
+    use std::time::Duration;
+
+    use tokio::net::windows::named_pipe::{NamedPipeServer, ServerOptions};
+    use tokio_util::sync::CancellationToken;
+    use tokio_util::task::TaskTracker;
+    use windows_sys::Win32::Foundation::{
+        LocalFree, ERROR_BROKEN_PIPE, ERROR_FILE_NOT_FOUND, ERROR_NO_DATA, ERROR_PIPE_BUSY, ERROR_PIPE_NOT_CONNECTED,
+    };
+    use windows_sys::Win32::Security::Authorization::{
+        ConvertStringSecurityDescriptorToSecurityDescriptorW, SDDL_REVISION_1,
+    };
+    use windows_sys::Win32::Security::{PSECURITY_DESCRIPTOR, SECURITY_ATTRIBUTES};
+
+    use super::*;
+
+    /// A protected access list with one entry: full access for the pipe's owner (the user who runs
+    /// Hark). Nobody else may open it, so there is no peer to refuse after the fact.
+    const OWNER_ONLY: &str = "D:P(A;;GA;;;OW)";
+
+    /// The pipe of a data directory: one per directory, as the socket file is on Unix.
+    pub fn pipe_name(data_dir: &Path) -> String {
+        let dir = std::path::absolute(data_dir).unwrap_or_else(|_| data_dir.to_path_buf());
+        // FNV-1a over the lower-cased path (Windows paths are case-insensitive): stable across builds.
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        for byte in dir.display().to_string().to_lowercase().bytes() {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+        format!(r"\\.\pipe\hark-control-{hash:016x}")
+    }
+
+    /// The owner-only security descriptor, freed when dropped.
+    struct OwnerOnly(PSECURITY_DESCRIPTOR);
+
+    // The descriptor is immutable once made; it is only read when a pipe instance is created.
+    unsafe impl Send for OwnerOnly {}
+
+    impl OwnerOnly {
+        fn new() -> std::io::Result<OwnerOnly> {
+            let sddl: Vec<u16> = OWNER_ONLY.encode_utf16().chain(std::iter::once(0)).collect();
+            let mut descriptor: PSECURITY_DESCRIPTOR = std::ptr::null_mut();
+            // SAFETY: `sddl` is a NUL-terminated UTF-16 string; the out pointer is valid.
+            let ok = unsafe {
+                ConvertStringSecurityDescriptorToSecurityDescriptorW(
+                    sddl.as_ptr(),
+                    SDDL_REVISION_1,
+                    &mut descriptor,
+                    std::ptr::null_mut(),
+                )
+            };
+            if ok == 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(OwnerOnly(descriptor))
+        }
+
+        fn create(&self, name: &str, first: bool) -> std::io::Result<NamedPipeServer> {
+            let mut attributes = SECURITY_ATTRIBUTES {
+                nLength: std::mem::size_of::<SECURITY_ATTRIBUTES>() as u32,
+                lpSecurityDescriptor: self.0,
+                bInheritHandle: 0,
+            };
+            let mut options = ServerOptions::new();
+            options.first_pipe_instance(first).reject_remote_clients(true);
+            // SAFETY: the attributes and the descriptor they point to outlive the call.
+            unsafe {
+                options.create_with_security_attributes_raw(name, (&mut attributes as *mut SECURITY_ATTRIBUTES).cast())
+            }
+        }
+    }
+
+    impl Drop for OwnerOnly {
+        fn drop(&mut self) {
+            // SAFETY: the descriptor was allocated by ConvertStringSecurityDescriptorToSecurityDescriptorW.
+            unsafe { LocalFree(self.0.cast()) };
+        }
+    }
+
+    /// A listening control pipe. Dropping it stops accepting; [`shutdown`](Self::shutdown) also waits
+    /// for the requests already taken.
+    pub struct ControlServer {
+        name: String,
+        stop: CancellationToken,
+        requests: TaskTracker,
+        /// The task holding the waiting pipe instance: the pipe exists until it ends.
+        accepting: tokio::task::JoinHandle<()>,
+    }
+
+    impl ControlServer {
+        pub fn name(&self) -> &str {
+            &self.name
+        }
+
+        /// Stops taking requests and waits (a few seconds at most) for those being answered, and for
+        /// the pipe to be gone.
+        pub async fn shutdown(mut self) {
+            self.stop.cancel();
+            self.requests.close();
+            let _ = tokio::time::timeout(SHUTDOWN_WAIT, self.requests.wait()).await;
+            let _ = tokio::time::timeout(SHUTDOWN_WAIT, &mut self.accepting).await;
+        }
+    }
+
+    impl Drop for ControlServer {
+        fn drop(&mut self) {
+            self.stop.cancel();
+        }
+    }
+
+    /// Listens on the data directory's control pipe, answering each request with `handler`. A pipe
+    /// another live host serves is not taken (its first instance exists: access denied; Wine does not
+    /// enforce this, and only the host holding the data directory's lock serves anyway). Call inside
+    /// a tokio runtime.
+    pub fn serve(data_dir: &Path, handler: Handler) -> std::io::Result<ControlServer> {
+        let name = pipe_name(data_dir);
+        let security = OwnerOnly::new()?;
+        let mut server = security.create(&name, true)?;
+        let stop = CancellationToken::new();
+        let requests = TaskTracker::new();
+        let (stopped, taken, pipe) = (stop.clone(), requests.clone(), name.clone());
+        let accepting = tokio::spawn(async move {
+            loop {
+                let connected = tokio::select! {
+                    _ = stopped.cancelled() => return,
+                    connected = server.connect() => connected,
+                };
+                // The next client gets a new instance; this one is answered on its own task.
+                let next = match security.create(&pipe, false) {
+                    Ok(next) => next,
+                    Err(_) => {
+                        tokio::time::sleep(Duration::from_millis(100)).await;
+                        continue;
+                    }
+                };
+                let client = std::mem::replace(&mut server, next);
+                if connected.is_ok() {
+                    let handler = handler.clone();
+                    // Only the owner can open the pipe (see OWNER_ONLY).
+                    taken.spawn(async move { answer(client, true, handler).await });
+                }
+            }
+        });
+        Ok(ControlServer { name, stop, requests, accepting })
+    }
+
+    /// Sends `request` to the host of `data_dir` and waits for its reply (blocking).
+    pub fn request(data_dir: &Path, request: &Request) -> Result<Reply, ControlError> {
+        let name = pipe_name(data_dir);
+        let path = std::path::PathBuf::from(&name);
+        let io = |e: std::io::Error| ControlError::Io { path: path.clone(), detail: e.to_string() };
+        let mut attempts = 0;
+        let mut pipe = loop {
+            match std::fs::OpenOptions::new().read(true).write(true).open(&name) {
+                Ok(pipe) => break pipe,
+                Err(e) if e.raw_os_error() == Some(ERROR_FILE_NOT_FOUND as i32) => {
+                    return Err(ControlError::Unavailable { path: path.clone() })
+                }
+                // Every instance is taken this instant; the host makes a new one at once.
+                Err(e) if e.raw_os_error() == Some(ERROR_PIPE_BUSY as i32) && attempts < 50 => {
+                    attempts += 1;
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+                Err(e) => return Err(io(e)),
+            }
+        };
+        let mut line = serde_json::to_vec(request).map_err(|e| ControlError::Protocol(e.to_string()))?;
+        line.push(b'\n');
+        // An instance that is closing as it is opened (the host is quitting) answers nothing.
+        pipe.write_all(&line).map_err(|e| {
+            if closing(&e) {
+                ControlError::Unavailable { path: path.clone() }
+            } else {
+                io(e)
+            }
+        })?;
+        let mut reply = String::new();
+        BufReader::new(pipe).read_line(&mut reply).map_err(io)?;
+        serde_json::from_str(&reply).map_err(|e| ControlError::Protocol(format!("{e}: {reply:?}")))
+    }
+
+    /// The pipe's other end is gone or going: broken, being closed, or not connected.
+    fn closing(e: &std::io::Error) -> bool {
+        [ERROR_BROKEN_PIPE, ERROR_NO_DATA, ERROR_PIPE_NOT_CONNECTED]
+            .iter()
+            .any(|code| e.raw_os_error() == Some(*code as i32))
     }
 }
