@@ -295,20 +295,18 @@ impl Host {
     /// continue (their result is recorded pending, so they are answerable after the next start), a
     /// live blocking question ends `ASK_ABORTED`, every running turn ends recorded as aborted, and queued input stays queued.
     pub async fn shutdown(&self) {
-        let lasting: Vec<(String, String, bool)> = self
+        let lasting: Vec<(String, String)> = self
             .service
             .foreground(None)
             .into_iter()
-            .filter(|r| r.wait.is_some() || r.intent.is_plan_review())
-            .map(|r| (r.session_id, r.call_id, r.intent.is_plan_review()))
+            .filter(InteractionRequest::outlives_quit)
+            .map(|r| (r.session_id, r.call_id))
             .collect();
         let mut waits = Vec::new();
-        for (session, call, review) in lasting {
-            // Subscribed before the expiry, so the recorded result cannot be missed.
+        for (session, call) in lasting {
+            // Subscribed before the wait ends, so the recorded result cannot be missed.
             let rx = self.agent(&session).map(|a| a.subscribe());
-            let ended =
-                if review { self.service.defer_review(&session, &call) } else { self.service.expire(&session, &call) };
-            if ended.is_ok() {
+            if self.service.continue_on_quit(&session, &call).is_ok() {
                 if let Some(rx) = rx {
                     waits.push(result_recorded(rx, call));
                 }

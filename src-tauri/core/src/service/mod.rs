@@ -217,17 +217,18 @@ impl UserQuestionService {
         )
     }
 
-    /// The host is quitting while a plan review waits: its call ends as not yet reviewed (the tool
-    /// records it pending), so the review stays answerable after the next start, as after a crash.
-    /// Only plan reviews: a plain blocking question ends `ASK_ABORTED` with its turn.
-    pub fn defer_review(&self, session: &str, call_id: &str) -> Result<(), UserInteractionError> {
-        if !self.inner.pending.is_plan_review(session, call_id)? {
-            return Err(UserInteractionError::invalid_request(format!("question {call_id} is not a plan review")));
+    /// The host is quitting while a question that outlives a quit waits (see
+    /// [`InteractionRequest::outlives_quit`]): its wait ends unanswered, its tool records it pending,
+    /// and it stays answerable after the next start, as after a crash. Refused (`INVALID_REQUEST`) for
+    /// a plain blocking question, which ends `ASK_ABORTED` with its turn.
+    pub fn continue_on_quit(&self, session: &str, call_id: &str) -> Result<(), UserInteractionError> {
+        if !self.inner.pending.outlives_quit(session, call_id)? {
+            return Err(UserInteractionError::invalid_request(format!("question {call_id} ends with its turn")));
         }
         self.settle(
             session,
             call_id,
-            Err(UserInteractionError::new(ErrorCode::AskTimedOut, "Hark quit before the plan was reviewed")),
+            Err(UserInteractionError::new(ErrorCode::AskTimedOut, "Hark quit before the question was answered")),
         )
     }
 

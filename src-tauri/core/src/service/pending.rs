@@ -121,8 +121,8 @@ impl PendingTable {
         self.with_entry(session, call_id, |e| e.request.wait.is_some())
     }
 
-    pub(crate) fn is_plan_review(&self, session: &str, call_id: &str) -> Result<bool, UserInteractionError> {
-        self.with_entry(session, call_id, |e| e.request.intent.is_plan_review())
+    pub(crate) fn outlives_quit(&self, session: &str, call_id: &str) -> Result<bool, UserInteractionError> {
+        self.with_entry(session, call_id, |e| e.request.outlives_quit())
     }
 
     fn with_entry<T>(

@@ -66,6 +66,15 @@ pub struct InteractionRequest {
     pub abort: CancellationToken,
 }
 
+impl InteractionRequest {
+    /// Whether the question stays answerable when the host quits while it waits: a timed question
+    /// continues, and so does a plan review (nothing may change the workspace until it is decided). A
+    /// plain blocking question ends with its turn.
+    pub fn outlives_quit(&self) -> bool {
+        self.wait.is_some() || self.intent.is_plan_review()
+    }
+}
+
 /// Shows questions and collects answers. Return the user's batch, or an error: `ASK_CANCELLED` when
 /// the person closed the question, `ASK_TIMED_OUT` when the client's own countdown ran out on a timed
 /// question, `NO_PROVIDER` when no surface can show it right now. The returned batch is validated by

@@ -56,7 +56,7 @@ impl SubmitPlanTool {
             abort: ctx.abort.clone(),
         };
         // A plan review never times out: nothing that changes the workspace may run until it is decided.
-        // Only a quit ends its wait undecided (see `UserQuestionService::defer_review`).
+        // Only a quit ends its wait undecided (see `UserQuestionService::continue_on_quit`).
         match self.service.ask(params).await {
             Ok(batch) => Ok(ToolOutput::ok(plan_review_result_text(&batch))),
             Err(e) if e.code == ErrorCode::AskTimedOut => Ok(ToolOutput::pending(plan_pending_text(call_id))),

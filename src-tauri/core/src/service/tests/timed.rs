@@ -128,6 +128,8 @@ async fn expire_is_refused_on_a_blocking_question() {
     });
     rx.recv().await.expect("forwarded");
     assert_eq!(code(f.service.expire(SESSION, "c1")), ErrorCode::InvalidRequest);
+    // A plain blocking question ends with its turn when the host quits; it does not continue.
+    assert_eq!(code(f.service.continue_on_quit(SESSION, "c1")), ErrorCode::InvalidRequest);
     let attached = f.service.attach(SESSION, "c1").expect("attaching a blocking question is harmless");
     assert_eq!(attached.remaining_ms, None);
     f.service.cancel(SESSION, "c1").expect("cancel");
