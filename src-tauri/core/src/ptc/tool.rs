@@ -49,6 +49,11 @@ struct Made {
     outcome: Option<ToolOutcome>,
 }
 
+/// A coded error as the script sees it.
+fn failure(e: &impl CodedError) -> CallFailure {
+    CallFailure { code: e.code().to_string(), message: e.message() }
+}
+
 /// What a failed script did before it stopped, for the model.
 fn calls_summary(made: &[Made]) -> String {
     if made.is_empty() {
@@ -151,24 +156,25 @@ impl RunCodeTool {
                 [ToolCallRequest { id: format!("{parent}.{count}"), name: name.to_string(), arguments: String::new() }];
             session.make_call_ids_unique(&mut id);
             let [ToolCallRequest { id: call_id, .. }] = id;
-            lock(&made).push(Made { call_id: call_id.clone(), name: name.to_string(), outcome: None });
             let dispatch = Event::PtcDispatch {
                 parent_call_id: parent.clone(),
                 call_id: call_id.clone(),
                 name: name.to_string(),
                 arguments: children.canonical_arguments(name, args.clone()),
             };
-            session.record_one(dispatch).map_err(|e| CallFailure { code: e.code().into(), message: e.message() })?;
+            session.record_one(dispatch).map_err(|e| failure(&e))?;
+            // Listed once its dispatch is recorded: only a recorded dispatch needs closing later.
+            lock(&made).push(Made { call_id: call_id.clone(), name: name.to_string(), outcome: None });
             let result = runtime.block_on(children.execute(&ctx, &call_id, name, args));
             let outcome = outcome_of(&result);
             let recorded = Event::PtcResult { call_id: call_id.clone(), outcome: outcome.clone() };
-            session.record_one(recorded).map_err(|e| CallFailure { code: e.code().into(), message: e.message() })?;
+            session.record_one(recorded).map_err(|e| failure(&e))?;
             if let Some(call) = lock(&made).iter_mut().rev().find(|c| c.call_id == call_id) {
                 call.outcome = Some(outcome);
             }
             match result {
                 Ok(out) => Ok(serde_json::from_str(&out.content).unwrap_or(Value::String(out.content))),
-                Err(e) => Err(CallFailure { code: e.code().to_string(), message: e.message() }),
+                Err(e) => Err(failure(&e)),
             }
         })
     }
