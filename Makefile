@@ -12,7 +12,7 @@ SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CARGO_BIN  := $(or $(CARGO_HOME),$(HOME)/.cargo)/bin
 XVFB       := xvfb-run -a -s "-screen 0 1280x800x24"
 
-.PHONY: help run test bench bench-desktop check-tools core-has-no-tauri system-deps test-system-deps ui-deps ui \
+.PHONY: help run test bench bench-desktop check-tools core-has-no-tauri system-deps test-system-deps ui-deps ui mcp-test-servers \
         tauri-driver fmt clippy test-rust test-ui test-e2e bindings test-windows
 
 help:
@@ -52,6 +52,13 @@ ui/node_modules/.package-lock.json: ui/package-lock.json | check-tools
 
 ui-deps: ui/node_modules/.package-lock.json
 
+# The real MCP servers the integration tests start (the official filesystem server, the SDK).
+tests/mcp/node_modules/.package-lock.json: tests/mcp/package-lock.json | check-tools
+	cd tests/mcp && npm ci --no-audit --no-fund
+	@touch $@
+
+mcp-test-servers: tests/mcp/node_modules/.package-lock.json
+
 ui: ui-deps
 	cd ui && npm run build
 
@@ -83,7 +90,7 @@ core-has-no-tauri:
 bindings:
 	HARK_WRITE_BINDINGS=1 cargo test -p hark --lib bindings::
 
-test-rust:
+test-rust: mcp-test-servers
 	cargo test --workspace
 
 test-ui: ui-deps

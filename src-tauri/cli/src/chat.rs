@@ -9,6 +9,7 @@ use std::sync::Arc;
 use hark_core::agent::{Agent, AgentEvent};
 use hark_core::error::{BoundaryError, CodedError};
 use hark_core::host::{Host, HostError, ModelSource};
+use hark_core::mcp::McpConfig;
 use hark_core::model::{
     env_key_for, ApiKey, ModelError, ModelProvider, DEEPSEEK_BASE_URL, DEEPSEEK_MODEL, DEFAULT_DEMO_SCRIPT, DEMO_LABEL,
     ENV_KEYS,
@@ -269,6 +270,8 @@ struct ChatArgs {
     plan_first: bool,
     ptc: bool,
     workspace: Option<PathBuf>,
+    /// `--mcp-config FILE`: these servers instead of the data directory's `mcp.json`.
+    mcp_config: Option<PathBuf>,
     prompt: Option<String>,
 }
 
@@ -281,6 +284,7 @@ fn parse(args: &[String]) -> Result<ChatArgs, String> {
         plan_first: false,
         ptc: false,
         workspace: None,
+        mcp_config: None,
         prompt: None,
     };
     let mut it = args.iter();
@@ -299,6 +303,7 @@ fn parse(args: &[String]) -> Result<ChatArgs, String> {
             "--model" => parsed.flags.model = Some(value("--model")?),
             "--script" => parsed.flags.script = Some(value("--script")?),
             "--workspace" => parsed.workspace = Some(PathBuf::from(value("--workspace")?)),
+            "--mcp-config" => parsed.mcp_config = Some(PathBuf::from(value("--mcp-config")?)),
             "--timed" => parsed.timed = true,
             "--plan" => parsed.plan_first = true,
             "--ptc" => parsed.ptc = true,
@@ -338,10 +343,24 @@ async fn chat(args: ChatArgs) -> ExitCode {
         plan_first: args.plan_first,
         ptc: args.ptc,
     };
+    // A file named on the command line that cannot be read is the person's mistake: say so and stop.
+    let mcp = match &args.mcp_config {
+        Some(path) if !path.is_file() => {
+            return fail_msg("MCP_CONFIG_INVALID", format!("{}: no such file", path.display()))
+        }
+        Some(path) => match McpConfig::load(path) {
+            Ok(config) => Some(config),
+            Err(e) => return fail(&e, 2),
+        },
+        None => None,
+    };
     let host = match terminal.host(models) {
         Ok(h) => h,
         Err(code) => return code,
     };
+    if let Some(config) = mcp {
+        host.set_mcp_config(config);
+    }
     match open_or_start(&host, &terminal, &args).await {
         Ok(Some((agent, events))) => converse(&host, &terminal, agent, events, args.prompt.is_some()).await,
         Ok(None) => {

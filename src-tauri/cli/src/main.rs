@@ -26,11 +26,13 @@ commands:
   questions SESSION [--json]
                      print a session's questions: open, continued or settled, with answers
   chat [--session ID] [--provider openai|demo] [--base-url URL] [--model NAME]
-       [--script NAME] [--timed [--timeout SECONDS]] [--plan] [--ptc] [--workspace DIR] [PROMPT]
+       [--script NAME] [--timed [--timeout SECONDS]] [--plan] [--ptc] [--workspace DIR]
+       [--mcp-config FILE] [PROMPT]
                      chat with the agent; questions are answered on stdin
                      (option numbers like 2 or 1,3 · /other TEXT · /skip)
                      (--plan: plan first; a plan review asks \"approve? [y / your feedback]\")
                      (--ptc: the agent writes scripts, run_code, that call the tools)
+                     (--mcp-config: MCP servers from FILE instead of <data dir>/mcp.json)
   answer SESSION CALL_ID ANSWERS_JSON
                      answer a continued question late and let the agent continue
                      (exit 3 NOT_PENDING, 4 BAD_ANSWER, 5 REPLY_QUEUED)

@@ -8,6 +8,7 @@ pub mod data_dir;
 pub mod error;
 pub mod host;
 pub mod live;
+pub mod mcp;
 pub mod model;
 pub mod notify;
 pub mod ptc;

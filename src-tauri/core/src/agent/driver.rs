@@ -45,10 +45,11 @@ pub(super) fn append(shared: &Shared, event: Event) -> Result<(), AgentError> {
     Ok(())
 }
 
-/// The tools the model is offered: the question tool and the workspace's, or with programmatic
-/// tool calls only `run_code`, whose scripts reach those; `submit_plan` in a plan-first session. In
-/// a plan-first session every registry refuses workspace changes until a plan is approved.
-fn registry(shared: &Shared) -> ToolRegistry {
+/// The tools the model is offered: the question tool, the workspace's and the MCP servers', or with
+/// programmatic tool calls only `run_code`, whose scripts reach those; `submit_plan` in a plan-first
+/// session. In a plan-first session every registry refuses workspace changes until a plan is
+/// approved. An MCP server that fails to start is reported and left out.
+async fn registry(shared: &Shared) -> ToolRegistry {
     let plan = shared.config.plan_first.then(|| Arc::clone(&shared.session) as Arc<dyn PlanApproval>);
     // Names are distinct by construction, so registration cannot fail.
     let mut tools = ToolRegistry::new();
@@ -58,6 +59,14 @@ fn registry(shared: &Shared) -> ToolRegistry {
         for tool in workspace_tools(root.clone()) {
             let _ = tools.register(tool);
         }
+    }
+    let (mcp_tools, failures) = shared.mcp.tools().await;
+    for failure in failures {
+        shared.emit(AgentEvent::Error { session_id: shared.session_id.clone(), error: failure.boundary() });
+    }
+    for tool in mcp_tools {
+        // `mcp__` names cannot clash with Hark's own tools; among themselves they are made distinct.
+        let _ = tools.register(tool);
     }
     if let Some(plan) = &plan {
         tools.require_plan(Arc::clone(plan));
@@ -103,7 +112,7 @@ async fn turn(shared: &Shared, abort: &CancellationToken) -> Result<(), AgentErr
 }
 
 async fn steps(shared: &Shared, abort: &CancellationToken) -> Result<TurnEndReason, AgentError> {
-    let tools = registry(shared);
+    let tools = registry(shared).await;
     header(shared, &tools)?;
     let mut taken = 0u32;
     let mut continues = true;

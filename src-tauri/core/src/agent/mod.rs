@@ -38,6 +38,7 @@ pub use history::{history, outcome_text, UNKNOWN_OUTCOME_TEXT};
 
 use crate::error::CodedError;
 use crate::live::Session;
+use crate::mcp::{McpConfig, McpServers};
 use crate::model::{ModelProvider, ModelRequest};
 use crate::question::AnswerBatch;
 use crate::service::{lock, Responded, ServiceError, SteerMessage, UserQuestionService};
@@ -84,6 +85,8 @@ pub struct AgentConfig {
     pub step_limit: u32,
     /// Sent first in every request; `None` sends none.
     pub system_prompt: Option<String>,
+    /// MCP servers whose tools the agent is offered; they start at the session's first turn.
+    pub mcp: Arc<McpConfig>,
     /// The model's context window in (estimated) tokens: every request, with the reply's reserve,
     /// is fitted into it. A server that turns out to hold less says so, and the session then uses
     /// what it holds.
@@ -99,6 +102,7 @@ impl Default for AgentConfig {
             questions: QuestionSettings::default(),
             plan_first: false,
             ptc: false,
+            mcp: Arc::default(),
             step_limit: DEFAULT_STEP_LIMIT,
             system_prompt: Some(DEFAULT_SYSTEM_PROMPT.to_string()),
             context_window_tokens: DEFAULT_CONTEXT_WINDOW_TOKENS,
@@ -170,6 +174,7 @@ struct Shared {
     instance_id: String,
     workspace: Option<PathBuf>,
     session: Arc<Session>,
+    mcp: McpServers,
     state: Mutex<State>,
     wake: Notify,
     /// `true` while a turn runs or input waits for one.
@@ -277,9 +282,11 @@ impl Agent {
             .map(|m| Input::Message(SteerMessage { message_id: m.message_id, text: m.text, source: m.source }))
             .collect();
         let busy = !queue.is_empty();
+        let mcp = McpServers::new(Arc::clone(&config.mcp), session.workspace());
         let shared = Arc::new(Shared {
             deps: deps.clone(),
             config,
+            mcp,
             session_id: session_id.clone(),
             instance_id,
             workspace: session.workspace(),
@@ -419,6 +426,7 @@ impl Agent {
             }
         }
         self.shared.wake.notify_one();
+        self.shared.mcp.stop();
         self.shared.deps.service.clear_live_root(&self.shared.session_id, &self.shared.instance_id);
     }
 }

@@ -24,6 +24,7 @@ pub use models::{label, plan_first_for, ptc_for, questions_for, ModelSource};
 
 use crate::agent::{history_keep_tokens, Agent, AgentConfig, AgentDeps, AgentEvent};
 use crate::live::Session;
+use crate::mcp::{McpConfig, CONFIG_FILE};
 use crate::question::AnswerBatch;
 use crate::service::{
     ContinuedQuestion, InteractionProvider, InteractionRequest, ProviderRegistration, Responded, SessionLog,
@@ -71,6 +72,8 @@ pub struct Host {
     models: Arc<dyn ModelSource>,
     sessions: Arc<sessions::OpenSessions>,
     live: Mutex<HashMap<String, Live>>,
+    /// The MCP servers agents opened from now on get.
+    mcp: Mutex<Arc<McpConfig>>,
     /// Held while an agent is being opened, so a session never gets two (a second live root would
     /// retire the first); `live` itself is only ever held briefly.
     opening: Mutex<()>,
@@ -93,7 +96,13 @@ impl Host {
             Arc::new(sessions::OpenSessions::new(Arc::clone(&store), history_keep_tokens(&AgentConfig::default())));
         let service = UserQuestionService::new(Arc::clone(&sessions) as Arc<dyn SessionLog>);
         let registration = service.register(surface)?;
+        // A broken mcp.json must not keep the app from starting: its sessions run without servers.
+        let mcp = McpConfig::load(&dir.join(CONFIG_FILE)).unwrap_or_else(|e| {
+            eprintln!("hark: {e}");
+            McpConfig::default()
+        });
         Ok(Host {
+            mcp: Mutex::new(Arc::new(mcp)),
             data_dir: dir.to_path_buf(),
             store,
             service,
@@ -112,6 +121,11 @@ impl Host {
 
     pub fn service(&self) -> &UserQuestionService {
         &self.service
+    }
+
+    /// Replaces the MCP servers (from `mcp.json`) for agents opened from now on.
+    pub fn set_mcp_config(&self, config: McpConfig) {
+        *guard(&self.mcp) = Arc::new(config);
     }
 
     pub fn data_dir(&self) -> &Path {
@@ -164,6 +178,7 @@ impl Host {
             questions: questions_for(self.models.as_ref(), None),
             plan_first: choices.plan_first.unwrap_or_else(|| plan_first_for(self.models.as_ref(), None)),
             ptc: choices.ptc.unwrap_or_else(|| ptc_for(self.models.as_ref(), None)),
+            mcp: Arc::clone(&guard(&self.mcp)),
             ..AgentConfig::default()
         };
         let workspace = workspace.map(|w| w.to_string_lossy().into_owned());
@@ -191,7 +206,8 @@ impl Host {
         let deps = self.deps(&model)?;
         let plan_first = plan_first_for(self.models.as_ref(), open.recorded_plan_first());
         let ptc = ptc_for(self.models.as_ref(), open.recorded_ptc());
-        let config = AgentConfig { questions, plan_first, ptc, ..AgentConfig::default() };
+        let mcp = Arc::clone(&guard(&self.mcp));
+        let config = AgentConfig { questions, plan_first, ptc, mcp, ..AgentConfig::default() };
         let (agent, rx) = Agent::attach(deps, open, config);
         let agent = Arc::new(agent);
         guard(&self.live).insert(session.to_string(), Live { agent: Arc::clone(&agent), model_label: label(&model) });

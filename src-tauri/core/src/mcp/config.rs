@@ -1,0 +1,177 @@
+//! `mcp.json`: `{"mcpServers": {"<name>": {"command", "args", "env", "cwd"} | {"url", "headers"}}}`,
+//! the format Claude Code, Cursor and others read, so a person can copy their file. Two optional
+//! fields per server: `startup_timeout_sec` and `tool_timeout_sec`; `"disabled": true` leaves a
+//! server out. `${NAME}` in a command, argument, environment value, URL or header is the variable
+//! from Hark's own environment, so a token need not be written in the file.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use super::McpError;
+
+/// The file's name in the data directory.
+pub const CONFIG_FILE: &str = "mcp.json";
+
+const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
+const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(120);
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct McpConfig {
+    /// By name, in a stable order.
+    pub servers: BTreeMap<String, ServerSpec>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerSpec {
+    pub transport: ServerTransport,
+    /// How long connecting and listing its tools may take.
+    pub startup_timeout: Duration,
+    /// How long one call may take.
+    pub tool_timeout: Duration,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ServerTransport {
+    /// A child process speaking JSON-RPC on its stdin and stdout.
+    Stdio { command: String, args: Vec<String>, env: BTreeMap<String, String>, cwd: Option<PathBuf> },
+    /// Streamable HTTP.
+    Http { url: String, headers: BTreeMap<String, String> },
+}
+
+#[derive(Deserialize)]
+struct RawFile {
+    #[serde(rename = "mcpServers", default)]
+    mcp_servers: BTreeMap<String, RawServer>,
+}
+
+#[derive(Deserialize)]
+struct RawServer {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    command: Option<String>,
+    #[serde(default)]
+    args: Vec<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    cwd: Option<PathBuf>,
+    url: Option<String>,
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
+    #[serde(default)]
+    disabled: bool,
+    startup_timeout_sec: Option<u64>,
+    tool_timeout_sec: Option<u64>,
+}
+
+impl McpConfig {
+    /// Reads `path`; a missing file is no servers.
+    pub fn load(path: &Path) -> Result<McpConfig, McpError> {
+        match std::fs::read_to_string(path) {
+            Ok(text) => McpConfig::parse(&text, &|name| std::env::var(name).ok())
+                .map_err(|message| McpError::ConfigInvalid { path: path.display().to_string(), message }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(McpConfig::default()),
+            Err(e) => Err(McpError::ConfigInvalid { path: path.display().to_string(), message: e.to_string() }),
+        }
+    }
+
+    /// Parses the file's text, taking `${NAME}` values from `env`.
+    pub fn parse(text: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<McpConfig, String> {
+        let value: serde_json::Value = serde_json::from_str(text).map_err(|e| format!("not a valid mcp.json: {e}"))?;
+        if !value.is_object() {
+            return Err("not a valid mcp.json: it must be a JSON object with \"mcpServers\"".into());
+        }
+        let raw: RawFile = serde_json::from_value(value).map_err(|e| format!("not a valid mcp.json: {e}"))?;
+        let mut servers = BTreeMap::new();
+        for (name, server) in raw.mcp_servers {
+            check_name(&name)?;
+            if server.disabled {
+                continue;
+            }
+            let spec = spec(&name, server, env).map_err(|e| format!("server {name:?}: {e}"))?;
+            servers.insert(name, spec);
+        }
+        Ok(McpConfig { servers })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.servers.is_empty()
+    }
+}
+
+/// Names become part of tool names (`mcp__<server>__<tool>`), which models accept only as
+/// `[A-Za-z0-9_-]`; a `__` inside would make the split ambiguous.
+fn check_name(name: &str) -> Result<(), String> {
+    let valid = !name.is_empty()
+        && name.len() <= 32
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        && !name.contains("__");
+    if valid {
+        Ok(())
+    } else {
+        Err(format!(
+            "the server name {name:?} must be 1 to 32 letters, digits, '-' or '_' (no \"__\"), as it becomes part \
+             of its tools' names"
+        ))
+    }
+}
+
+fn spec(name: &str, raw: RawServer, env: &dyn Fn(&str) -> Option<String>) -> Result<ServerSpec, String> {
+    let expand = |s: &str| expand(s, env);
+    let transport = match (raw.command, raw.url, raw.kind.as_deref()) {
+        (Some(_), Some(_), _) => return Err("give either \"command\" or \"url\", not both".into()),
+        (Some(command), None, None | Some("stdio")) => ServerTransport::Stdio {
+            command: expand(&command)?,
+            args: raw.args.iter().map(|a| expand(a)).collect::<Result<_, _>>()?,
+            env: raw.env.iter().map(|(k, v)| Ok((k.clone(), expand(v)?))).collect::<Result<_, String>>()?,
+            cwd: raw.cwd,
+        },
+        (None, Some(url), None | Some("http" | "streamable-http" | "streamableHttp")) => {
+            let url = expand(&url)?;
+            match url::Url::parse(&url) {
+                Ok(u) if matches!(u.scheme(), "http" | "https") => {}
+                _ => return Err(format!("{url:?} is not an http(s) URL")),
+            }
+            let headers =
+                raw.headers.iter().map(|(k, v)| Ok((k.clone(), expand(v)?))).collect::<Result<_, String>>()?;
+            ServerTransport::Http { url, headers }
+        }
+        (_, _, Some("sse")) => {
+            return Err("the old HTTP+SSE transport is not supported; use the server's streamable HTTP URL".into())
+        }
+        (_, _, Some(kind)) if !matches!(kind, "stdio" | "http" | "streamable-http" | "streamableHttp") => {
+            return Err(format!("unknown \"type\" {kind:?} (stdio or http)"))
+        }
+        (None, None, _) => return Err("give a \"command\" (stdio) or a \"url\" (streamable HTTP)".into()),
+        _ => return Err(format!("\"type\" does not match the server {name:?}'s \"command\" or \"url\"")),
+    };
+    let secs = |v: Option<u64>, default: Duration| match v {
+        Some(0) => Err("a timeout must be at least 1 second".to_string()),
+        Some(s) => Ok(Duration::from_secs(s)),
+        None => Ok(default),
+    };
+    Ok(ServerSpec {
+        transport,
+        startup_timeout: secs(raw.startup_timeout_sec, DEFAULT_STARTUP_TIMEOUT)?,
+        tool_timeout: secs(raw.tool_timeout_sec, DEFAULT_TOOL_TIMEOUT)?,
+    })
+}
+
+/// `${NAME}` → the variable's value; a variable that is not set is an error, not an empty string
+/// (an empty token would fail later with a less helpful message).
+fn expand(text: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("${") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let end = after.find('}').ok_or_else(|| format!("unclosed \"${{\" in {text:?}"))?;
+        let name = &after[..end];
+        out.push_str(&env(name).ok_or_else(|| format!("the environment variable {name} is not set"))?);
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}

@@ -1,0 +1,196 @@
+//! One agent's MCP servers: started when a turn first needs their tools, started again at the next
+//! turn after one died, stopped when the agent goes.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::model::Tool;
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::ServiceExt;
+use tokio::io::AsyncReadExt;
+
+use super::{McpConfig, McpError, McpTool, ServerSpec, ServerTransport};
+use crate::service::lock;
+use crate::tools::ToolHandler;
+
+/// The most of a server's stderr kept, to explain a failed start.
+const STDERR_TAIL: usize = 2048;
+
+/// A running server: its client session and the tools it listed when it started.
+pub(crate) struct Connection {
+    pub(crate) server: String,
+    pub(crate) client: RunningService<RoleClient, ()>,
+    pub(crate) tool_timeout: Duration,
+    tools: Vec<Tool>,
+}
+
+impl Connection {
+    fn alive(&self) -> bool {
+        !self.client.is_closed() && !self.client.is_transport_closed()
+    }
+
+    fn stop(&self) {
+        self.client.cancellation_token().cancel();
+    }
+}
+
+enum Slot {
+    Live(Arc<Connection>),
+    /// Could not start: not tried again for this agent, so a broken entry costs one timeout, not
+    /// one per turn.
+    Failed,
+}
+
+pub struct McpServers {
+    config: Arc<McpConfig>,
+    /// Where a stdio server runs when its entry names no `cwd`: the session's workspace.
+    cwd: Option<PathBuf>,
+    slots: tokio::sync::Mutex<BTreeMap<String, Slot>>,
+    /// The same connections, for stopping them without awaiting the lock (from `Drop`).
+    started: Mutex<Vec<Arc<Connection>>>,
+}
+
+impl McpServers {
+    pub fn new(config: Arc<McpConfig>, cwd: Option<PathBuf>) -> McpServers {
+        McpServers { config, cwd, slots: tokio::sync::Mutex::new(BTreeMap::new()), started: Mutex::new(Vec::new()) }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.config.is_empty()
+    }
+
+    /// Every live server's tools, starting the servers that are not running yet (all at once, each
+    /// within its start timeout). The errors are the servers that failed to start on this call.
+    pub async fn tools(&self) -> (Vec<Arc<dyn ToolHandler>>, Vec<McpError>) {
+        let mut slots = self.slots.lock().await;
+        let wanted: Vec<(&String, &ServerSpec)> = self
+            .config
+            .servers
+            .iter()
+            .filter(|(name, _)| match slots.get(*name) {
+                None => true,
+                Some(Slot::Live(c)) => !c.alive(),
+                Some(Slot::Failed) => false,
+            })
+            .collect();
+        let started =
+            futures_util::future::join_all(wanted.iter().map(|(name, spec)| start(name, spec, self.cwd.clone()))).await;
+        let mut failures = Vec::new();
+        for ((name, _), result) in wanted.into_iter().zip(started) {
+            let slot = match result {
+                Ok(connection) => {
+                    let connection = Arc::new(connection);
+                    lock(&self.started).push(Arc::clone(&connection));
+                    Slot::Live(connection)
+                }
+                Err(e) => {
+                    failures.push(e.clone());
+                    Slot::Failed
+                }
+            };
+            slots.insert(name.clone(), slot);
+        }
+        let mut tools: Vec<Arc<dyn ToolHandler>> = Vec::new();
+        let mut names = std::collections::HashSet::new();
+        for slot in slots.values() {
+            if let Slot::Live(connection) = slot {
+                for tool in &connection.tools {
+                    let tool = McpTool::new(Arc::clone(connection), tool.clone());
+                    // Two remote names can map to one offered name; the first keeps it.
+                    if names.insert(tool.name().to_string()) {
+                        tools.push(Arc::new(tool));
+                    }
+                }
+            }
+        }
+        (tools, failures)
+    }
+
+    /// Stops every server this agent started.
+    pub fn stop(&self) {
+        for connection in lock(&self.started).drain(..) {
+            connection.stop();
+        }
+    }
+}
+
+impl Drop for McpServers {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+async fn start(name: &str, spec: &ServerSpec, cwd: Option<PathBuf>) -> Result<Connection, McpError> {
+    let failed = |message: String| McpError::StartFailed { server: name.to_string(), message };
+    let stderr = Arc::new(Mutex::new(String::new()));
+    let connecting = async {
+        let client = match &spec.transport {
+            ServerTransport::Stdio { command, args, env, cwd: own } => {
+                let mut cmd = tokio::process::Command::new(command);
+                cmd.args(args).envs(env);
+                if let Some(dir) = own.clone().or(cwd) {
+                    cmd.current_dir(dir);
+                }
+                let mut wrapped = process_wrap::tokio::CommandWrap::from(cmd);
+                // The server's own children (npx starts node) go with it.
+                #[cfg(unix)]
+                wrapped.wrap(process_wrap::tokio::ProcessGroup::leader());
+                #[cfg(windows)]
+                wrapped.wrap(process_wrap::tokio::JobObject);
+                let (transport, err) = TokioChildProcess::builder(wrapped)
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .map_err(|e| failed(format!("could not run {command:?}: {e}")))?;
+                if let Some(mut err) = err {
+                    let tail = Arc::clone(&stderr);
+                    tokio::spawn(async move {
+                        let mut buf = [0u8; 1024];
+                        while let Ok(n @ 1..) = err.read(&mut buf).await {
+                            let mut tail = lock(&tail);
+                            tail.push_str(&String::from_utf8_lossy(&buf[..n]));
+                            if tail.len() > STDERR_TAIL {
+                                let cut = tail.len() - STDERR_TAIL;
+                                let cut = (cut..tail.len()).find(|i| tail.is_char_boundary(*i)).unwrap_or(0);
+                                tail.drain(..cut);
+                            }
+                        }
+                    });
+                }
+                ().serve(transport).await.map_err(|e| failed(e.to_string()))?
+            }
+            ServerTransport::Http { url, headers } => {
+                let mut custom = HashMap::new();
+                for (key, value) in headers {
+                    let key = http::HeaderName::try_from(key.as_str())
+                        .map_err(|_| failed(format!("{key:?} is not a valid header name")))?;
+                    // The value may be a secret: never in the message.
+                    let value = http::HeaderValue::try_from(value.as_str())
+                        .map_err(|_| failed(format!("the value of the header {key} is not valid")))?;
+                    custom.insert(key, value);
+                }
+                let config = StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
+                let transport = StreamableHttpClientTransport::from_config(config);
+                ().serve(transport).await.map_err(|e| failed(e.to_string()))?
+            }
+        };
+        let tools = client.list_all_tools().await.map_err(|e| failed(format!("listing its tools failed: {e}")))?;
+        Ok(Connection { server: name.to_string(), client, tool_timeout: spec.tool_timeout, tools })
+    };
+    let result = match tokio::time::timeout(spec.startup_timeout, connecting).await {
+        Ok(result) => result,
+        Err(_) => Err(McpError::StartTimeout { server: name.to_string(), secs: spec.startup_timeout.as_secs() }),
+    };
+    result.map_err(|e| match e {
+        McpError::StartFailed { server, message } => {
+            let tail = lock(&stderr).trim().to_string();
+            let message = if tail.is_empty() { message } else { format!("{message}; it said: {tail}") };
+            McpError::StartFailed { server, message }
+        }
+        other => other,
+    })
+}

@@ -1,0 +1,50 @@
+//! What can go wrong with an MCP server, each with its own code.
+
+use crate::error::CodedError;
+use crate::tools::ToolError;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum McpError {
+    #[error("{path}: {message}")]
+    ConfigInvalid { path: String, message: String },
+    #[error("the MCP server {server:?} could not start: {message}")]
+    StartFailed { server: String, message: String },
+    #[error("the MCP server {server:?} did not finish starting within {secs} s")]
+    StartTimeout { server: String, secs: u64 },
+    #[error("the MCP server {server:?} stopped while {tool:?} ran; the call's outcome is unknown")]
+    ServerClosed { server: String, tool: String },
+    #[error("the MCP server {server:?} did not answer {tool:?} within {secs} s")]
+    CallTimeout { server: String, tool: String, secs: u64 },
+    /// The server refused the call (a JSON-RPC error, e.g. invalid arguments).
+    #[error("the MCP server {server:?} refused {tool:?}: {message}")]
+    Refused { server: String, tool: String, message: String },
+    /// The tool ran and reported a failure (`isError`).
+    #[error("{tool:?} on the MCP server {server:?} failed: {message}")]
+    ToolFailed { server: String, tool: String, message: String },
+}
+
+impl CodedError for McpError {
+    fn name(&self) -> &str {
+        "McpError"
+    }
+    fn code(&self) -> &str {
+        match self {
+            McpError::ConfigInvalid { .. } => "MCP_CONFIG_INVALID",
+            McpError::StartFailed { .. } => "MCP_START_FAILED",
+            McpError::StartTimeout { .. } => "MCP_START_TIMEOUT",
+            McpError::ServerClosed { .. } => "MCP_SERVER_CLOSED",
+            McpError::CallTimeout { .. } => "MCP_TIMEOUT",
+            McpError::Refused { .. } => "MCP_REFUSED",
+            McpError::ToolFailed { .. } => "MCP_TOOL_FAILED",
+        }
+    }
+    fn message(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl From<McpError> for ToolError {
+    fn from(e: McpError) -> Self {
+        ToolError::Failed { code: e.code().to_string(), message: e.to_string() }
+    }
+}

@@ -1,0 +1,21 @@
+//! MCP servers' tools for the agent, through the official Rust SDK (`rmcp`): servers come from an
+//! `mcp.json` in the format other MCP hosts read, start when a session's first turn needs its tools,
+//! and stop with the session's agent. Each server tool is offered as `mcp__<server>__<tool>` and runs
+//! through the registry like any tool, so its calls and results are in the session log.
+//!
+//! A server that cannot start, dies or does not answer in time is a coded [`McpError`], never a hang:
+//! its start failure is reported once per turn and its tools are left out; a call to a dead server
+//! ends with `MCP_SERVER_CLOSED`, and the next turn starts it again.
+
+mod config;
+mod connection;
+mod error;
+mod tool;
+
+#[cfg(test)]
+mod tests;
+
+pub use config::{McpConfig, ServerSpec, ServerTransport, CONFIG_FILE};
+pub use connection::McpServers;
+pub use error::McpError;
+pub use tool::{tool_name, McpTool};

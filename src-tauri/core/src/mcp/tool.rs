@@ -1,0 +1,134 @@
+//! One server tool as the model sees it: `mcp__<server>__<tool>`, the server's own description and
+//! input schema, its result as text.
+
+use std::sync::Arc;
+
+use rmcp::model::{CallToolRequestParams, CallToolResult, Tool};
+use rmcp::service::ServiceError;
+use serde_json::{json, Value};
+
+use super::connection::Connection;
+use super::McpError;
+use crate::tools::{BoxFuture, ToolContext, ToolError, ToolHandler, ToolOutput};
+
+/// Models accept tool names of at most this many characters.
+const NAME_LIMIT: usize = 64;
+/// The most of a result passed on; the rest is cut with a note, so one chatty server cannot fill the
+/// context window.
+const RESULT_LIMIT: usize = 256 * 1024;
+
+/// `mcp__<server>__<tool>`, with characters models refuse replaced by `_`, and a name past the limit
+/// shortened and made distinct with a hash of the whole.
+pub fn tool_name(server: &str, tool: &str) -> String {
+    let full = format!("mcp__{server}__{tool}");
+    let clean: String =
+        full.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' }).collect();
+    if clean.len() <= NAME_LIMIT {
+        return clean;
+    }
+    let hash = full.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+    format!("{}_{:08x}", &clean[..NAME_LIMIT - 9], hash as u32)
+}
+
+pub struct McpTool {
+    connection: Arc<Connection>,
+    name: String,
+    tool: Tool,
+}
+
+impl McpTool {
+    pub(crate) fn new(connection: Arc<Connection>, tool: Tool) -> McpTool {
+        McpTool { name: tool_name(&connection.server, &tool.name), connection, tool }
+    }
+
+    fn error(&self, e: ServiceError) -> McpError {
+        let (server, tool) = (self.connection.server.clone(), self.tool.name.to_string());
+        match e {
+            ServiceError::TransportClosed | ServiceError::TransportSend(_) => McpError::ServerClosed { server, tool },
+            ServiceError::McpError(e) => McpError::Refused { server, tool, message: e.message.to_string() },
+            ServiceError::Timeout { timeout } => McpError::CallTimeout { server, tool, secs: timeout.as_secs() },
+            other => McpError::Refused { server, tool, message: other.to_string() },
+        }
+    }
+
+    fn output(&self, result: CallToolResult) -> Result<ToolOutput, ToolError> {
+        let texts: Option<Vec<&str>> = result.content.iter().map(|c| c.as_text().map(|t| t.text.as_str())).collect();
+        let mut content = match (texts, &result.structured_content) {
+            (Some(texts), None) => texts.join("\n"),
+            (Some(texts), Some(_)) if !texts.is_empty() => texts.join("\n"),
+            _ => json!({ "content": result.content, "structuredContent": result.structured_content }).to_string(),
+        };
+        if content.len() > RESULT_LIMIT {
+            let cut = (0..=RESULT_LIMIT).rev().find(|i| content.is_char_boundary(*i)).unwrap_or(0);
+            content.truncate(cut);
+            content.push_str("\n[the rest of the result was cut: it was longer than 256 KiB]");
+        }
+        if result.is_error == Some(true) {
+            let (server, tool) = (self.connection.server.clone(), self.tool.name.to_string());
+            return Err(McpError::ToolFailed { server, tool, message: content }.into());
+        }
+        Ok(ToolOutput::ok(content))
+    }
+}
+
+impl ToolHandler for McpTool {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn definition(&self) -> Value {
+        let about = self.tool.description.as_deref().or(self.tool.title.as_deref()).unwrap_or("");
+        json!({
+            "name": self.name,
+            "description": format!("[MCP server {}] {about}", self.connection.server),
+            "parameters": parameters(&self.tool),
+        })
+    }
+
+    /// Only a tool its server marks read-only is let through before a plan is approved.
+    fn changes_workspace(&self) -> bool {
+        !self.tool.annotations.as_ref().and_then(|a| a.read_only_hint).unwrap_or(false)
+    }
+
+    fn handle<'a>(
+        &'a self,
+        ctx: &'a ToolContext,
+        _call_id: &'a str,
+        args: Value,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        Box::pin(async move {
+            let Value::Object(args) = args else {
+                return Err(ToolError::Failed {
+                    code: "INVALID_REQUEST".into(),
+                    message: format!("the arguments of {} must be a JSON object", self.name),
+                });
+            };
+            let params = CallToolRequestParams::new(self.tool.name.clone()).with_arguments(args);
+            let timeout = self.connection.tool_timeout;
+            let call = tokio::time::timeout(timeout, self.connection.client.call_tool(params));
+            tokio::select! {
+                _ = ctx.abort.cancelled() => Err(ToolError::Failed {
+                    code: "ABORTED".into(),
+                    message: format!("the turn was stopped while {} ran; its outcome is unknown", self.name),
+                }),
+                result = call => match result {
+                    Ok(Ok(result)) => self.output(result),
+                    Ok(Err(e)) => Err(self.error(e).into()),
+                    Err(_) => Err(McpError::CallTimeout {
+                        server: self.connection.server.clone(),
+                        tool: self.tool.name.to_string(),
+                        secs: timeout.as_secs(),
+                    }
+                    .into()),
+                },
+            }
+        })
+    }
+}
+
+/// The server's input schema without its `$schema` dialect line, which some model servers refuse.
+fn parameters(tool: &Tool) -> Value {
+    let mut schema = (*tool.input_schema).clone();
+    schema.remove("$schema");
+    Value::Object(schema)
+}
