@@ -1,6 +1,7 @@
 //! `hark chat` with real MCP servers, as a real process against a scripted OpenAI-compatible server
 //! on 127.0.0.1: the official `@modelcontextprotocol/server-filesystem` (from `mcp.json` in the data
-//! directory) and a server of our own on the official SDK that dies mid-call (`--mcp-config`).
+//! directory), a server of our own on the official SDK that dies mid-call (`--mcp-config`), and the
+//! SDK's streamable-HTTP server with a bearer token.
 //! `make test` installs both with `npm ci` in `tests/mcp`.
 
 #[path = "../../core/tests/agent_support/mod.rs"]
@@ -250,4 +251,63 @@ async fn a_server_that_cannot_start_is_a_coded_error_and_the_turn_runs_without_i
     let out = output(broken).await;
     assert!(!out.status.success());
     assert!(text(&out.stderr).contains("MCP_CONFIG_INVALID"), "{}", text(&out.stderr));
+}
+
+/// The SDK's streamable-HTTP server on a free port; killed (by its pid) when dropped.
+struct HttpServer {
+    child: std::process::Child,
+    url: String,
+}
+
+impl HttpServer {
+    fn start() -> HttpServer {
+        let mut child = Command::new("node")
+            .arg(servers_dir().join("http-server.mjs"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let rx = lines(&mut child);
+        let url = rx.recv_timeout(Duration::from_secs(20)).expect("the server printed its URL");
+        HttpServer { child, url }
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_streamable_http_server_gets_its_headers_with_the_token_from_the_environment() {
+    let remote = HttpServer::start();
+    let data = tempfile::tempdir().unwrap();
+    let config = json!({ "mcpServers": {
+        "remote": { "url": remote.url, "headers": { "Authorization": "Bearer ${HARK_TEST_MCP_TOKEN}" } },
+    }});
+    std::fs::write(data.path().join("mcp.json"), config.to_string()).unwrap();
+    let server = TestServer::start(vec![
+        tool_reply("Asking.", &[("c1", "mcp__remote__whoami", "{}".to_string())]),
+        text_reply("It knows you."),
+    ])
+    .await;
+    let mut chat = hark(data.path());
+    chat.env("HARK_TEST_MCP_TOKEN", "test-token").args(model_args(&server)).arg("who am I");
+    let out = output(chat).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let events = events(data.path()).await;
+    let whoami = result_of(&events, "c1");
+    assert_eq!(whoami["outcome"]["content"], "called with Bearer test-token", "{whoami}\n{}", text(&out.stderr));
+
+    // A wrong token: the server refuses the connection, and the token is not in the error.
+    let server = TestServer::start(vec![text_reply("Without it.")]).await;
+    let mut chat = hark(data.path());
+    chat.env("HARK_TEST_MCP_TOKEN", "wrong-secret").args(model_args(&server)).arg("again");
+    let out = output(chat).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("MCP_START_FAILED") && stderr.contains("remote"), "{stderr}");
+    assert!(!stderr.contains("wrong-secret"), "{stderr}");
 }
