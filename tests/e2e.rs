@@ -4,6 +4,8 @@ mod support;
 
 #[path = "e2e/flows.rs"]
 mod flows;
+#[path = "e2e/mcp.rs"]
+mod mcp;
 #[path = "e2e/notifications.rs"]
 mod notifications;
 #[path = "e2e/robustness.rs"]

@@ -12,6 +12,8 @@ pub enum Scripted {
     Error(u16, &'static str),
     /// A streamed assistant message, one SSE chunk per piece.
     Text(Vec<&'static str>),
+    /// One streamed tool call: id, tool name, arguments (JSON text).
+    ToolCall(&'static str, &'static str, String),
 }
 
 pub struct ModelServer {
@@ -52,6 +54,17 @@ impl ModelServer {
                             }
                             let end = serde_json::json!({ "choices": [{ "index": 0, "delta": {}, "finish_reason": "stop" }] });
                             body.push_str(&format!("data: {end}\n\ndata: [DONE]\n\n"));
+                            format!(
+                                "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                                body.len()
+                            )
+                        }
+                        Some(Scripted::ToolCall(id, name, arguments)) => {
+                            let call = serde_json::json!({ "index": 0, "id": id, "type": "function",
+                                "function": { "name": name, "arguments": arguments } });
+                            let chunk = serde_json::json!({ "choices": [{ "index": 0, "delta": { "tool_calls": [call] }, "finish_reason": null }] });
+                            let end = serde_json::json!({ "choices": [{ "index": 0, "delta": {}, "finish_reason": "tool_calls" }] });
+                            let body = format!("data: {chunk}\n\ndata: {end}\n\ndata: [DONE]\n\n");
                             format!(
                                 "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
                                 body.len()

@@ -225,6 +225,13 @@ pub(crate) fn print_events(
                         }
                         eprintln!("hark: model error {}", error_line(&error));
                     }
+                    Event::McpUnavailable { error, .. } => {
+                        if !at_line_start {
+                            say("\n");
+                            at_line_start = true;
+                        }
+                        eprintln!("hark: {}", error_line(&error));
+                    }
                     _ => {}
                 },
                 AgentEvent::TurnEnded { reason, .. } => {

@@ -77,6 +77,9 @@ fn details(event: &Event) -> String {
         },
         Event::InboxDiscarded { message_id, reason } => format!("id={} reason={}", text(message_id), text(reason)),
         Event::ModelError { error } => format!("{}: {}", text(&error.code), text(&error.message)),
+        Event::McpUnavailable { server, error } => {
+            format!("{}: {}: {}", text(server), text(&error.code), text(&error.message))
+        }
         Event::HistoryCompacted { through_seq, summary, window_tokens } => {
             let summary = summary.as_deref().map_or("(none: left out)".to_string(), text);
             format!("through={through_seq} window={window_tokens} summary={summary}")

@@ -2,7 +2,7 @@
 //! on 127.0.0.1: the official `@modelcontextprotocol/server-filesystem` (from `mcp.json` in the data
 //! directory), a server of our own on the official SDK that dies mid-call (`--mcp-config`), and the
 //! SDK's streamable-HTTP server with a bearer token.
-//! `make test` installs both with `npm ci` in `tests/mcp`.
+//! `make test` installs them with `npm ci` in `tests/mcp`.
 
 #[path = "../../core/tests/agent_support/mod.rs"]
 mod agent_support;

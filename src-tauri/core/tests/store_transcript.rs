@@ -25,6 +25,7 @@ fn kinds(items: &[TranscriptItem]) -> Vec<&'static str> {
             TranscriptItem::ToolCall { .. } => "tool",
             TranscriptItem::OrphanResult { .. } => "orphan",
             TranscriptItem::ModelError { .. } => "model_error",
+            TranscriptItem::McpUnavailable { .. } => "mcp_unavailable",
             TranscriptItem::HistoryCompacted { .. } => "compacted",
         })
         .collect()

@@ -319,7 +319,7 @@ question: QuestionRecord | null,
 /**
  * The answers of a late reply waiting in the inbox for admission.
  */
-queued_answers: AnswerBatch | null, } | { "kind": "orphan_result", seq: number, at: string, call_id: string, outcome: ToolOutcome, } | { "kind": "model_error", seq: number, at: string, error: BoundaryError, } | { "kind": "history_compacted", seq: number, at: string, through_seq: number, summary: string | null, };
+queued_answers: AnswerBatch | null, } | { "kind": "orphan_result", seq: number, at: string, call_id: string, outcome: ToolOutcome, } | { "kind": "model_error", seq: number, at: string, error: BoundaryError, } | { "kind": "mcp_unavailable", seq: number, at: string, server: string, error: BoundaryError, } | { "kind": "history_compacted", seq: number, at: string, through_seq: number, summary: string | null, };
 
 /**
  * Items between a `turn/started` and its `turn/ended`. Items recorded outside any turn are grouped

@@ -118,6 +118,10 @@ describe('turns', () => {
     expect(turnStartsOpen(turn([user, ask('settled')]), false)).toBe(false);
     const error: TranscriptItem = { kind: 'model_error', seq: 3, at: '', error: { name: 'E', code: 'C', message: 'm' } };
     expect(turnStartsOpen(turn([user, error]), false)).toBe(true);
+    const mcp: TranscriptItem = {
+      kind: 'mcp_unavailable', seq: 4, at: '', server: 'fs', error: { name: 'McpError', code: 'MCP_START_FAILED', message: 'm' },
+    };
+    expect(turnStartsOpen(turn([user, mcp]), false)).toBe(true);
   });
 
   it('keys a turn by its id, or by its position when it has none', () => {

@@ -64,10 +64,11 @@ export function isQuestionCall(item: Extract<TranscriptItem, { kind: 'tool_call'
   return ASKING_TOOLS.includes(item.name);
 }
 
-/** An item the person has to act on or know about: a question still waiting for them, or a model error. */
+/** An item the person has to act on or know about: a question still waiting for them, a model error, or an MCP server that would not start. */
 export function needsPerson(item: TranscriptItem): boolean {
   return (
     item.kind === 'model_error' ||
+    item.kind === 'mcp_unavailable' ||
     (item.kind === 'tool_call' && isQuestionCall(item) && (item.question?.state === 'open' || item.question?.state === 'continued'))
   );
 }

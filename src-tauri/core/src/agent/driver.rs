@@ -49,7 +49,7 @@ pub(super) fn append(shared: &Shared, event: Event) -> Result<(), AgentError> {
 /// programmatic tool calls only `run_code`, whose scripts reach those; `submit_plan` in a plan-first
 /// session. In a plan-first session every registry refuses workspace changes until a plan is
 /// approved. An MCP server that fails to start is reported and left out.
-async fn registry(shared: &Shared) -> ToolRegistry {
+async fn registry(shared: &Shared) -> Result<ToolRegistry, AgentError> {
     let plan = shared.config.plan_first.then(|| Arc::clone(&shared.session) as Arc<dyn PlanApproval>);
     // Names are distinct by construction, so registration cannot fail.
     let mut tools = ToolRegistry::new();
@@ -62,7 +62,7 @@ async fn registry(shared: &Shared) -> ToolRegistry {
     }
     let (mcp_tools, failures) = shared.mcp.tools().await;
     for failure in failures {
-        shared.emit(AgentEvent::Error { session_id: shared.session_id.clone(), error: failure.boundary() });
+        append(shared, Event::McpUnavailable { server: failure.server().to_string(), error: failure.boundary() })?;
     }
     for tool in mcp_tools {
         // `mcp__` names cannot clash with Hark's own tools; among themselves they are made distinct.
@@ -80,7 +80,7 @@ async fn registry(shared: &Shared) -> ToolRegistry {
         let _ = tools.register(Arc::new(SubmitPlanTool::new(shared.deps.service.clone())));
         tools.require_plan(plan);
     }
-    tools
+    Ok(tools)
 }
 
 /// Records `request/header` when the tools or question settings differ from the last recorded one.
@@ -112,7 +112,7 @@ async fn turn(shared: &Shared, abort: &CancellationToken) -> Result<(), AgentErr
 }
 
 async fn steps(shared: &Shared, abort: &CancellationToken) -> Result<TurnEndReason, AgentError> {
-    let tools = registry(shared).await;
+    let tools = registry(shared).await?;
     header(shared, &tools)?;
     let mut taken = 0u32;
     let mut continues = true;

@@ -294,6 +294,7 @@ impl HistoryFold {
             | Event::InboxDiscarded { .. }
             | Event::TurnEnded { .. }
             | Event::ModelError { .. }
+            | Event::McpUnavailable { .. }
             // A script's own calls: the model reads the script's result, not them.
             | Event::PtcDispatch { .. }
             | Event::PtcResult { .. } => {}

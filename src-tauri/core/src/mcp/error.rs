@@ -23,6 +23,21 @@ pub enum McpError {
     ToolFailed { server: String, tool: String, message: String },
 }
 
+impl McpError {
+    /// The server the error is about; empty for a configuration error.
+    pub fn server(&self) -> &str {
+        match self {
+            McpError::ConfigInvalid { .. } => "",
+            McpError::StartFailed { server, .. }
+            | McpError::StartTimeout { server, .. }
+            | McpError::ServerClosed { server, .. }
+            | McpError::CallTimeout { server, .. }
+            | McpError::Refused { server, .. }
+            | McpError::ToolFailed { server, .. } => server,
+        }
+    }
+}
+
 impl CodedError for McpError {
     fn name(&self) -> &str {
         "McpError"

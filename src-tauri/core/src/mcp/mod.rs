@@ -4,7 +4,8 @@
 //! through the registry like any tool, so its calls and results are in the session log.
 //!
 //! A server that cannot start, dies or does not answer in time is a coded [`McpError`], never a hang:
-//! its start failure is reported once per turn and its tools are left out; a call to a dead server
+//! a server that fails to start is recorded (`mcp/unavailable`, shown in the transcript) and its tools
+//! are left out for the agent's life; a call to a dead server
 //! ends with `MCP_SERVER_CLOSED`, and the next turn starts it again.
 
 mod config;

@@ -167,6 +167,8 @@ events! {
     "turn/ended" => TurnEnded { turn_id: String, reason: TurnEndReason },
     /// `error` is `{name, code, message}`.
     "model/error" => ModelError { error: BoundaryError },
+    /// An MCP server could not be started for this turn, which ran without its tools.
+    "mcp/unavailable" => McpUnavailable { server: String, error: BoundaryError },
     /// The server said a request did not fit the model's context: from here on, the conversation up
     /// to and including `through_seq` reaches the model as `summary` (the model's own, or `None` when
     /// it could not write one and the older turns are left out), and every request is fitted to

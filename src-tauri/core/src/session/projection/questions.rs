@@ -99,6 +99,7 @@ impl QuestionFold {
             | Event::TurnEnded { .. }
             | Event::AssistantMessage { .. }
             | Event::ModelError { .. }
+            | Event::McpUnavailable { .. }
             | Event::HistoryCompacted { .. } => false,
             // What a newer build recorded cannot be understood here, so it changes nothing.
             Event::Unknown { .. } => false,

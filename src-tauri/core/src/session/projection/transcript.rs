@@ -121,6 +121,13 @@ pub enum TranscriptItem {
         at: DateTime<Utc>,
         error: BoundaryError,
     },
+    /// An MCP server the turn could not start; the turn ran without its tools.
+    McpUnavailable {
+        seq: u64,
+        at: DateTime<Utc>,
+        server: String,
+        error: BoundaryError,
+    },
     /// Earlier turns were summarised (or, with no `summary`, left out) to fit the model's context:
     /// the model no longer reads the events up to `through_seq` themselves. They stay in the log
     /// and in this transcript.
@@ -348,6 +355,10 @@ impl TranscriptFold {
             }
             Event::ModelError { error } => {
                 self.push(at, || TranscriptItem::ModelError { seq, at, error: error.clone() }, out);
+            }
+            Event::McpUnavailable { server, error } => {
+                let item = || TranscriptItem::McpUnavailable { seq, at, server: server.clone(), error: error.clone() };
+                self.push(at, item, out);
             }
             Event::HistoryCompacted { through_seq, summary, .. } => {
                 let item = || TranscriptItem::HistoryCompacted {

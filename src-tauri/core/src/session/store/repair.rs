@@ -53,6 +53,7 @@ impl RepairFold {
             | Event::InboxQueued { .. }
             | Event::InboxDiscarded { .. }
             | Event::ModelError { .. }
+            | Event::McpUnavailable { .. }
             | Event::HistoryCompacted { .. } => {}
             // Whatever a newer build's event leaves open, only that build can close.
             Event::Unknown { .. } => {}
