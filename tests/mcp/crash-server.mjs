@@ -1,6 +1,6 @@
 // An MCP server on the official SDK whose `crash` tool kills the server in the middle of the call,
 // the way a server with a bug dies: no reply, its pipes close. `echo` answers, to show the next
-// turn gets a fresh server; `hang` never answers.
+// turn gets a fresh server; `hang` never answers; `env` lists which variables it was given.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
@@ -26,6 +26,15 @@ server.registerTool(
   'hang',
   { description: 'Never answers.', inputSchema: {} },
   () => new Promise(() => {}),
+);
+
+server.registerTool(
+  'env',
+  { description: 'Says which of some environment variables it was started with.', inputSchema: {} },
+  async () => {
+    const names = ['DEEPSEEK_API_KEY', 'OPENAI_API_KEY', 'PASSED_ON'];
+    return { content: [{ type: 'text', text: names.filter((n) => process.env[n] !== undefined).join(',') || 'none' }] };
+  },
 );
 
 await server.connect(new StdioServerTransport());

@@ -233,6 +233,29 @@ async fn a_call_that_never_answers_and_a_server_that_never_starts_end_at_their_t
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_stdio_server_gets_no_model_key_from_harks_environment_only_what_its_entry_names() {
+    let servers = servers_dir();
+    let data = tempfile::tempdir().unwrap();
+    let config = json!({ "mcpServers": {
+        "crashy": { "command": "node", "args": [servers.join("crash-server.mjs")], "env": { "PASSED_ON": "1" } },
+    }});
+    std::fs::write(data.path().join("mcp.json"), config.to_string()).unwrap();
+    let server = TestServer::start(vec![
+        tool_reply("Looking.", &[("c1", "mcp__crashy__env", "{}".to_string())]),
+        text_reply("Done."),
+    ])
+    .await;
+    let mut chat = hark(data.path());
+    // Keys for their vendors' hosts: the local model server gets neither, and neither may the MCP server.
+    chat.env("DEEPSEEK_API_KEY", "sk-deepseek-test").env("OPENAI_API_KEY", "sk-openai-test");
+    chat.args(model_args(&server)).arg("env");
+    let out = output(chat).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let events = events(data.path()).await;
+    assert_eq!(result_of(&events, "c1")["outcome"]["content"], "PASSED_ON");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_server_that_cannot_start_is_a_coded_error_and_the_turn_runs_without_it() {
     let data = tempfile::tempdir().unwrap();
     let config = json!({ "mcpServers": { "missing": { "command": "/nonexistent/mcp-server" }}});

@@ -15,6 +15,7 @@ use rmcp::ServiceExt;
 use tokio::io::AsyncReadExt;
 
 use super::{McpConfig, McpError, McpTool, ServerSpec, ServerTransport};
+use crate::model::ENV_KEYS;
 use crate::service::lock;
 use crate::tools::ToolHandler;
 
@@ -132,6 +133,11 @@ async fn start(name: &str, spec: &ServerSpec, cwd: Option<PathBuf>) -> Result<Co
         let client = match &spec.transport {
             ServerTransport::Stdio { command, args, env, cwd: own } => {
                 let mut cmd = tokio::process::Command::new(command);
+                // The model vendors' keys in Hark's environment are for their hosts only; an entry that
+                // means to give one to its server names it in its own `env`.
+                for (name, _) in ENV_KEYS {
+                    cmd.env_remove(name);
+                }
                 cmd.args(args).envs(env);
                 if let Some(dir) = own.clone().or(cwd) {
                     cmd.current_dir(dir);
