@@ -61,10 +61,6 @@ impl McpServers {
         McpServers { config, cwd, slots: tokio::sync::Mutex::new(BTreeMap::new()), started: Mutex::new(Vec::new()) }
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.config.is_empty()
-    }
-
     /// Every live server's tools, starting the servers that are not running yet (all at once, each
     /// within its start timeout). The errors are the servers that failed to start on this call.
     pub async fn tools(&self) -> (Vec<Arc<dyn ToolHandler>>, Vec<McpError>) {
