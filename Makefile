@@ -7,7 +7,7 @@ SHELL := /bin/bash
 
 BUILD_PKGS := build-essential file pkg-config libwebkit2gtk-4.1-dev libayatana-appindicator3-dev \
               librsvg2-dev libxdo-dev libssl-dev
-TEST_PKGS  := xvfb webkit2gtk-driver dbus xauth python3 gnome-keyring imagemagick
+TEST_PKGS  := xvfb webkit2gtk-driver dbus xauth python3 python3-venv gnome-keyring imagemagick
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CARGO_BIN  := $(or $(CARGO_HOME),$(HOME)/.cargo)/bin
 XVFB       := xvfb-run -a -s "-screen 0 1280x800x24"
@@ -57,7 +57,14 @@ tests/mcp/node_modules/.package-lock.json: tests/mcp/package-lock.json | check-t
 	cd tests/mcp && npm ci --no-audit --no-fund
 	@touch $@
 
-mcp-test-servers: tests/mcp/node_modules/.package-lock.json
+# A server on the official Python `mcp` SDK that asks the person through forms (elicitation).
+tests/mcp/.venv/.installed: tests/mcp/requirements.txt
+	@command -v python3 >/dev/null || { echo "python3 is missing: the MCP form tests need it (make test-system-deps)" >&2; exit 1; }
+	python3 -m venv tests/mcp/.venv
+	tests/mcp/.venv/bin/pip install --quiet --disable-pip-version-check -r tests/mcp/requirements.txt
+	@touch $@
+
+mcp-test-servers: tests/mcp/node_modules/.package-lock.json tests/mcp/.venv/.installed
 
 ui: ui-deps
 	cd ui && npm run build
@@ -102,7 +109,7 @@ ISOLATE := $(shell [ "$$(id -u)" = 0 ] && unshare --pid --fork --mount-proc true
              echo unshare --pid --fork --mount-proc --kill-child)
 
 # The real window under Xvfb and a private session D-Bus, one app at a time.
-test-e2e: ui tauri-driver
+test-e2e: ui tauri-driver mcp-test-servers
 	cargo build -p hark-cli
 	HARK_E2E=1 TAURI_DRIVER="$$(command -v tauri-driver || echo $(CARGO_BIN)/tauri-driver)" \
 	  $(ISOLATE) dbus-run-session -- $(XVFB) cargo test -p hark --test e2e -- --test-threads=1 --nocapture

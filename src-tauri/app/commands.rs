@@ -292,6 +292,12 @@ pub fn cancel_question(state: State<'_, AppState>, session_id: String, call_id: 
     Ok(state.hub()?.cancel(&session_id, &call_id)?)
 }
 
+/// The person declined an MCP server's form (`ASK_DECLINED`; the server may go on without it).
+#[tauri::command]
+pub fn decline_question(state: State<'_, AppState>, session_id: String, call_id: String) -> CommandResult<()> {
+    Ok(state.hub()?.decline(&session_id, &call_id)?)
+}
+
 #[tauri::command]
 pub fn expire_question(state: State<'_, AppState>, session_id: String, call_id: String) -> CommandResult<()> {
     Ok(state.hub()?.expire(&session_id, &call_id)?)

@@ -368,6 +368,10 @@ impl Hub {
         Ok(self.host.cancel(session, call_id)?)
     }
 
+    pub fn decline(&self, session: &str, call_id: &str) -> Result<(), CommandError> {
+        Ok(self.host.decline(session, call_id)?)
+    }
+
     pub fn expire(&self, session: &str, call_id: &str) -> Result<(), CommandError> {
         Ok(self.host.expire(session, call_id)?)
     }

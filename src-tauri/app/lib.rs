@@ -106,6 +106,7 @@ pub fn run() {
             commands::release_question,
             commands::submit_answers,
             commands::cancel_question,
+            commands::decline_question,
             commands::expire_question,
             commands::open_link,
         ])

@@ -145,6 +145,9 @@ impl Notifier {
             // A review's notice only opens the window: no questions to map an action back to.
             Intent::PlanReview { plan } => (notify::review_notice(&ctx, session, &title, call_id, plan), Vec::new()),
             Intent::Question => (notify::notice(&ctx, kind, session, &title, call_id, questions), questions.to_vec()),
+            Intent::Form { server, message, .. } => {
+                (notify::form_notice(&ctx, session, server, message, call_id, questions), questions.to_vec())
+            }
         };
         if let Some(notice) = notice {
             self.show(notice, answerable).await;

@@ -38,6 +38,7 @@ fn render(records: &[QuestionRecord]) -> String {
         };
         let mode = match (&r.intent, r.timed) {
             (Intent::PlanReview { .. }, _) => "plan review: writes wait for the approval",
+            (Intent::Form { .. }, _) => "an MCP server's form",
             (_, true) => "keeps working after a timeout",
             (_, false) => "waits for the answer",
         };

@@ -160,6 +160,13 @@ impl InteractionProvider for StdioProvider {
                     }
                 }
             }
+            let fields = match &request.intent {
+                Intent::Form { server, message, fields } => {
+                    say(&format!("\n[MCP server {}] {}\n", safe(server), safe(message)));
+                    fields.as_slice()
+                }
+                _ => &[],
+            };
             let mut answers = Vec::new();
             let total = request.questions.len();
             for (i, q) in request.questions.iter().enumerate() {
@@ -169,7 +176,12 @@ impl InteractionProvider for StdioProvider {
                         guard.armed = false;
                         return closed().await;
                     };
-                    match parse_line(q, &line) {
+                    let field = fields.iter().find(|f| f.id == q.id);
+                    let parsed = parse_line(q, &line).and_then(|a| match field.and_then(|f| f.check(q, &a)) {
+                        Some(problem) => Err(problem),
+                        None => Ok(a),
+                    });
+                    match parsed {
                         Ok(answer) => {
                             answers.push(answer);
                             break;

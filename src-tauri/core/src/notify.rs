@@ -134,6 +134,26 @@ pub fn review_notice(
     })
 }
 
+/// The notification for an MCP server's form: who asks and why, with the same buttons as a plain
+/// question (one per option when the form is a single choice).
+pub fn form_notice(
+    ctx: &NotifyContext,
+    session_id: &str,
+    server: &str,
+    message: &str,
+    call_id: &str,
+    questions: &[Question],
+) -> Option<Notice> {
+    let mut notice = notice(ctx, NotificationKind::Asked, session_id, "", call_id, questions)?;
+    notice.title = truncate(&one_line(&format!("MCP server {server} asks")), 80);
+    let asked = match questions {
+        [q] if !q.options.is_empty() && q.question != message => format!("{message} — {}", q.question),
+        _ => message.to_string(),
+    };
+    notice.body = truncate(&one_line(&asked), BODY_MAX_CHARS);
+    Some(notice)
+}
+
 /// One button per option: only for a single single-select question with few options.
 fn option_actions(questions: &[Question]) -> Option<Vec<NotifyAction>> {
     let [q] = questions else { return None };

@@ -123,6 +123,8 @@ export const submitAnswers = (
 
 export const cancelQuestion = (sessionId: string, callId: string): Promise<Result<void>> =>
   call<void>('cancel_question', { sessionId, callId });
+export const declineQuestion = (sessionId: string, callId: string): Promise<Result<void>> =>
+  call<void>('decline_question', { sessionId, callId });
 
 export const expireQuestion = (sessionId: string, callId: string): Promise<Result<void>> =>
   call<void>('expire_question', { sessionId, callId });

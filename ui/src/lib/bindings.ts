@@ -75,6 +75,11 @@ export type ContinuedQuestion = { session_id: string, call_id: string, intent: I
  */
 reply_queued: string | null, };
 
+/**
+ * What one field holds. Options (choices, multi-select, yes/no) allow no text of the person's own.
+ */
+export type FieldKind = { "type": "choice", values: Array<string>, } | { "type": "multi", values: Array<string>, min_items?: number, max_items?: number, } | { "type": "boolean" } | { "type": "text", min_length?: number, max_length?: number, format?: string, } | { "type": "number", integer: boolean, minimum?: number, maximum?: number, };
+
 export type Focus = { session_id: string, call_id: string | null, 
 /**
  * Why the window is asked to show this (an answer from a notification that was not taken).
@@ -82,9 +87,23 @@ export type Focus = { session_id: string, call_id: string | null,
 notice: BoundaryError | null, };
 
 /**
- * What a question is for. Serialized as `{"kind": "question"}` or `{"kind": "plan_review", "plan"}`.
+ * One field of a form: the question with the same `id` shows it.
  */
-export type Intent = { "kind": "question" } | { "kind": "plan_review", plan: string, };
+export type FormField = { id: string, kind: FieldKind, 
+/**
+ * A skip is refused unless the field has a default.
+ */
+required: boolean, 
+/**
+ * What a skip answers, already typed for the asker.
+ */
+default?: unknown, };
+
+/**
+ * What a question is for. Serialized as `{"kind": "question"}`, `{"kind": "plan_review", "plan"}` or
+ * `{"kind": "form", "server", "message", "fields"}`.
+ */
+export type Intent = { "kind": "question" } | { "kind": "plan_review", plan: string, } | { "kind": "form", server: string, message: string, fields: Array<FormField>, };
 
 /**
  * One foreground question as a provider receives it.

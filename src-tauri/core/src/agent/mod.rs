@@ -38,7 +38,7 @@ pub use history::{history, outcome_text, UNKNOWN_OUTCOME_TEXT};
 
 use crate::error::CodedError;
 use crate::live::Session;
-use crate::mcp::{McpConfig, McpServers};
+use crate::mcp::{Asker, McpConfig, McpServers};
 use crate::model::{ModelProvider, ModelRequest};
 use crate::question::AnswerBatch;
 use crate::service::{lock, Responded, ServiceError, SteerMessage, UserQuestionService};
@@ -282,7 +282,11 @@ impl Agent {
             .map(|m| Input::Message(SteerMessage { message_id: m.message_id, text: m.text, source: m.source }))
             .collect();
         let busy = !queue.is_empty();
-        let mcp = McpServers::new(Arc::clone(&config.mcp), session.workspace());
+        let asker = Asker {
+            service: deps.service.clone(),
+            caller: crate::service::Caller::root(session_id.clone(), instance_id.clone()),
+        };
+        let mcp = McpServers::new(Arc::clone(&config.mcp), session.workspace(), Some(asker));
         let shared = Arc::new(Shared {
             deps: deps.clone(),
             config,

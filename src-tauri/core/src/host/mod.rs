@@ -298,6 +298,11 @@ impl Host {
         Ok(self.service.cancel(session, call_id)?)
     }
 
+    /// The person declined an MCP server's form.
+    pub fn decline(&self, session: &str, call_id: &str) -> Result<(), HostError> {
+        Ok(self.service.decline(session, call_id)?)
+    }
+
     pub fn expire(&self, session: &str, call_id: &str) -> Result<(), HostError> {
         Ok(self.service.expire(session, call_id)?)
     }

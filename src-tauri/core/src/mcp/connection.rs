@@ -14,6 +14,7 @@ use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::ServiceExt;
 use tokio::io::AsyncReadExt;
 
+use super::elicit::{Asker, Elicitor, Forms};
 use super::{McpConfig, McpError, McpTool, ServerSpec, ServerTransport};
 use crate::model::ENV_KEYS;
 use crate::service::lock;
@@ -25,7 +26,8 @@ const STDERR_TAIL: usize = 2048;
 /// A running server: its client session and the tools it listed when it started.
 pub(crate) struct Connection {
     pub(crate) server: String,
-    pub(crate) client: RunningService<RoleClient, ()>,
+    pub(crate) client: RunningService<RoleClient, Elicitor>,
+    pub(crate) forms: Arc<Forms>,
     pub(crate) tool_timeout: Duration,
     tools: Vec<Tool>,
 }
@@ -36,6 +38,7 @@ impl Connection {
     }
 
     fn stop(&self) {
+        self.forms.stop();
         self.client.cancellation_token().cancel();
     }
 }
@@ -51,14 +54,22 @@ pub struct McpServers {
     config: Arc<McpConfig>,
     /// Where a stdio server runs when its entry names no `cwd`: the session's workspace.
     cwd: Option<PathBuf>,
+    /// Who answers the servers' forms; `None` refuses them.
+    asker: Option<Asker>,
     slots: tokio::sync::Mutex<BTreeMap<String, Slot>>,
     /// The same connections, for stopping them without awaiting the lock (from `Drop`).
     started: Mutex<Vec<Arc<Connection>>>,
 }
 
 impl McpServers {
-    pub fn new(config: Arc<McpConfig>, cwd: Option<PathBuf>) -> McpServers {
-        McpServers { config, cwd, slots: tokio::sync::Mutex::new(BTreeMap::new()), started: Mutex::new(Vec::new()) }
+    pub fn new(config: Arc<McpConfig>, cwd: Option<PathBuf>, asker: Option<Asker>) -> McpServers {
+        McpServers {
+            config,
+            cwd,
+            asker,
+            slots: tokio::sync::Mutex::new(BTreeMap::new()),
+            started: Mutex::new(Vec::new()),
+        }
     }
 
     /// Every live server's tools, starting the servers that are not running yet (all at once, each
@@ -75,8 +86,10 @@ impl McpServers {
                 Some(Slot::Failed) => false,
             })
             .collect();
-        let started =
-            futures_util::future::join_all(wanted.iter().map(|(name, spec)| start(name, spec, self.cwd.clone()))).await;
+        let started = futures_util::future::join_all(
+            wanted.iter().map(|(name, spec)| start(name, spec, self.cwd.clone(), self.asker.clone())),
+        )
+        .await;
         let mut failures = Vec::new();
         for ((name, _), result) in wanted.into_iter().zip(started) {
             let slot = match result {
@@ -122,7 +135,14 @@ impl Drop for McpServers {
     }
 }
 
-async fn start(name: &str, spec: &ServerSpec, cwd: Option<PathBuf>) -> Result<Connection, McpError> {
+async fn start(
+    name: &str,
+    spec: &ServerSpec,
+    cwd: Option<PathBuf>,
+    asker: Option<Asker>,
+) -> Result<Connection, McpError> {
+    let forms = Forms::new(name, asker);
+    let handler = Elicitor(Arc::clone(&forms));
     let failed = |message: String| McpError::StartFailed { server: name.to_string(), message };
     let stderr = Arc::new(Mutex::new(String::new()));
     let connecting = async {
@@ -163,7 +183,7 @@ async fn start(name: &str, spec: &ServerSpec, cwd: Option<PathBuf>) -> Result<Co
                         }
                     });
                 }
-                ().serve(transport).await.map_err(|e| failed(e.to_string()))?
+                handler.clone().serve(transport).await.map_err(|e| failed(e.to_string()))?
             }
             ServerTransport::Http { url, headers } => {
                 let mut custom = HashMap::new();
@@ -177,11 +197,17 @@ async fn start(name: &str, spec: &ServerSpec, cwd: Option<PathBuf>) -> Result<Co
                 }
                 let config = StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
                 let transport = StreamableHttpClientTransport::from_config(config);
-                ().serve(transport).await.map_err(|e| failed(e.to_string()))?
+                handler.clone().serve(transport).await.map_err(|e| failed(e.to_string()))?
             }
         };
         let tools = client.list_all_tools().await.map_err(|e| failed(format!("listing its tools failed: {e}")))?;
-        Ok(Connection { server: name.to_string(), client, tool_timeout: spec.tool_timeout, tools })
+        Ok(Connection {
+            server: name.to_string(),
+            client,
+            forms: Arc::clone(&forms),
+            tool_timeout: spec.tool_timeout,
+            tools,
+        })
     };
     let result = match tokio::time::timeout(spec.startup_timeout, connecting).await {
         Ok(result) => result,

@@ -10,6 +10,7 @@
 
 mod config;
 mod connection;
+mod elicit;
 mod error;
 mod tool;
 
@@ -18,5 +19,6 @@ mod tests;
 
 pub use config::{McpConfig, ServerSpec, ServerTransport, CONFIG_FILE};
 pub use connection::McpServers;
+pub use elicit::Asker;
 pub use error::McpError;
 pub use tool::{tool_name, McpTool};

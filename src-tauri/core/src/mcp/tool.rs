@@ -105,22 +105,23 @@ impl ToolHandler for McpTool {
             };
             let params = CallToolRequestParams::new(self.tool.name.clone()).with_arguments(args);
             let timeout = self.connection.tool_timeout;
-            let call = tokio::time::timeout(timeout, self.connection.client.call_tool(params));
+            let _call = self.connection.forms.enter_call(ctx.abort.clone());
             tokio::select! {
                 _ = ctx.abort.cancelled() => Err(ToolError::Failed {
                     code: "ABORTED".into(),
                     message: format!("the turn was stopped while {} ran; its outcome is unknown", self.name),
                 }),
-                result = call => match result {
-                    Ok(Ok(result)) => self.output(result),
-                    Ok(Err(e)) => Err(self.error(e).into()),
-                    Err(_) => Err(McpError::CallTimeout {
-                        server: self.connection.server.clone(),
-                        tool: self.tool.name.to_string(),
-                        secs: timeout.as_secs(),
-                    }
-                    .into()),
+                result = self.connection.client.call_tool(params) => match result {
+                    Ok(result) => self.output(result),
+                    Err(e) => Err(self.error(e).into()),
                 },
+                // Time the person spends on the server's form does not count.
+                _ = self.connection.forms.elapsed(timeout) => Err(McpError::CallTimeout {
+                    server: self.connection.server.clone(),
+                    tool: self.tool.name.to_string(),
+                    secs: timeout.as_secs(),
+                }
+                .into()),
             }
         })
     }

@@ -18,6 +18,8 @@ pub enum ErrorCode {
     DuplicateProvider,
     /// The user closed the whole question.
     AskCancelled,
+    /// The person declined a form: they will not give what it asks, and the asker may go on.
+    AskDeclined,
     /// The owning turn was aborted, or the app shut down.
     AskAborted,
     /// Internal: the foreground wait of a timed question expired; the tool maps it to `pending`.
@@ -40,11 +42,12 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, for exhaustive tests and UIs that list them.
-    pub const ALL: [ErrorCode; 13] = [
+    pub const ALL: [ErrorCode; 14] = [
         ErrorCode::InvalidRequest,
         ErrorCode::NoProvider,
         ErrorCode::DuplicateProvider,
         ErrorCode::AskCancelled,
+        ErrorCode::AskDeclined,
         ErrorCode::AskAborted,
         ErrorCode::AskTimedOut,
         ErrorCode::CallerNotLive,
@@ -63,6 +66,7 @@ impl ErrorCode {
             ErrorCode::NoProvider => "NO_PROVIDER",
             ErrorCode::DuplicateProvider => "DUPLICATE_PROVIDER",
             ErrorCode::AskCancelled => "ASK_CANCELLED",
+            ErrorCode::AskDeclined => "ASK_DECLINED",
             ErrorCode::AskAborted => "ASK_ABORTED",
             ErrorCode::AskTimedOut => "ASK_TIMED_OUT",
             ErrorCode::CallerNotLive => "CALLER_NOT_LIVE",

@@ -1,13 +1,14 @@
 //! What a question is for. Most are plain questions; a plan review asks the person to approve the
-//! plan the agent submitted, or to say what to change. Both travel the same path (the blocking
-//! ask, the panel, notifications, late answers after a crash); only the request's shape, what the
-//! panel shows and what the model reads back differ, and all three are decided here.
+//! plan the agent submitted, or to say what to change; a form is an MCP server asking for typed
+//! values. All travel the same path (the blocking ask, the panel, notifications); only the request's
+//! shape, what the panel shows and what the asker reads back differ, and they are decided here.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 use super::error::{ErrorCode, UserInteractionError};
+use super::form::{form_problems, FormField};
 use super::results::LATE_ANSWER_MARKER;
 use super::types::{answers_json, Answer, AnswerBatch, Question, QuestionOption};
 
@@ -20,14 +21,19 @@ pub const PLAN_QUESTION_ID: &str = "plan";
 /// The option that approves a plan. Any other answer asks for changes; typed text is the feedback.
 pub const APPROVE_LABEL: &str = "Approve";
 
-/// What a question is for. Serialized as `{"kind": "question"}` or `{"kind": "plan_review", "plan"}`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+/// What a question is for. Serialized as `{"kind": "question"}`, `{"kind": "plan_review", "plan"}` or
+/// `{"kind": "form", "server", "message", "fields"}`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Intent {
     #[default]
     Question,
     /// Approve `plan` (Markdown, model text: rendered safely, never as HTML) or request changes.
     PlanReview { plan: String },
+    /// An MCP server's form: `server` asks, `message` says why (server text: shown as plain text),
+    /// one field per question. It lives only while the server waits, so it ends with its turn and
+    /// can be declined as well as answered.
+    Form { server: String, message: String, fields: Vec<FormField> },
 }
 
 impl Intent {
@@ -39,6 +45,7 @@ impl Intent {
             ("plan_review", Some(plan)) => Ok(Intent::PlanReview { plan }),
             ("plan_review", None) => Err(bad_intent("a plan review needs the plan it reviews")),
             ("question", Some(_)) => Err(bad_intent("a plain question carries no plan")),
+            // A form comes only from an MCP server's elicitation inside this host, never from another process.
             (other, _) => Err(bad_intent(&format!("{other:?} is not an intent; use \"question\" or \"plan_review\""))),
         }
     }
@@ -51,12 +58,40 @@ impl Intent {
     /// question (checked by `validate_questions`), exactly [`plan_review_questions`] and a plan of
     /// 1 to [`MAX_PLAN_CHARS`] characters for a plan review. A misfit is `BAD_INTENT`.
     pub fn check(&self, questions: &[Question]) -> Result<(), UserInteractionError> {
-        let Intent::PlanReview { plan } = self else { return Ok(()) };
-        check_plan(plan).map_err(|message| bad_intent(&message))?;
-        if questions != plan_review_questions().as_slice() {
-            return Err(bad_intent("a plan review asks its own question (Approve, or say what to change), no other"));
+        match self {
+            Intent::Question => Ok(()),
+            Intent::PlanReview { plan } => {
+                check_plan(plan).map_err(|message| bad_intent(&message))?;
+                if questions != plan_review_questions().as_slice() {
+                    return Err(bad_intent(
+                        "a plan review asks its own question (Approve, or say what to change), no other",
+                    ));
+                }
+                Ok(())
+            }
+            Intent::Form { fields, .. } => {
+                let same = fields.len() == questions.len() && fields.iter().zip(questions).all(|(f, q)| f.id == q.id);
+                if !same {
+                    return Err(bad_intent("a form has one field per question, in the same order"));
+                }
+                Ok(())
+            }
         }
-        Ok(())
+    }
+
+    pub fn is_form(&self) -> bool {
+        matches!(self, Intent::Form { .. })
+    }
+
+    /// What this intent refuses in a batch the general checks let through (a form's required fields,
+    /// bounds and formats), as `BAD_ANSWER`, so the person can correct it.
+    pub fn check_answers(&self, questions: &[Question], batch: &AnswerBatch) -> Result<(), UserInteractionError> {
+        let Intent::Form { fields, .. } = self else { return Ok(()) };
+        let problems = form_problems(fields, questions, batch);
+        if problems.is_empty() {
+            return Ok(());
+        }
+        Err(UserInteractionError::bad_answer(problems.join("; ")))
     }
 }
 

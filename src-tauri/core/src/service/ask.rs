@@ -81,7 +81,11 @@ impl UserQuestionService {
         self.inner.roots.check(&caller)?;
         match &intent {
             Intent::Question => validate_questions(&questions)?,
-            review => review.check(&questions)?,
+            Intent::PlanReview { .. } => intent.check(&questions)?,
+            Intent::Form { .. } => {
+                validate_questions(&questions)?;
+                intent.check(&questions)?;
+            }
         }
         let provider = self.inner.providers.current();
         if provider.is_none() && timeout.is_none() {

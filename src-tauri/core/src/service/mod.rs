@@ -204,6 +204,20 @@ impl UserQuestionService {
         )
     }
 
+    /// The person declined a form (an MCP server's elicitation): it ends with `ASK_DECLINED`, which the
+    /// server reads as "no, go on without it". Refused (`BAD_INTENT`) for any other question, which
+    /// is answered, skipped or closed instead.
+    pub fn decline(&self, session: &str, call_id: &str) -> Result<(), UserInteractionError> {
+        if !self.inner.pending.is_form(session, call_id)? {
+            return Err(UserInteractionError::new(ErrorCode::BadIntent, format!("question {call_id} is not a form")));
+        }
+        self.settle(
+            session,
+            call_id,
+            Err(UserInteractionError::new(ErrorCode::AskDeclined, "the user declined the form")),
+        )
+    }
+
     /// A client's own countdown on a timed question ran out: the foreground ends as if the host
     /// deadline had fired. Refused (`INVALID_REQUEST`) on a blocking question, which has no countdown.
     pub fn expire(&self, session: &str, call_id: &str) -> Result<(), UserInteractionError> {

@@ -99,6 +99,7 @@ impl PendingTable {
             }
             if let Ok(batch) = settlement {
                 validate_answers(&entry.request.questions, batch)?;
+                entry.request.intent.check_answers(&entry.request.questions, batch)?;
             }
             let entry = calls.remove(call_id).ok_or_else(|| not_pending(call_id))?;
             if calls.is_empty() {
@@ -119,6 +120,10 @@ impl PendingTable {
 
     pub(crate) fn is_timed(&self, session: &str, call_id: &str) -> Result<bool, UserInteractionError> {
         self.with_entry(session, call_id, |e| e.request.wait.is_some())
+    }
+
+    pub(crate) fn is_form(&self, session: &str, call_id: &str) -> Result<bool, UserInteractionError> {
+        self.with_entry(session, call_id, |e| e.request.intent.is_form())
     }
 
     pub(crate) fn outlives_quit(&self, session: &str, call_id: &str) -> Result<bool, UserInteractionError> {

@@ -59,6 +59,7 @@ export type ChatApi = Pick<
   | 'releaseQuestion'
   | 'submitAnswers'
   | 'cancelQuestion'
+  | 'declineQuestion'
   | 'expireQuestion'
   | 'openLink'
 >;
@@ -537,12 +538,22 @@ export class Chat {
 
   /** Close: a foreground question is cancelled (the person declines); a continued one just closes. */
   async closeQuestion(): Promise<void> {
+    await this.endQuestion('cancel');
+  }
+
+  /** Decline: an MCP server's form ends as declined (the server may go on without it). */
+  async declineQuestion(): Promise<void> {
+    await this.endQuestion('decline');
+  }
+
+  private async endQuestion(how: 'cancel' | 'decline'): Promise<void> {
     const sessionId = this.activeId;
     const asked = this.openAsked;
     this.queue = queueOps.close(this.queue);
     this.syncTakeover();
     if (!sessionId || !asked || asked.kind !== 'foreground') return;
-    const r = await this.api.cancelQuestion(sessionId, asked.callId);
+    const end = how === 'decline' ? this.api.declineQuestion : this.api.cancelQuestion;
+    const r = await end(sessionId, asked.callId);
     if (this.activeId !== sessionId) return;
     if (!r.ok && r.error.code !== 'NOT_PENDING') this.error = r.error;
     this.refresher.schedule(sessionId, 'all');

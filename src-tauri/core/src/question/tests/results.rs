@@ -107,6 +107,7 @@ fn every_code_spells_the_same_everywhere() {
             "NO_PROVIDER",
             "DUPLICATE_PROVIDER",
             "ASK_CANCELLED",
+            "ASK_DECLINED",
             "ASK_ABORTED",
             "ASK_TIMED_OUT",
             "CALLER_NOT_LIVE",

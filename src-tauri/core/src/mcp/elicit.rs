@@ -1,0 +1,394 @@
+//! A server's `elicitation/create` as a Hark question: the form's fields become questions (an enum
+//! its options, a multi-select enum a `multi_select` question, a boolean Yes/No, text and numbers
+//! free-form), asked through the question service like any question, so the panel, notifications
+//! and first-answer-wins hold. The person's answer goes back as `accept` with typed content, the
+//! Decline button as `decline`, closing the question (or the turn stopping) as `cancel`. A schema
+//! Hark cannot show is refused to the server with the reason, never guessed at.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::handler::client::ClientHandler;
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationCapability,
+    ElicitationSchema, EnumSchema, FormElicitationCapability, Implementation, MultiSelectEnumSchema,
+    PrimitiveSchemaDefinition, SingleSelectEnumSchema, StringFormat, UrlElicitationCapability,
+};
+use rmcp::service::{RequestContext, RoleClient};
+use rmcp::ErrorData;
+use serde_json::Value;
+use tokio::sync::watch;
+use tokio_util::sync::CancellationToken;
+
+use crate::question::{
+    form_content, ErrorCode, FieldKind, FormField, Intent, Question, QuestionOption, NO_LABEL, YES_LABEL,
+};
+use crate::service::{lock, AskParams, Caller, UserQuestionService};
+
+/// The one question of a form without fields (or of a link): go ahead, or not.
+const CONFIRM_ID: &str = "confirm";
+const ACCEPT_LABEL: &str = "Accept";
+const OPEN_LINK_LABEL: &str = "Open the link";
+
+/// Who answers a server's forms: the session the server works for.
+#[derive(Clone)]
+pub struct Asker {
+    pub service: UserQuestionService,
+    pub caller: Caller,
+}
+
+/// One server's side of its forms: who to ask, which turn a form belongs to, and how many wait for
+/// the person now (a tool call's timeout does not run while one does).
+pub(crate) struct Forms {
+    server: String,
+    asker: Option<Asker>,
+    /// The abort signal of the tool call running on this server, if one runs.
+    turn: Mutex<Option<CancellationToken>>,
+    waiting: watch::Sender<usize>,
+    /// Cancelled when the server stops: a form still open ends with it.
+    stopped: CancellationToken,
+    seq: AtomicU64,
+}
+
+impl Forms {
+    pub(crate) fn new(server: &str, asker: Option<Asker>) -> Arc<Forms> {
+        Arc::new(Forms {
+            server: server.to_string(),
+            asker,
+            turn: Mutex::new(None),
+            waiting: watch::channel(0).0,
+            stopped: CancellationToken::new(),
+            seq: AtomicU64::new(0),
+        })
+    }
+
+    pub(crate) fn stop(&self) {
+        self.stopped.cancel();
+    }
+
+    /// Marks a tool call as running on this server until the guard drops, so a form it asks for ends
+    /// when that call's turn stops.
+    pub(crate) fn enter_call(&self, abort: CancellationToken) -> CallGuard<'_> {
+        *lock(&self.turn) = Some(abort);
+        CallGuard { forms: self }
+    }
+
+    /// Resolves once `limit` has passed without a form waiting for the person: the time someone
+    /// spends answering is theirs, not the tool's.
+    pub(crate) async fn elapsed(&self, limit: Duration) {
+        let mut waiting = self.waiting.subscribe();
+        let mut left = limit;
+        loop {
+            if *waiting.borrow_and_update() > 0 {
+                if waiting.changed().await.is_err() {
+                    return std::future::pending().await;
+                }
+                continue;
+            }
+            let started = tokio::time::Instant::now();
+            tokio::select! {
+                _ = tokio::time::sleep(left) => return,
+                changed = waiting.changed() => {
+                    if changed.is_err() {
+                        return std::future::pending().await;
+                    }
+                    left = left.saturating_sub(started.elapsed());
+                }
+            }
+        }
+    }
+
+    async fn ask(&self, request: ElicitRequestParams, cancelled: CancellationToken) -> Result<ElicitResult, ErrorData> {
+        let Some(asker) = &self.asker else {
+            return Err(ErrorData::internal_error("Hark has no session to show this form in", None));
+        };
+        let (intent, questions) = form(&self.server, &request).map_err(|e| ErrorData::invalid_params(e, None))?;
+        let abort = CancellationToken::new();
+        let turn = lock(&self.turn).clone();
+        // Whatever ends the form's wait (the server cancelling, the server stopping, the turn that
+        // asked stopping) aborts the question, so the service settles it and tells every surface.
+        let watcher = {
+            let (abort, stopped) = (abort.clone(), self.stopped.clone());
+            tokio::spawn(async move {
+                let turn = async {
+                    match turn {
+                        Some(t) => t.cancelled().await,
+                        None => std::future::pending().await,
+                    }
+                };
+                tokio::select! {
+                    _ = cancelled.cancelled() => {}
+                    _ = stopped.cancelled() => {}
+                    _ = turn => {}
+                }
+                abort.cancel();
+            })
+        };
+        let n = self.seq.fetch_add(1, Ordering::Relaxed);
+        let params = AskParams {
+            call_id: format!("mcp-form-{n}-{}", uuid::Uuid::new_v4().simple()),
+            caller: asker.caller.clone(),
+            intent: intent.clone(),
+            questions: questions.clone(),
+            abort,
+        };
+        self.waiting.send_modify(|n| *n += 1);
+        let answered = asker.service.ask(params).await;
+        self.waiting.send_modify(|n| *n = n.saturating_sub(1));
+        watcher.abort();
+        match answered {
+            Ok(batch) => {
+                let Intent::Form { fields, .. } = &intent else {
+                    return Ok(ElicitResult::new(ElicitationAction::Cancel));
+                };
+                let content = form_content(fields, &questions, &batch);
+                match content.get(CONFIRM_ID).and_then(Value::as_str) {
+                    Some("decline") if fields.len() == 1 && fields[0].id == CONFIRM_ID => {
+                        Ok(ElicitResult::new(ElicitationAction::Decline))
+                    }
+                    _ if fields.len() == 1 && fields[0].id == CONFIRM_ID => {
+                        Ok(ElicitResult::new(ElicitationAction::Accept))
+                    }
+                    _ => Ok(ElicitResult::new(ElicitationAction::Accept).with_content(Value::Object(content))),
+                }
+            }
+            Err(e) if e.code == ErrorCode::AskDeclined => Ok(ElicitResult::new(ElicitationAction::Decline)),
+            Err(e) if matches!(e.code, ErrorCode::AskCancelled | ErrorCode::AskAborted) => {
+                Ok(ElicitResult::new(ElicitationAction::Cancel))
+            }
+            // A form whose questions break Hark's limits (too many fields or options, overlong text).
+            Err(e) if e.code == ErrorCode::InvalidRequest => {
+                Err(ErrorData::invalid_params(format!("Hark cannot show this form: {}", e.message), None))
+            }
+            Err(e) => Err(ErrorData::internal_error(format!("Hark could not ask the person: {e}"), None)),
+        }
+    }
+}
+
+pub(crate) struct CallGuard<'a> {
+    forms: &'a Forms,
+}
+
+impl Drop for CallGuard<'_> {
+    fn drop(&mut self) {
+        *lock(&self.forms.turn) = None;
+    }
+}
+
+/// The client side of one server connection: says Hark shows forms and links, and asks them.
+#[derive(Clone)]
+pub(crate) struct Elicitor(pub(crate) Arc<Forms>);
+
+impl ClientHandler for Elicitor {
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        self.0.ask(request, context.ct.clone()).await
+    }
+
+    fn get_info(&self) -> ClientConfig {
+        let mut capabilities = ClientCapabilities::default();
+        // Hark checks answers against the form before they go back, so the server gets typed values.
+        let form = FormElicitationCapability::new().with_schema_validation(true);
+        capabilities.elicitation =
+            Some(ElicitationCapability::new().with_form(form).with_url(UrlElicitationCapability::new()));
+        ClientConfig::new(capabilities, Implementation::new("hark", env!("CARGO_PKG_VERSION")))
+    }
+}
+
+/// The questions and the form intent for an elicitation, or why Hark cannot show it.
+pub(crate) fn form(server: &str, request: &ElicitRequestParams) -> Result<(Intent, Vec<Question>), String> {
+    let (message, url, schema) = match request {
+        ElicitRequestParams::FormElicitationParams { message, requested_schema, .. } => {
+            (message, None, Some(requested_schema))
+        }
+        ElicitRequestParams::UrlElicitationParams { message, url, .. } => (message, Some(url.clone()), None),
+        _ => return Err("Hark does not know this kind of elicitation".into()),
+    };
+    let mut questions = Vec::new();
+    let mut fields = Vec::new();
+    if let Some(schema) = schema {
+        let required = schema.required.clone().unwrap_or_default();
+        for name in property_order(schema) {
+            let Some(property) = schema.properties.get(&name) else { continue };
+            let (question, field) = field(&name, property, required.contains(&name))?;
+            questions.push(question);
+            fields.push(field);
+        }
+    }
+    if questions.is_empty() {
+        let go = if url.is_some() { OPEN_LINK_LABEL } else { ACCEPT_LABEL };
+        let labels = [go.to_string(), "Decline".to_string()];
+        questions.push(Question {
+            id: CONFIRM_ID.into(),
+            question: if url.is_some() { "Open the link the server gives?".into() } else { message.clone() },
+            header: None,
+            options: options(&labels, &[]),
+            multi_select: false,
+        });
+        fields.push(FormField {
+            id: CONFIRM_ID.into(),
+            kind: FieldKind::Choice { values: vec!["accept".into(), "decline".into()] },
+            required: true,
+            default: None,
+        });
+    }
+    let message = match &url {
+        Some(url) => format!("{message}\n\n{url}"),
+        None => message.clone(),
+    };
+    Ok((Intent::Form { server: server.to_string(), message, fields }, questions))
+}
+
+/// The fields in the order the server wrote them, then any the order misses.
+fn property_order(schema: &ElicitationSchema) -> Vec<String> {
+    let mut order: Vec<String> = schema.property_order.clone().unwrap_or_default();
+    for name in schema.properties.keys() {
+        if !order.contains(name) {
+            order.push(name.clone());
+        }
+    }
+    order
+}
+
+fn options(labels: &[String], descriptions: &[Option<String>]) -> Vec<QuestionOption> {
+    labels
+        .iter()
+        .enumerate()
+        .map(|(i, label)| QuestionOption { label: label.clone(), description: descriptions.get(i).cloned().flatten() })
+        .collect()
+}
+
+fn field(name: &str, property: &PrimitiveSchemaDefinition, required: bool) -> Result<(Question, FormField), String> {
+    // (title, description, labels, kind, default, whether the question is multi-select)
+    type Parts<'a> = (Option<&'a str>, Option<&'a str>, Vec<String>, FieldKind, Option<Value>);
+    let str_default = |d: &Option<String>| d.clone().map(Value::String);
+    let (title, description, labels, kind, default): Parts = match property {
+        PrimitiveSchemaDefinition::Enum(e) => match e {
+            EnumSchema::Single(SingleSelectEnumSchema::Untitled(s)) => (
+                s.title.as_deref(),
+                s.description.as_deref(),
+                s.enum_.clone(),
+                FieldKind::Choice { values: s.enum_.clone() },
+                str_default(&s.default),
+            ),
+            EnumSchema::Single(SingleSelectEnumSchema::Titled(s)) => (
+                s.title.as_deref(),
+                s.description.as_deref(),
+                s.one_of.iter().map(|c| c.title.clone()).collect(),
+                FieldKind::Choice { values: s.one_of.iter().map(|c| c.const_.clone()).collect() },
+                str_default(&s.default),
+            ),
+            EnumSchema::Legacy(s) => (
+                s.title.as_deref(),
+                s.description.as_deref(),
+                s.enum_names.clone().filter(|n| n.len() == s.enum_.len()).unwrap_or_else(|| s.enum_.clone()),
+                FieldKind::Choice { values: s.enum_.clone() },
+                str_default(&s.default),
+            ),
+            EnumSchema::Multi(MultiSelectEnumSchema::Untitled(s)) => (
+                s.title.as_deref(),
+                s.description.as_deref(),
+                s.items.enum_.clone(),
+                FieldKind::Multi { values: s.items.enum_.clone(), min_items: s.min_items, max_items: s.max_items },
+                s.default.clone().map(|d| d.into_iter().map(Value::String).collect()),
+            ),
+            EnumSchema::Multi(MultiSelectEnumSchema::Titled(s)) => (
+                s.title.as_deref(),
+                s.description.as_deref(),
+                s.items.any_of.iter().map(|c| c.title.clone()).collect(),
+                FieldKind::Multi {
+                    values: s.items.any_of.iter().map(|c| c.const_.clone()).collect(),
+                    min_items: s.min_items,
+                    max_items: s.max_items,
+                },
+                s.default.clone().map(|d| d.into_iter().map(Value::String).collect()),
+            ),
+            _ => return Err(format!("field {name:?} is a kind of enum Hark cannot show")),
+        },
+        PrimitiveSchemaDefinition::String(s) => (
+            s.title.as_deref(),
+            s.description.as_deref(),
+            Vec::new(),
+            FieldKind::Text { min_length: s.min_length, max_length: s.max_length, format: s.format.map(format_name) },
+            str_default(&s.default),
+        ),
+        PrimitiveSchemaDefinition::Number(s) => (
+            s.title.as_deref(),
+            s.description.as_deref(),
+            Vec::new(),
+            FieldKind::Number { integer: false, minimum: s.minimum, maximum: s.maximum },
+            s.default.and_then(serde_json::Number::from_f64).map(Value::Number),
+        ),
+        PrimitiveSchemaDefinition::Integer(s) => (
+            s.title.as_deref(),
+            s.description.as_deref(),
+            Vec::new(),
+            FieldKind::Number {
+                integer: true,
+                minimum: s.minimum.map(|v| v as f64),
+                maximum: s.maximum.map(|v| v as f64),
+            },
+            s.default.map(Value::from),
+        ),
+        PrimitiveSchemaDefinition::Boolean(s) => (
+            s.title.as_deref(),
+            s.description.as_deref(),
+            vec![YES_LABEL.to_string(), NO_LABEL.to_string()],
+            FieldKind::Boolean,
+            s.default.map(Value::Bool),
+        ),
+        _ => return Err(format!("field {name:?} has a type Hark cannot show")),
+    };
+    let multi_select = matches!(kind, FieldKind::Multi { .. });
+    let default_shown = default.as_ref().map(|d| shown_default(d, &kind, &labels));
+    let mut question = description.or(title).unwrap_or(name).to_string();
+    match (&default_shown, required) {
+        (Some(d), _) => question.push_str(&format!(" (skip for the default: {d})")),
+        (None, true) => question.push_str(" (required)"),
+        (None, false) => {}
+    }
+    let header =
+        title.filter(|t| description.is_some() && t.chars().count() <= crate::question::limits::MAX_HEADER_CHARS);
+    let question = Question {
+        id: name.to_string(),
+        question,
+        header: header.map(str::to_string),
+        options: options(&labels, &[]),
+        multi_select,
+    };
+    Ok((question, FormField { id: name.to_string(), kind, required, default }))
+}
+
+/// A default as the person reads it: the option labels for values, Yes/No for a boolean.
+fn shown_default(default: &Value, kind: &FieldKind, labels: &[String]) -> String {
+    let label = |v: &Value| match (kind, v.as_str()) {
+        (FieldKind::Choice { values } | FieldKind::Multi { values, .. }, Some(s)) => {
+            values.iter().position(|x| x == s).and_then(|i| labels.get(i).cloned()).unwrap_or_else(|| s.to_string())
+        }
+        _ => match v {
+            Value::Bool(true) => YES_LABEL.to_string(),
+            Value::Bool(false) => NO_LABEL.to_string(),
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        },
+    };
+    match default {
+        Value::Array(items) => items.iter().map(label).collect::<Vec<_>>().join(", "),
+        other => label(other),
+    }
+}
+
+fn format_name(format: StringFormat) -> String {
+    match format {
+        StringFormat::Email => "email",
+        StringFormat::Uri => "uri",
+        StringFormat::Date => "date",
+        StringFormat::DateTime => "date-time",
+        _ => "text",
+    }
+    .to_string()
+}

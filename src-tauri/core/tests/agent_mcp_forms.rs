@@ -1,0 +1,163 @@
+//! An MCP server's forms as Hark questions: a server on the official Python `mcp` SDK elicits while
+//! the agent calls its tool (scripted OpenAI-compatible server on 127.0.0.1); the form reaches the
+//! question service, answers are checked against the form, and accept (typed content), decline and
+//! cancel reach the server as such. `make test` installs the SDK in `tests/mcp/.venv`.
+
+mod agent_support;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use agent_support::*;
+use hark_core::agent::{Agent, AgentConfig, NewSession};
+use hark_core::mcp::McpConfig;
+use hark_core::question::{Answer, AnswerBatch, ErrorCode, FieldKind, Intent, ToolMode};
+use hark_core::service::InteractionRequest;
+use hark_core::session::ToolOutcome;
+use serde_json::{json, Value};
+
+fn python() -> (PathBuf, PathBuf) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/mcp");
+    let python = dir.join(".venv/bin/python");
+    assert!(python.exists(), "the Python MCP SDK is not installed: run `make test` (it makes {})", python.display());
+    (python, dir.join("elicit_server.py"))
+}
+
+fn forms_config(tool_timeout_sec: u64) -> AgentConfig {
+    let (python, script) = python();
+    let text = json!({ "mcpServers": { "elicit": {
+        "command": python, "args": [script], "tool_timeout_sec": tool_timeout_sec,
+    }}})
+    .to_string();
+    let mcp = McpConfig::parse(&text, &|_| None).unwrap();
+    AgentConfig { mcp: Arc::new(mcp), ..config(ToolMode::Legacy) }
+}
+
+fn start(h: &Harness, config: AgentConfig) -> Agent {
+    let session = NewSession { title: "t".into(), workspace: Some(h.workspace.path().to_path_buf()), model: None };
+    let agent = Agent::create(h.deps(), session, config).unwrap();
+    agent.steer("deploy it").unwrap();
+    agent
+}
+
+async fn next_form(h: &mut Harness) -> InteractionRequest {
+    tokio::time::timeout(Duration::from_secs(30), h.requests.recv()).await.unwrap().unwrap()
+}
+
+/// What the server's tool returned for `call_id`: the action and content it received.
+async fn server_saw(h: &Harness, agent: &Agent, call_id: &str) -> Value {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let found = results(&h.events(agent)).into_iter().find(|(id, _)| id == call_id);
+        if let Some((_, outcome)) = found {
+            match outcome {
+                ToolOutcome::Ok { content } => return serde_json::from_str(&content).unwrap(),
+                other => panic!("{call_id} did not succeed: {other:?}"),
+            }
+        }
+        assert!(tokio::time::Instant::now() < deadline, "no result for {call_id}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+fn pick(id: &str, labels: &[&str]) -> Answer {
+    Answer { id: id.into(), selected: labels.iter().map(|l| l.to_string()).collect(), custom: None }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_form_is_a_question_whose_checked_answers_reach_the_server_typed() {
+    let mut h = Harness::new(vec![
+        tool_reply("Deploying.", &[("d1", "mcp__elicit__deploy", "{}".into())]),
+        text_reply("Deployed."),
+    ])
+    .await;
+    // One second for the tool, more than that for the person: their time does not count.
+    let agent = start(&h, forms_config(1));
+    let form = next_form(&mut h).await;
+    let Intent::Form { server, message, fields } = &form.intent else { panic!("not a form: {:?}", form.intent) };
+    assert_eq!((server.as_str(), message.as_str()), ("elicit", "Deploy settings for release 1.2"));
+    let ids: Vec<&str> = form.questions.iter().map(|q| q.id.as_str()).collect();
+    assert_eq!(ids, ["env", "regions", "notify"], "the server's order");
+    let labels = |i: usize| form.questions[i].options.iter().map(|o| o.label.as_str()).collect::<Vec<_>>();
+    assert_eq!(labels(0), ["Staging", "Production"]);
+    assert_eq!(labels(1), ["eu", "us", "ap"]);
+    assert!(form.questions[1].multi_select);
+    assert_eq!(labels(2), ["Yes", "No"]);
+    assert_eq!(form.questions[0].header.as_deref(), Some("Environment"));
+    assert!(form.questions[2].question.contains("default: Yes"), "{}", form.questions[2].question);
+    assert!(matches!(fields[1].kind, FieldKind::Multi { min_items: Some(1), .. }));
+
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let submit =
+        |answers: Vec<Answer>| h.service.submit_foreground(&form.session_id, &form.call_id, AnswerBatch { answers });
+    // A required field skipped, and text where only the options are values: refused, still open.
+    let e = submit(vec![
+        Answer { id: "env".into(), selected: vec![], custom: Some("the big one".into()) },
+        Answer::skip("regions"),
+        Answer::skip("notify"),
+    ])
+    .unwrap_err();
+    assert_eq!(e.code, ErrorCode::BadAnswer);
+    assert!(e.message.contains("field \"regions\": this field is required"), "{}", e.message);
+    assert!(e.message.contains("field \"env\": choose from the options"), "{}", e.message);
+    submit(vec![pick("env", &["Production"]), pick("regions", &["eu", "ap"]), Answer::skip("notify")]).unwrap();
+
+    let saw = server_saw(&h, &agent, "d1").await;
+    assert_eq!(
+        saw,
+        json!({ "action": "accept", "content": { "env": "prod", "regions": ["eu", "ap"], "notify": true } })
+    );
+    drop(agent);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn decline_and_close_reach_the_server_as_decline_and_cancel() {
+    let mut h = Harness::new(vec![
+        tool_reply("Deploying.", &[("d1", "mcp__elicit__deploy", "{}".into())]),
+        tool_reply("Then a colour.", &[("p1", "mcp__elicit__pick", "{}".into())]),
+        text_reply("Fine."),
+    ])
+    .await;
+    let agent = start(&h, forms_config(120));
+    let form = next_form(&mut h).await;
+    h.service.decline(&form.session_id, &form.call_id).unwrap();
+    assert_eq!(server_saw(&h, &agent, "d1").await, json!({ "action": "decline", "content": null }));
+
+    let form = next_form(&mut h).await;
+    assert_eq!(form.questions[0].options.len(), 2);
+    h.service.cancel(&form.session_id, &form.call_id).unwrap();
+    assert_eq!(server_saw(&h, &agent, "p1").await, json!({ "action": "cancel", "content": null }));
+    // A form is not a plain question's late path: nothing stays open.
+    assert!(h.service.foreground(Some(&form.session_id)).is_empty());
+    drop(agent);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn stopping_the_turn_cancels_the_form_it_asked() {
+    let mut h = Harness::new(vec![tool_reply("Deploying.", &[("d1", "mcp__elicit__deploy", "{}".into())])]).await;
+    let agent = start(&h, forms_config(120));
+    let form = next_form(&mut h).await;
+    agent.abort();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while !h.service.foreground(Some(&form.session_id)).is_empty() {
+        assert!(tokio::time::Instant::now() < deadline, "the form outlived its turn");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let e = h.service.decline(&form.session_id, &form.call_id).unwrap_err();
+    assert_eq!(e.code, ErrorCode::NotPending);
+    drop(agent);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn only_a_form_can_be_declined() {
+    let mut h =
+        Harness::new(vec![tool_reply("Asking.", &[("q1", "ask_user_question", ask_args(db_question(), None))])]).await;
+    let agent = h.agent(ToolMode::Legacy);
+    agent.steer("ask me").unwrap();
+    let asked = next_form(&mut h).await;
+    let e = h.service.decline(&asked.session_id, &asked.call_id).unwrap_err();
+    assert_eq!(e.code, ErrorCode::BadIntent);
+    h.service.cancel(&asked.session_id, &asked.call_id).unwrap();
+    drop(agent);
+}

@@ -1,0 +1,60 @@
+"""An MCP server built on the official Python SDK that asks the person through elicitation.
+
+`deploy` asks a form with a titled enum, a multi-select and a boolean (with a default); `pick`
+asks a single choice, small enough for a notification's buttons. Each tool returns what the
+client sent back, as JSON, so a test reads the action and the typed content in the tool result.
+"""
+
+import json
+
+from mcp.server.mcpserver import Context, MCPServer
+
+server = MCPServer("elicit")
+
+DEPLOY_FORM = {
+    "type": "object",
+    "properties": {
+        "env": {
+            "type": "string",
+            "title": "Environment",
+            "description": "Where should release 1.2 go?",
+            "oneOf": [{"const": "stg", "title": "Staging"}, {"const": "prod", "title": "Production"}],
+        },
+        "regions": {
+            "type": "array",
+            "title": "Regions",
+            "description": "Which regions?",
+            "items": {"type": "string", "enum": ["eu", "us", "ap"]},
+            "minItems": 1,
+        },
+        "notify": {"type": "boolean", "title": "Notify", "description": "Tell the team?", "default": True},
+    },
+    "required": ["env", "regions"],
+}
+
+PICK_FORM = {
+    "type": "object",
+    "properties": {"colour": {"type": "string", "title": "Colour", "enum": ["red", "green"]}},
+    "required": ["colour"],
+}
+
+
+async def ask(ctx: Context, message: str, schema: dict) -> str:
+    result = await ctx.request_context.session.elicit_form(message, schema, related_request_id=ctx.request_id)
+    return json.dumps({"action": result.action, "content": result.content})
+
+
+@server.tool()
+async def deploy(ctx: Context) -> str:
+    """Deploys release 1.2 after asking the person where to."""
+    return await ask(ctx, "Deploy settings for release 1.2", DEPLOY_FORM)
+
+
+@server.tool()
+async def pick(ctx: Context) -> str:
+    """Asks the person for a colour."""
+    return await ask(ctx, "Pick a colour for the banner", PICK_FORM)
+
+
+if __name__ == "__main__":
+    server.run()
