@@ -1,12 +1,131 @@
 //! MCP servers in the real window: the official filesystem server (installed in tests/mcp by
-//! `make test`) from the data directory's mcp.json, and an entry that cannot start.
+//! `make test`) from the data directory's mcp.json, an entry that cannot start, and a server on the
+//! official Python SDK whose forms are answered in the panel and from a notification.
 
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use hark_core::session::ToolOutcome;
 
+use crate::notifications::{away_and_ask, pairs};
 use crate::support::model_server::{ModelServer, Scripted};
-use crate::support::{e2e_enabled, only_session, tool_results, App, Launch};
+use crate::support::notifications::NotificationServer;
+use crate::support::{e2e_enabled, only_session, tool_results, App, Launch, PANEL};
+
+/// A data directory whose mcp.json names the Python forms server (tests/mcp/elicit_server.py).
+fn forms_data_dir(tmp: &Path) -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp");
+    let data_dir = tmp.join("hark-data");
+    std::fs::create_dir_all(&data_dir).expect("data dir");
+    let config = serde_json::json!({ "mcpServers": {
+        "elicit": { "command": dir.join(".venv/bin/python"), "args": [dir.join("elicit_server.py")] },
+    }});
+    std::fs::write(data_dir.join("mcp.json"), config.to_string()).expect("mcp.json");
+    data_dir
+}
+
+/// What the forms server's tools returned (the action and content they received), in call order.
+fn server_saw(data_dir: &Path) -> Vec<serde_json::Value> {
+    tool_results(&only_session(data_dir))
+        .into_iter()
+        .map(|o| match o {
+            ToolOutcome::Ok { content } => serde_json::from_str(&content).expect("json"),
+            other => panic!("a form tool failed: {other:?}"),
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn an_mcp_servers_form_is_answered_in_the_panel_and_another_declined() {
+    if !e2e_enabled("an_mcp_servers_form_is_answered_in_the_panel_and_another_declined") {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let data_dir = forms_data_dir(tmp.path());
+    let server = ModelServer::start(vec![
+        Scripted::ToolCall("d1", "mcp__elicit__deploy", "{}".into()),
+        Scripted::ToolCall("p1", "mcp__elicit__pick", "{}".into()),
+        Scripted::Text(vec!["Deployed; no colour chosen."]),
+    ])
+    .await;
+    let args = ["--provider", "openai", "--base-url", &server.base_url, "--model", "test-model", "--prompt", "deploy"];
+    let app = App::launch("mcp-form", Launch::with_args(&data_dir, &args)).await;
+
+    app.find(PANEL_CSS).await;
+    let asker = app.text_of("[data-testid='asker']").await;
+    assert_eq!(asker, "MCP server \u{201c}elicit\u{201d} asks");
+    assert_eq!(app.text_of("[data-testid='form-message']").await, "Deploy settings for release 1.2");
+    app.screenshot("form-1-asked").await;
+    app.click_option("Production").await;
+    // The regions are required: skipping them is refused with the reason, and nothing is lost.
+    app.click_button(PANEL, "Skip").await;
+    app.click_button(PANEL, "Skip").await;
+    app.click_button(PANEL, "Submit").await;
+    app.wait_until("the refusal", WAIT, || async {
+        app.text_of(&format!("{PANEL_CSS} [role='alert']")).await.contains("this field is required")
+    })
+    .await;
+    app.screenshot("form-2-refused").await;
+    app.click_button(PANEL, "2").await;
+    app.click_option("eu").await;
+    app.click_option("ap").await;
+    app.click_button(PANEL, "Submit").await;
+
+    app.wait_until("the second form", WAIT, || async {
+        app.text_of(PANEL_CSS).await.contains("Pick a colour for the banner")
+    })
+    .await;
+    assert!(!app.text_of(PANEL_CSS).await.contains("Other"), "a form's choices take no other text");
+    app.click_button(PANEL, "Decline").await;
+    app.wait_until("the reply", WAIT, || async {
+        app.text_of("section[aria-label='Transcript']").await.contains("Deployed; no colour chosen.")
+    })
+    .await;
+    app.screenshot("form-3-done").await;
+    app.close().await;
+
+    assert_eq!(
+        server_saw(&data_dir),
+        [
+            serde_json::json!({ "action": "accept", "content": { "env": "prod", "regions": ["eu", "ap"], "notify": true } }),
+            serde_json::json!({ "action": "decline", "content": null }),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn an_mcp_servers_single_choice_form_is_answered_from_its_notification() {
+    if !e2e_enabled("an_mcp_servers_single_choice_form_is_answered_from_its_notification") {
+        return;
+    }
+    let notifications = NotificationServer::start(true).await;
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let data_dir = forms_data_dir(tmp.path());
+    let server = ModelServer::start(vec![
+        Scripted::ToolCall("p1", "mcp__elicit__pick", "{}".into()),
+        Scripted::Text(vec!["Green it is."]),
+    ])
+    .await;
+    let args = ["--provider", "openai", "--base-url", &server.base_url, "--model", "test-model"];
+    let app = away_and_ask("mcp-form-notify", &data_dir, &args, "pick a colour").await;
+
+    let n = notifications.wait_for("the form's notification", WAIT, |n| n.summary.contains("elicit")).await;
+    assert_eq!(n.summary, "MCP server elicit asks");
+    assert!(n.body.starts_with("Pick a colour for the banner"), "{}", n.body);
+    assert_eq!(pairs(&n), [("default", "Open"), ("option:0", "red"), ("option:1", "green"), ("answer", "Answer…")]);
+    notifications.invoke(n.id, "option:1").await;
+    app.wait_until("the reply", WAIT, || async {
+        app.text_of("section[aria-label='Transcript']").await.contains("Green it is.")
+    })
+    .await;
+    app.screenshot("form-notify-answered").await;
+    app.close().await;
+
+    assert_eq!(server_saw(&data_dir), [serde_json::json!({ "action": "accept", "content": { "colour": "green" } })]);
+}
+
+const WAIT: Duration = Duration::from_secs(30);
+const PANEL_CSS: &str = "section[aria-label='Question']";
 
 #[tokio::test]
 async fn an_mcp_servers_tool_runs_in_the_window_and_one_that_cannot_start_is_shown_with_its_code() {

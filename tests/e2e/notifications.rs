@@ -13,7 +13,7 @@ const ENTER: &str = "\u{E007}";
 const MESSAGE_BOX: &str = "textarea[aria-label='Message']";
 const WAIT: Duration = Duration::from_secs(20);
 
-fn pairs(n: &Notified) -> Vec<(&str, &str)> {
+pub(crate) fn pairs(n: &Notified) -> Vec<(&str, &str)> {
     n.actions.iter().map(|(k, l)| (k.as_str(), l.as_str())).collect()
 }
 
@@ -23,7 +23,7 @@ async fn has_focus(app: &App) -> bool {
 
 /// Launches on `script`, moves focus away, then starts a chat from the composer (typing through
 /// WebDriver does not give the window focus back).
-async fn away_and_ask(name: &str, data_dir: &Path, args: &[&str], prompt: &str) -> App {
+pub(crate) async fn away_and_ask(name: &str, data_dir: &Path, args: &[&str], prompt: &str) -> App {
     let app = App::launch(name, Launch::with_args(data_dir, args)).await;
     let input = app.find(MESSAGE_BOX).await;
     unfocus_all_windows();

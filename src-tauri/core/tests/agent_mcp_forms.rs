@@ -99,8 +99,8 @@ async fn a_form_is_a_question_whose_checked_answers_reach_the_server_typed() {
     ])
     .unwrap_err();
     assert_eq!(e.code, ErrorCode::BadAnswer);
-    assert!(e.message.contains("field \"regions\": this field is required"), "{}", e.message);
-    assert!(e.message.contains("field \"env\": choose from the options"), "{}", e.message);
+    assert!(e.message.contains("Regions: this field is required"), "{}", e.message);
+    assert!(e.message.contains("Environment: choose from the options"), "{}", e.message);
     submit(vec![pick("env", &["Production"]), pick("regions", &["eu", "ap"]), Answer::skip("notify")]).unwrap();
 
     let saw = server_saw(&h, &agent, "d1").await;

@@ -146,7 +146,8 @@ impl FormField {
     }
 }
 
-/// Every field's problem with `batch`, as `field "x": problem` lines; empty when the batch fits.
+/// Every field's problem with `batch`, each named as the person sees the field (its header, else its
+/// id); empty when the batch fits.
 pub fn form_problems(fields: &[FormField], questions: &[Question], batch: &AnswerBatch) -> Vec<String> {
     fields
         .iter()
@@ -156,7 +157,8 @@ pub fn form_problems(fields: &[FormField], questions: &[Question], batch: &Answe
                 Some(answer) => field.check(q, answer)?,
                 None => return None,
             };
-            Some(format!("field {}: {problem}", quote(&field.id)))
+            let name = q.header.clone().unwrap_or_else(|| quote(&field.id));
+            Some(format!("{name}: {problem}"))
         })
         .collect()
 }
@@ -309,7 +311,7 @@ mod tests {
             field("c", FieldKind::Text { min_length: None, max_length: None, format: None }, false),
         ];
         let batch = AnswerBatch { answers: vec![Answer::skip("a"), Answer::skip("b"), Answer::skip("c")] };
-        assert_eq!(form_problems(&fields, &questions, &batch), vec!["field \"a\": this field is required".to_string()]);
+        assert_eq!(form_problems(&fields, &questions, &batch), vec!["\"a\": this field is required".to_string()]);
         assert_eq!(Value::Object(form_content(&fields, &questions, &batch)), serde_json::json!({"b": "x"}));
     }
 

@@ -58,6 +58,7 @@ function setup(initial: { pending?: PendingQuestions; transcript?: Transcript } 
     releaseQuestion: vi.fn(async () => ok(undefined)),
     submitAnswers: vi.fn(async () => ok({ path: 'foreground' as 'foreground' | 'late' })),
     cancelQuestion: vi.fn(async () => ok(undefined)),
+    declineQuestion: vi.fn(async () => ok(undefined)),
     expireQuestion: vi.fn(async () => ok(undefined)),
     openLink: vi.fn(async () => ok(undefined)),
   };
@@ -376,6 +377,16 @@ describe('Chat: questions', () => {
     chat.openQuestion('c');
     await chat.closeQuestion();
     expect(api.cancelQuestion).toHaveBeenCalledTimes(1);
+    expect(chat.queue.open).toBeNull();
+  });
+
+  it('Decline declines the open form and cancels nothing', async () => {
+    const { chat, api } = setup({ pending: pending({ foreground: [fg('a')] }) });
+    await chat.select('s1');
+    chat.openQuestion('a');
+    await chat.declineQuestion();
+    expect(api.declineQuestion).toHaveBeenCalledWith('s1', 'a');
+    expect(api.cancelQuestion).not.toHaveBeenCalled();
     expect(chat.queue.open).toBeNull();
   });
 

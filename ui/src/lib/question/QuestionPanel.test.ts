@@ -292,3 +292,25 @@ describe('QuestionPanel: focus', () => {
     expect(onSubmit).toHaveBeenCalledWith({ answers: [{ id: 'db', selected: ['SQLite'] }] });
   });
 });
+
+describe('QuestionPanel: an MCP server form', () => {
+  const form = { server: 'deploy', message: 'Release 1.2 <b>now</b>', closedIds: ['db'] };
+
+  it('says which server asks, shows its message as text, offers Decline and no Other for a closed choice', async () => {
+    const onDecline = vi.fn();
+    setup({ questions: [db], form, onDecline });
+    expect(screen.getByTestId('asker').textContent).toBe('MCP server \u201cdeploy\u201d asks');
+    const message = screen.getByTestId('form-message');
+    expect(message.textContent).toBe('Release 1.2 <b>now</b>');
+    expect(message.querySelector('b')).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Other' })).toBeNull();
+    await fireEvent.click(button('Decline'));
+    expect(onDecline).toHaveBeenCalledTimes(1);
+  });
+
+  it('keeps Other for an open question, and offers Decline only when the parent does', () => {
+    setup({ questions: [db], form: { ...form, closedIds: [] } });
+    expect(button('Other')).toBeTruthy();
+    expect(screen.queryByRole('button', { name: 'Decline' })).toBeNull();
+  });
+});
