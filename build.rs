@@ -2,7 +2,7 @@
 // the app's own commands go through the ACL (listing them here makes them deny-by-default until a
 // capability grants them), so IPC is limited to what src-tauri/app/capabilities allows.
 /// Every command the shell registers (src-tauri/app/lib.rs); the capability grants them to `main`.
-const COMMANDS: [&str; 20] = [
+const COMMANDS: [&str; 22] = [
     "app_info",
     "list_sessions",
     "session_transcript",
@@ -21,6 +21,8 @@ const COMMANDS: [&str; 20] = [
     "submit_answers",
     "cancel_question",
     "decline_question",
+    "mcp_servers",
+    "save_mcp_servers",
     "expire_question",
     "open_link",
 ];

@@ -30,6 +30,7 @@ fn roots(out: &mut Collect<'_>) {
     out.visit::<crate::hub::SessionView>();
     out.visit::<crate::hub::SubmitResult>();
     out.visit::<crate::settings::Settings>();
+    out.visit::<crate::mcp_settings::McpView>();
 }
 
 /// Declarations by name, so each type is written once and the file's order does not depend on the

@@ -191,6 +191,28 @@ pub async fn save_settings(
     settings_view(&state).await
 }
 
+/// The MCP servers of `mcp.json`, each with how it last started.
+#[tauri::command]
+pub async fn mcp_servers(state: State<'_, AppState>) -> CommandResult<crate::mcp_settings::McpView> {
+    let hub = state.hub()?;
+    off_ipc_thread(move || Ok(hub.mcp_view())).await
+}
+
+/// Replaces the servers of `mcp.json` (secrets to the keyring first); sessions opened from now on
+/// use them. Returns the new view.
+#[tauri::command]
+pub async fn save_mcp_servers(
+    state: State<'_, AppState>,
+    servers: Vec<hark_core::mcp::McpEntry>,
+) -> CommandResult<crate::mcp_settings::McpView> {
+    let hub = state.hub()?;
+    off_ipc_thread(move || {
+        hub.save_mcp(&servers)?;
+        Ok(hub.mcp_view())
+    })
+    .await
+}
+
 /// The native folder picker for a new session's workspace; `None` when the person cancelled.
 #[tauri::command]
 pub async fn choose_workspace(app: AppHandle) -> CommandResult<Option<String>> {

@@ -26,6 +26,8 @@ pub enum CommandError {
     Settings(#[from] crate::settings::SettingsError),
     #[error(transparent)]
     Secret(#[from] crate::secrets::SecretError),
+    #[error(transparent)]
+    Mcp(#[from] hark_core::mcp::McpError),
     #[error("{0}")]
     NotFound(String),
     #[error("{0}")]
@@ -49,6 +51,7 @@ impl CommandError {
             CommandError::Service(e) => Some(e),
             CommandError::Settings(e) => Some(e),
             CommandError::Secret(e) => Some(e),
+            CommandError::Mcp(e) => Some(e),
             _ => None,
         }
     }

@@ -119,6 +119,11 @@ impl Hub {
         let models = Arc::new(DesktopModels { launch: launch.clone(), settings: Arc::clone(&settings) });
         let (surface, requests) = ForwardingProvider::new();
         let host = Host::start(dir, Arc::new(surface), models).map_err(|e| e.boundary())?;
+        // The host read mcp.json without the keyring; the app reads secrets from it.
+        match crate::mcp_settings::load(dir) {
+            Ok(config) => host.set_mcp_config(config),
+            Err(e) => eprintln!("hark-desktop: {e}"),
+        }
         Ok(Hub {
             host,
             launch,
@@ -158,6 +163,19 @@ impl Hub {
 
     pub fn settings_warning(&self) -> Option<BoundaryError> {
         lock(&self.settings_warning).clone()
+    }
+
+    /// The MCP servers as Settings shows them.
+    pub fn mcp_view(&self) -> crate::mcp_settings::McpView {
+        let config = self.host.mcp_config();
+        crate::mcp_settings::view(self.host.data_dir(), &|name| config.status.get(name))
+    }
+
+    /// Saves the MCP servers and gives them to sessions opened from now on.
+    pub fn save_mcp(&self, entries: &[hark_core::mcp::McpEntry]) -> Result<(), CommandError> {
+        let config = crate::mcp_settings::save(self.host.data_dir(), entries)?;
+        self.host.set_mcp_config(config);
+        Ok(())
     }
 
     /// Saves and applies the settings to sessions started from now on.

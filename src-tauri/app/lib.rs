@@ -9,6 +9,7 @@ mod error;
 mod events;
 pub mod hub;
 pub mod launch;
+mod mcp_settings;
 mod models;
 mod notifier;
 mod rendering;
@@ -107,6 +108,8 @@ pub fn run() {
             commands::submit_answers,
             commands::cancel_question,
             commands::decline_question,
+            commands::mcp_servers,
+            commands::save_mcp_servers,
             commands::expire_question,
             commands::open_link,
         ])

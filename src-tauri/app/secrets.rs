@@ -59,6 +59,23 @@ pub fn delete(base_url: &str) -> Result<(), SecretError> {
     }
 }
 
+/// An MCP server's secret (a header written `${keyring:<name>}` in mcp.json); `Ok(None)` when none.
+pub fn mcp_get(name: &str) -> Result<Option<String>, SecretError> {
+    match mcp_entry(name)?.get_password() {
+        Ok(value) => Ok(Some(value)),
+        Err(keyring::Error::NoEntry) => Ok(None),
+        Err(e) => Err(unavailable(e)),
+    }
+}
+
+pub fn mcp_set(name: &str, value: &str) -> Result<(), SecretError> {
+    mcp_entry(name)?.set_password(value).map_err(unavailable)
+}
+
+fn mcp_entry(name: &str) -> Result<keyring::Entry, SecretError> {
+    keyring::Entry::new(SERVICE, &format!("mcp-secret {name}")).map_err(unavailable)
+}
+
 /// Whether the keyring answers at all; `Some(reason)` when it does not.
 pub fn probe() -> Option<String> {
     match get("probe:hark") {

@@ -8,6 +8,8 @@ import type {
   AgentEvent,
   AppInfo,
   Focus,
+  McpEntry,
+  McpView,
   PendingQuestions,
   SessionSummary,
   SessionView,
@@ -123,6 +125,13 @@ export const submitAnswers = (
 
 export const cancelQuestion = (sessionId: string, callId: string): Promise<Result<void>> =>
   call<void>('cancel_question', { sessionId, callId });
+/** The MCP servers of the data directory's mcp.json, each with how it last started. */
+export const mcpServers = (): Promise<Result<McpView>> => call<McpView>('mcp_servers', {});
+
+/** Replaces mcp.json's servers (secret header values go to the OS keyring; "" keeps the stored one). */
+export const saveMcpServers = (servers: McpEntry[]): Promise<Result<McpView>> =>
+  call<McpView>('save_mcp_servers', { servers });
+
 export const declineQuestion = (sessionId: string, callId: string): Promise<Result<void>> =>
   call<void>('decline_question', { sessionId, callId });
 

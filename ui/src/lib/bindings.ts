@@ -75,6 +75,8 @@ export type ContinuedQuestion = { session_id: string, call_id: string, intent: I
  */
 reply_queued: string | null, };
 
+export type EntryTransport = { "kind": "stdio", command: string, args: Array<string>, env: Array<[string, string]>, } | { "kind": "http", url: string, headers: Array<HeaderEntry>, };
+
 /**
  * What one field holds. Options (choices, multi-select, yes/no) allow no text of the person's own.
  */
@@ -98,6 +100,12 @@ required: boolean,
  * What a skip answers, already typed for the asker.
  */
 default?: unknown, };
+
+/**
+ * One header of an HTTP server. For a secret, `value` is what to store (empty: keep the stored
+ * one) and reads back empty: a secret never leaves the keyring for the window.
+ */
+export type HeaderEntry = { name: string, value: string, secret: boolean, };
 
 /**
  * What a question is for. Serialized as `{"kind": "question"}`, `{"kind": "plan_review", "plan"}` or
@@ -130,6 +138,23 @@ wait: WaitInfo | null, };
 export type KeySource = { "kind": "keyring" } | { "kind": "env", variable: string, } | { "kind": "none" };
 
 export type KeyringStatus = { available: boolean, message: string | null, };
+
+/**
+ * One server as Settings shows and edits it.
+ */
+export type McpEntry = { name: string, disabled: boolean, transport: EntryTransport, };
+
+export type McpServerView = { entry: McpEntry, status: ServerStatus, };
+
+export type McpView = { 
+/**
+ * The file, so the person can edit it by hand too.
+ */
+path: string, servers: Array<McpServerView>, 
+/**
+ * The file cannot be read (shown instead of the list; saving replaces the servers).
+ */
+error: BoundaryError | null, };
 
 /**
  * Which kind of model a session names: the scripted demo, or any OpenAI-compatible server
@@ -235,6 +260,8 @@ timed: boolean, questions: Array<Question>, answers: AnswerBatch | null, answere
 reply_queued: string | null, };
 
 export type QuestionState = "open" | "continued" | "settled";
+
+export type ServerStatus = { "state": "not_started" } | { "state": "running", tools: number, } | { "state": "failed", error: BoundaryError, };
 
 /**
  * A row of the sessions list, read from the summary kept by every append (no replay).

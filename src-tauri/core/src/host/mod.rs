@@ -123,9 +123,17 @@ impl Host {
         &self.service
     }
 
-    /// Replaces the MCP servers (from `mcp.json`) for agents opened from now on.
-    pub fn set_mcp_config(&self, config: McpConfig) {
-        *guard(&self.mcp) = Arc::new(config);
+    /// Replaces the MCP servers (from `mcp.json`) for agents opened from now on. How each server
+    /// last started is kept across the change.
+    pub fn set_mcp_config(&self, mut config: McpConfig) {
+        let mut current = guard(&self.mcp);
+        config.status = Arc::clone(&current.status);
+        *current = Arc::new(config);
+    }
+
+    /// The MCP servers agents opened now get.
+    pub fn mcp_config(&self) -> Arc<McpConfig> {
+        Arc::clone(&guard(&self.mcp))
     }
 
     pub fn data_dir(&self) -> &Path {

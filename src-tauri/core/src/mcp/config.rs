@@ -2,7 +2,9 @@
 //! the format Claude Code, Cursor and others read, so a person can copy their file. Two optional
 //! fields per server: `startup_timeout_sec` and `tool_timeout_sec`; `"disabled": true` leaves a
 //! server out. `${NAME}` in a command, argument, environment value, URL or header is the variable
-//! from Hark's own environment, so a token need not be written in the file.
+//! from Hark's own environment, so a token need not be written in the file. `${keyring:<name>}` is a
+//! secret Hark's Settings keep in the OS keyring; a front door without the keyring leaves a server
+//! that needs one out, with the reason, instead of failing the whole file.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -18,11 +20,19 @@ pub const CONFIG_FILE: &str = "mcp.json";
 const DEFAULT_STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(120);
 
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct McpConfig {
     /// By name, in a stable order.
     pub servers: BTreeMap<String, ServerSpec>,
+    /// Servers the file names that cannot be used here, with why (a secret this front door cannot
+    /// read); each agent reports them as it would a server that failed to start.
+    pub unavailable: BTreeMap<String, String>,
+    /// How each server's last start went, for Settings.
+    pub status: std::sync::Arc<super::StatusBoard>,
 }
+
+/// The prefix of a `${...}` name that is a secret in the OS keyring, not an environment variable.
+pub const KEYRING_PREFIX: &str = "keyring:";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerSpec {
@@ -85,15 +95,24 @@ impl McpConfig {
         }
         let raw: RawFile = serde_json::from_value(value).map_err(|e| format!("not a valid mcp.json: {e}"))?;
         let mut servers = BTreeMap::new();
+        let mut unavailable = BTreeMap::new();
         for (name, server) in raw.mcp_servers {
             check_name(&name)?;
             if server.disabled {
                 continue;
             }
+            if let Some(secret) = missing_secret(&server, env) {
+                let why = format!(
+                    "it needs the secret {secret:?} from the OS keyring, which only the Hark app reads; \
+                     start it from the app, or give the value through an environment variable"
+                );
+                unavailable.insert(name, why);
+                continue;
+            }
             let spec = spec(&name, server, env).map_err(|e| format!("server {name:?}: {e}"))?;
             servers.insert(name, spec);
         }
-        Ok(McpConfig { servers })
+        Ok(McpConfig { servers, unavailable, status: Default::default() })
     }
 
     pub fn is_empty(&self) -> bool {
@@ -103,7 +122,7 @@ impl McpConfig {
 
 /// Names become part of tool names (`mcp__<server>__<tool>`), which models accept only as
 /// `[A-Za-z0-9_-]`; a `__` inside would make the split ambiguous.
-fn check_name(name: &str) -> Result<(), String> {
+pub(super) fn check_name(name: &str) -> Result<(), String> {
     let valid = !name.is_empty()
         && name.len() <= 32
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
@@ -156,6 +175,24 @@ fn spec(name: &str, raw: RawServer, env: &dyn Fn(&str) -> Option<String>) -> Res
         transport,
         startup_timeout: secs(raw.startup_timeout_sec, DEFAULT_STARTUP_TIMEOUT)?,
         tool_timeout: secs(raw.tool_timeout_sec, DEFAULT_TOOL_TIMEOUT)?,
+    })
+}
+
+/// The first `${keyring:...}` secret of `server` that `env` cannot give, if any.
+fn missing_secret(server: &RawServer, env: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+    let texts = server.args.iter().chain(server.env.values()).chain(server.headers.values());
+    texts.chain(server.url.iter()).chain(server.command.iter()).find_map(|text| {
+        let mut rest = text.as_str();
+        while let Some(start) = rest.find("${") {
+            let after = &rest[start + 2..];
+            let end = after.find('}')?;
+            let name = &after[..end];
+            if name.starts_with(KEYRING_PREFIX) && env(name).is_none() {
+                return Some(name[KEYRING_PREFIX.len()..].to_string());
+            }
+            rest = &after[end + 1..];
+        }
+        None
     })
 }
 

@@ -91,14 +91,24 @@ impl McpServers {
         )
         .await;
         let mut failures = Vec::new();
+        for (name, why) in &self.config.unavailable {
+            if !slots.contains_key(name) {
+                let error = McpError::Unavailable { server: name.clone(), message: why.clone() };
+                self.config.status.failed(&error);
+                failures.push(error);
+                slots.insert(name.clone(), Slot::Failed);
+            }
+        }
         for ((name, _), result) in wanted.into_iter().zip(started) {
             let slot = match result {
                 Ok(connection) => {
+                    self.config.status.started(name, connection.tools.len());
                     let connection = Arc::new(connection);
                     lock(&self.started).push(Arc::clone(&connection));
                     Slot::Live(connection)
                 }
                 Err(e) => {
+                    self.config.status.failed(&e);
                     failures.push(e.clone());
                     Slot::Failed
                 }

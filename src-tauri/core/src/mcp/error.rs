@@ -7,6 +7,9 @@ use crate::tools::ToolError;
 pub enum McpError {
     #[error("{path}: {message}")]
     ConfigInvalid { path: String, message: String },
+    /// Named in the file but not usable by this front door (a secret it cannot read).
+    #[error("the MCP server {server:?} is not available here: {message}")]
+    Unavailable { server: String, message: String },
     #[error("the MCP server {server:?} could not start: {message}")]
     StartFailed { server: String, message: String },
     #[error("the MCP server {server:?} did not finish starting within {secs} s")]
@@ -29,6 +32,7 @@ impl McpError {
         match self {
             McpError::ConfigInvalid { .. } => "",
             McpError::StartFailed { server, .. }
+            | McpError::Unavailable { server, .. }
             | McpError::StartTimeout { server, .. }
             | McpError::ServerClosed { server, .. }
             | McpError::CallTimeout { server, .. }
@@ -46,6 +50,7 @@ impl CodedError for McpError {
         match self {
             McpError::ConfigInvalid { .. } => "MCP_CONFIG_INVALID",
             McpError::StartFailed { .. } => "MCP_START_FAILED",
+            McpError::Unavailable { .. } => "MCP_UNAVAILABLE",
             McpError::StartTimeout { .. } => "MCP_START_TIMEOUT",
             McpError::ServerClosed { .. } => "MCP_SERVER_CLOSED",
             McpError::CallTimeout { .. } => "MCP_TIMEOUT",

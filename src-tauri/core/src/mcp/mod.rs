@@ -10,15 +10,19 @@
 
 mod config;
 mod connection;
+mod editor;
 mod elicit;
 mod error;
+mod status;
 mod tool;
 
 #[cfg(test)]
 mod tests;
 
-pub use config::{McpConfig, ServerSpec, ServerTransport, CONFIG_FILE};
+pub use config::{McpConfig, ServerSpec, ServerTransport, CONFIG_FILE, KEYRING_PREFIX};
 pub use connection::McpServers;
+pub use editor::{read_entries, secret_name, write_entries, EntryTransport, HeaderEntry, McpEntry, SecretWrite};
 pub use elicit::Asker;
 pub use error::McpError;
+pub use status::{ServerStatus, StatusBoard};
 pub use tool::{tool_name, McpTool};
