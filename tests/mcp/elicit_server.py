@@ -1,7 +1,8 @@
 """An MCP server built on the official Python SDK that asks the person through elicitation.
 
 `deploy` asks a form with a titled enum, a multi-select and a boolean (with a default); `pick`
-asks a single choice, small enough for a notification's buttons. Each tool returns what the
+asks a single choice, small enough for a notification's buttons; `link` asks in URL mode; `too_big`
+asks what Hark refuses to show, and reports the refusal. Each tool returns what the
 client sent back, as JSON, so a test reads the action and the typed content in the tool result.
 """
 
@@ -54,6 +55,29 @@ async def deploy(ctx: Context) -> str:
 async def pick(ctx: Context) -> str:
     """Asks the person for a colour."""
     return await ask(ctx, "Pick a colour for the banner", PICK_FORM)
+
+
+@server.tool()
+async def too_big(ctx: Context) -> str:
+    """Asks a choice among more options than Hark shows; reports the refusal it gets."""
+    schema = {
+        "type": "object",
+        "properties": {"n": {"type": "string", "title": "Number", "enum": [str(i) for i in range(12)]}},
+    }
+    try:
+        return await ask(ctx, "Pick a number", schema)
+    except Exception as e:  # the client's refusal arrives as an MCP error
+        return json.dumps({"refused": str(e)})
+
+
+@server.tool()
+async def link(ctx: Context) -> str:
+    """Asks the person to open a sign-in page (URL mode)."""
+    result = await ctx.request_context.session.elicit_url(
+        "Sign in to the deploy service", "https://example.com/sign-in?code=42", "sign-in-1",
+        related_request_id=ctx.request_id,
+    )
+    return json.dumps({"action": result.action, "content": result.content})
 
 
 if __name__ == "__main__":

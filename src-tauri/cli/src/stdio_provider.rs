@@ -161,8 +161,11 @@ impl InteractionProvider for StdioProvider {
                 }
             }
             let fields = match &request.intent {
-                Intent::Form { server, message, fields } => {
+                Intent::Form { server, message, url, fields } => {
                     say(&format!("\n[MCP server {}] {}\n", safe(server), safe(message)));
+                    if let Some(url) = url {
+                        say(&format!("  link: {}\n", safe(url)));
+                    }
                     fields.as_slice()
                 }
                 _ => &[],

@@ -276,6 +276,23 @@ async fn a_server_that_cannot_start_is_a_coded_error_and_the_turn_runs_without_i
     assert!(text(&out.stderr).contains("MCP_CONFIG_INVALID"), "{}", text(&out.stderr));
 }
 
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_whose_secret_is_in_the_apps_keyring_is_left_out_with_the_reason() {
+    let data = tempfile::tempdir().unwrap();
+    let config = json!({ "mcpServers": {
+        "remote": { "url": "https://example.com/mcp", "headers": { "Authorization": "${keyring:remote/Authorization}" } },
+    }});
+    std::fs::write(data.path().join("mcp.json"), config.to_string()).unwrap();
+    let server = TestServer::start(vec![text_reply("Hello without it.")]).await;
+    let mut chat = hark(data.path());
+    chat.args(model_args(&server)).arg("hi");
+    let out = output(chat).await;
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("MCP_UNAVAILABLE") && stderr.contains("remote/Authorization"), "{stderr}");
+    assert!(text(&out.stdout).contains("Hello without it."));
+}
+
 /// The SDK's streamable-HTTP server on a free port; killed (by its pid) when dropped.
 struct HttpServer {
     child: std::process::Child,

@@ -75,7 +75,7 @@ async fn a_form_is_a_question_whose_checked_answers_reach_the_server_typed() {
     // One second for the tool, more than that for the person: their time does not count.
     let agent = start(&h, forms_config(1));
     let form = next_form(&mut h).await;
-    let Intent::Form { server, message, fields } = &form.intent else { panic!("not a form: {:?}", form.intent) };
+    let Intent::Form { server, message, fields, .. } = &form.intent else { panic!("not a form: {:?}", form.intent) };
     assert_eq!((server.as_str(), message.as_str()), ("elicit", "Deploy settings for release 1.2"));
     let ids: Vec<&str> = form.questions.iter().map(|q| q.id.as_str()).collect();
     assert_eq!(ids, ["env", "regions", "notify"], "the server's order");
@@ -130,6 +130,41 @@ async fn decline_and_close_reach_the_server_as_decline_and_cancel() {
     assert_eq!(server_saw(&h, &agent, "p1").await, json!({ "action": "cancel", "content": null }));
     // A form is not a plain question's late path: nothing stays open.
     assert!(h.service.foreground(Some(&form.session_id)).is_empty());
+    drop(agent);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_link_in_url_mode_is_shown_as_its_url_and_accepted_or_declined() {
+    let mut h = Harness::new(vec![
+        tool_reply("Signing in.", &[("l1", "mcp__elicit__link", "{}".into())]),
+        text_reply("Signed in."),
+    ])
+    .await;
+    let agent = start(&h, forms_config(120));
+    let form = next_form(&mut h).await;
+    let Intent::Form { message, url, .. } = &form.intent else { panic!("not a form: {:?}", form.intent) };
+    assert_eq!(message, "Sign in to the deploy service");
+    assert_eq!(url.as_deref(), Some("https://example.com/sign-in?code=42"));
+    let labels: Vec<&str> = form.questions[0].options.iter().map(|o| o.label.as_str()).collect();
+    assert_eq!(labels, ["Accept", "Decline"]);
+    let batch = AnswerBatch { answers: vec![pick("confirm", &["Accept"])] };
+    h.service.submit_foreground(&form.session_id, &form.call_id, batch).unwrap();
+    assert_eq!(server_saw(&h, &agent, "l1").await, json!({ "action": "accept", "content": null }));
+    drop(agent);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_form_hark_cannot_show_is_refused_to_the_server_with_the_reason() {
+    let h = Harness::new(vec![
+        tool_reply("Asking.", &[("t1", "mcp__elicit__too_big", "{}".into())]),
+        text_reply("Refused."),
+    ])
+    .await;
+    let agent = start(&h, forms_config(120));
+    let saw = server_saw(&h, &agent, "t1").await;
+    let refused = saw["refused"].as_str().unwrap_or_default();
+    assert!(refused.contains("Hark cannot show this form") && refused.contains("options"), "{saw}");
+    assert!(h.service.foreground(None).is_empty(), "nothing was asked");
     drop(agent);
 }
 

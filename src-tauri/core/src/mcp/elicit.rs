@@ -29,7 +29,7 @@ use crate::service::{lock, AskParams, Caller, UserQuestionService};
 /// The one question of a form without fields (or of a link): go ahead, or not.
 const CONFIRM_ID: &str = "confirm";
 const ACCEPT_LABEL: &str = "Accept";
-const OPEN_LINK_LABEL: &str = "Open the link";
+const LINK_QUESTION: &str = "The server asks you to open a link (Open link… shows it first). Go ahead?";
 
 /// Who answers a server's forms: the session the server works for.
 #[derive(Clone)]
@@ -220,11 +220,10 @@ pub(crate) fn form(server: &str, request: &ElicitRequestParams) -> Result<(Inten
         }
     }
     if questions.is_empty() {
-        let go = if url.is_some() { OPEN_LINK_LABEL } else { ACCEPT_LABEL };
-        let labels = [go.to_string(), "Decline".to_string()];
+        let labels = [ACCEPT_LABEL.to_string(), "Decline".to_string()];
         questions.push(Question {
             id: CONFIRM_ID.into(),
-            question: if url.is_some() { "Open the link the server gives?".into() } else { message.clone() },
+            question: if url.is_some() { LINK_QUESTION.into() } else { message.clone() },
             header: None,
             options: options(&labels, &[]),
             multi_select: false,
@@ -236,11 +235,8 @@ pub(crate) fn form(server: &str, request: &ElicitRequestParams) -> Result<(Inten
             default: None,
         });
     }
-    let message = match &url {
-        Some(url) => format!("{message}\n\n{url}"),
-        None => message.clone(),
-    };
-    Ok((Intent::Form { server: server.to_string(), message, fields }, questions))
+    let message = message.clone();
+    Ok((Intent::Form { server: server.to_string(), message, url, fields }, questions))
 }
 
 /// The fields in the order the server wrote them, then any the order misses.

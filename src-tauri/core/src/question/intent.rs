@@ -33,7 +33,16 @@ pub enum Intent {
     /// An MCP server's form: `server` asks, `message` says why (server text: shown as plain text),
     /// one field per question. It lives only while the server waits, so it ends with its turn and
     /// can be declined as well as answered.
-    Form { server: String, message: String, fields: Vec<FormField> },
+    /// A form in URL mode carries the `url` the server wants opened (shown, opened only through the
+    /// window's link dialog) and one accept-or-decline question.
+    Form {
+        server: String,
+        message: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        url: Option<String>,
+        fields: Vec<FormField>,
+    },
 }
 
 impl Intent {
