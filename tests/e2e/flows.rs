@@ -494,7 +494,7 @@ async fn settings_survive_a_corrupt_file_and_save_without_secrets() {
 }
 
 /// A Secret Service for this test: gnome-keyring with a fresh login keyring, its files in `dir`.
-fn start_keyring(dir: &Path) -> std::process::Child {
+pub(crate) fn start_keyring(dir: &Path) -> std::process::Child {
     use std::io::Write;
     let mut child = std::process::Command::new("gnome-keyring-daemon")
         // --replace: a daemon D-Bus activated earlier in this session (by another test's keyring check)

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use hark_core::session::ToolOutcome;
 
+use crate::flows::start_keyring;
 use crate::notifications::{away_and_ask, pairs};
 use crate::support::model_server::{ModelServer, Scripted};
 use crate::support::notifications::NotificationServer;
@@ -168,4 +169,133 @@ async fn an_mcp_servers_tool_runs_in_the_window_and_one_that_cannot_start_is_sho
 
     let outcomes = tool_results(&only_session(&data_dir));
     assert!(matches!(&outcomes[..], [ToolOutcome::Ok { content }] if content == "water the plants"), "{outcomes:?}");
+}
+
+/// The SDK's streamable-HTTP test server (tests/mcp/http-server.mjs), which refuses requests without
+/// `Authorization: Bearer test-token`; stopped by its pid when dropped.
+struct HttpServer {
+    child: std::process::Child,
+    url: String,
+}
+
+impl HttpServer {
+    fn start() -> HttpServer {
+        use std::io::BufRead;
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/http-server.mjs");
+        let mut child = std::process::Command::new("node")
+            .arg(script)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("node runs the HTTP MCP server");
+        let stdout = child.stdout.take().expect("stdout");
+        let mut url = String::new();
+        std::io::BufReader::new(stdout).read_line(&mut url).expect("the server prints its URL");
+        HttpServer { child, url: url.trim().to_string() }
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+const DIALOG: &str = "//*[@role='dialog']";
+const ESCAPE: &str = "\u{E00C}";
+const ENTER: &str = "\u{E007}";
+
+/// The element at `xpath`, scrolled to the middle of the dialog first: the MCP section sits below
+/// the model settings, and the dialog's sticky Save bar would cover it at the bottom edge.
+async fn in_view(app: &App, xpath: &str) -> fantoccini::elements::Element {
+    let el = app.find_x(xpath).await;
+    let arg = serde_json::to_value(&el).expect("element reference");
+    app.client.execute("arguments[0].scrollIntoView({block: 'center'})", vec![arg]).await.expect("scroll");
+    el
+}
+
+async fn press_button(app: &App, name: &str) {
+    let xpath = format!("{DIALOG}//button[normalize-space(.)='{name}']");
+    in_view(app, &xpath).await.click().await.unwrap_or_else(|e| panic!("click {name:?}: {e}"));
+}
+
+/// The field named `name` in the Settings dialog (by its aria-label, its label's `for`, or the label
+/// around it).
+fn field(name: &str) -> String {
+    let d = DIALOG;
+    format!(
+        "({d}//*[@aria-label='{name}'] | {d}//*[@id = {d}//label[normalize-space(.)='{name}']/@for] | \
+         {d}//label[normalize-space(.)='{name}' or .//span[normalize-space(.)='{name}']]\
+         //*[self::input or self::select or self::textarea])[last()]"
+    )
+}
+
+#[tokio::test]
+async fn an_mcp_server_added_in_settings_gets_its_secret_header_from_the_keyring() {
+    if !e2e_enabled("an_mcp_server_added_in_settings_gets_its_secret_header_from_the_keyring") {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let mut keyring = start_keyring(&tmp.path().join("keyring"));
+    let remote = HttpServer::start();
+    let data_dir = tmp.path().join("hark-data");
+    let server = ModelServer::start(vec![
+        Scripted::ToolCall("c1", "mcp__remote__whoami", "{}".into()),
+        Scripted::Text(vec!["It knows you."]),
+    ])
+    .await;
+    let args = ["--provider", "openai", "--base-url", &server.base_url, "--model", "test-model"];
+    let app = App::launch("mcp-settings", Launch::with_args(&data_dir, &args)).await;
+
+    app.find("[data-testid='settings-open']").await.click().await.expect("open settings");
+    app.find("[data-testid='mcp-path']").await;
+    app.screenshot("settings-0-open").await;
+    press_button(&app, "Add server").await;
+    in_view(&app, &field("Server name")).await.send_keys("remote").await.expect("name");
+    in_view(&app, &field("Type")).await.select_by_value("http").await.expect("http");
+    in_view(&app, &field("URL")).await.send_keys(&remote.url).await.expect("url");
+    press_button(&app, "Add header").await;
+    in_view(&app, &field("Header name")).await.send_keys("Authorization").await.expect("header");
+    in_view(&app, &field("Header value")).await.send_keys("Bearer test-token").await.expect("value");
+    in_view(&app, &field("Secret")).await.click().await.expect("secret");
+    press_button(&app, "Done").await;
+    press_button(&app, "Save servers").await;
+    app.wait_until("the save", WAIT, || async {
+        app.text_of("[role='dialog'] [role='status']").await.contains("Saved.")
+    })
+    .await;
+    assert_eq!(app.text_of("[data-testid='mcp-name']").await, "remote");
+    assert!(app.text_of("[data-testid='mcp-status']").await.starts_with("Not started yet"));
+    app.screenshot("settings-1-saved").await;
+
+    let file = std::fs::read_to_string(data_dir.join("mcp.json")).expect("mcp.json written");
+    assert!(file.contains("${keyring:remote/Authorization}"), "{file}");
+    assert!(!file.contains("test-token"), "the secret is not in the file: {file}");
+    assert!(!app.client.source().await.expect("page").contains("test-token"), "nor back in the window");
+
+    app.press(ESCAPE).await;
+    app.wait_until("the dialog to close", WAIT, || async { !app.exists("[role='dialog']").await }).await;
+    let input = app.find("textarea[aria-label='Message']").await;
+    input.send_keys("who am I?").await.expect("type");
+    input.send_keys(ENTER).await.expect("send");
+    app.wait_until("the reply", WAIT, || async {
+        app.text_of("section[aria-label='Transcript']").await.contains("It knows you.")
+    })
+    .await;
+    let outcomes = tool_results(&only_session(&data_dir));
+    assert!(
+        matches!(&outcomes[..], [ToolOutcome::Ok { content }] if content == "called with Bearer test-token"),
+        "the keyring's secret reached the server: {outcomes:?}"
+    );
+
+    app.find("[data-testid='settings-open']").await.click().await.expect("reopen settings");
+    app.wait_until("the running status", WAIT, || async {
+        app.text_of("[data-testid='mcp-status']").await == "Running · 1 tool"
+    })
+    .await;
+    in_view(&app, "//*[@data-testid='mcp-status']").await;
+    app.screenshot("settings-2-running").await;
+    app.close().await;
+    let _ = keyring.kill();
+    let _ = keyring.wait();
 }

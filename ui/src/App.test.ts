@@ -94,6 +94,24 @@ describe('App', () => {
     expect(await screen.findByRole('dialog', { name: 'Settings' })).toBeTruthy();
   });
 
+  it('Settings lists the MCP servers from mcp_servers, and Save servers sends them to save_mcp_servers', async () => {
+    const entry = { name: 'fs', disabled: false, transport: { kind: 'stdio', command: 'npx', args: ['server-fs'], env: [] } };
+    const mcp = { path: '/tmp/hark/mcp.json', servers: [{ entry, status: { state: 'not_started' } }], error: null };
+    h.handlers.mcp_servers = () => mcp;
+    h.handlers.save_mcp_servers = (a) => ({ ...mcp, servers: (a.servers as Array<typeof entry>).map((e) => ({ entry: e, status: { state: 'not_started' } })) });
+    render(App);
+    await screen.findByTestId('demo-banner');
+    await fireEvent.click(screen.getByRole('button', { name: 'Connect a model' }));
+    const row = await screen.findByTestId('mcp-server');
+    expect(row.textContent).toContain('npx server-fs');
+    expect(screen.getByTestId('mcp-path').textContent).toBe('Edit mcp.json by hand: /tmp/hark/mcp.json');
+    await fireEvent.click(screen.getByRole('checkbox', { name: 'Enabled' }));
+    await fireEvent.click(screen.getByRole('button', { name: 'Save servers' }));
+    await screen.findByText('Saved. New sessions use these servers.');
+    expect(h.calls.filter(([cmd]) => cmd === 'save_mcp_servers')).toEqual([['save_mcp_servers', { servers: [{ ...entry, disabled: true }] }]]);
+    expect(h.calls.some(([cmd]) => cmd === 'save_settings')).toBe(false);
+  });
+
   it('a new chat picks a workspace and its first Send starts and opens the session', async () => {
     render(App);
     await screen.findByTestId('demo-banner');

@@ -111,7 +111,7 @@ export type HeaderEntry = { name: string, value: string, secret: boolean, };
  * What a question is for. Serialized as `{"kind": "question"}`, `{"kind": "plan_review", "plan"}` or
  * `{"kind": "form", "server", "message", "fields"}`.
  */
-export type Intent = { "kind": "question" } | { "kind": "plan_review", plan: string, } | { "kind": "form", server: string, message: string, fields: Array<FormField>, };
+export type Intent = { "kind": "question" } | { "kind": "plan_review", plan: string, } | { "kind": "form", server: string, message: string, url?: string, fields: Array<FormField>, };
 
 /**
  * One foreground question as a provider receives it.

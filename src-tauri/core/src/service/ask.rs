@@ -118,7 +118,7 @@ impl UserQuestionService {
             }
         };
         let mut abandon = Abandon { service: self, session: &session, call_id: &call_id, ticket, armed: true };
-        self.inner.events.send(|| QuestionEvent::Requested { request: request.clone() });
+        self.inner.events.send(|| QuestionEvent::Requested { request: Box::new(request.clone()) });
 
         let provider_answer = async move {
             match provider {

@@ -44,7 +44,7 @@ pub enum QuestionEvent {
     /// A foreground question opened. Sent after the pending entry exists, so a surface that reacts
     /// at once can already attach, submit or cancel.
     Requested {
-        request: InteractionRequest,
+        request: Box<InteractionRequest>,
     },
     Resolved {
         session_id: String,

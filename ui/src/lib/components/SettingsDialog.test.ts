@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
-import { fireEvent, render, screen } from '@testing-library/svelte';
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import SettingsDialog from './SettingsDialog.svelte';
 import { catalogue } from '../chat/fakes';
-import type { Provider, Settings, SettingsView } from '../types';
+import type { McpEntry, McpView, Provider, Settings, SettingsView } from '../types';
 
 const settings: Settings = {
   provider: 'demo', base_url: '', model: '', demo_script: 'batch', question_mode: 'legacy', timeout_secs: 120, plan_first: false, ptc: false,
@@ -156,5 +156,58 @@ describe('SettingsDialog', () => {
     await fireEvent.change(select, { target: { value: 'deepseek' } });
     expect((screen.getByRole('textbox', { name: 'Base URL' }) as HTMLInputElement).value).toBe('https://api.deepseek.com');
     expect(optionsOf('Provider').map(([v]) => v)).toEqual(['deepseek', 'openai', 'ollama', 'demo']);
+  });
+
+  it('without loadMcp and saveMcp there is no MCP servers section', () => {
+    render(SettingsDialog, { view: view(), onSave: vi.fn(async () => null), onClose: () => {} });
+    expect(screen.queryByRole('group', { name: 'MCP servers' })).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Save servers' })).toBeNull();
+  });
+
+  it('the MCP servers section saves on its own, outside the settings form', async () => {
+    const fs: McpEntry = { name: 'fs', disabled: false, transport: { kind: 'stdio', command: 'npx', args: ['server-fs'], env: [] } };
+    const mcp: McpView = { path: '/data/mcp.json', servers: [{ entry: fs, status: { state: 'running', tools: 1 } }], error: null };
+    const onSave = vi.fn(async () => null);
+    const onClose = vi.fn();
+    const loadMcp = vi.fn(async () => ({ ok: true as const, value: mcp }));
+    const saveMcp = vi.fn(async (servers: McpEntry[]) => ({
+      ok: true as const,
+      value: { ...mcp, servers: servers.map((entry) => ({ entry, status: { state: 'not_started' as const } })) },
+    }));
+    render(SettingsDialog, { view: view(), onSave, onClose, loadMcp, saveMcp });
+    const section = screen.getByRole('group', { name: 'MCP servers' });
+    const row = await waitFor(() => within(section).getByTestId('mcp-server'));
+    expect(within(row).getByTestId('mcp-status').textContent?.trim()).toBe('Running · 1 tool');
+    // The provider keeps the dialog's first focus.
+    expect(document.activeElement).toBe(screen.getByRole('combobox', { name: 'Provider' }));
+
+    await fireEvent.click(within(section).getByRole('button', { name: 'Add server' }));
+    await fireEvent.input(within(section).getByRole('textbox', { name: 'Server name' }), { target: { value: 'time' } });
+    await fireEvent.input(within(section).getByRole('textbox', { name: 'Command' }), { target: { value: 'uvx' } });
+    // Nothing in the section belongs to the settings form, so Enter there cannot submit it.
+    for (const el of section.querySelectorAll('input, select, textarea, button')) {
+      expect((el as HTMLInputElement).form).toBeNull();
+    }
+    for (const el of section.querySelectorAll('button')) expect(el.getAttribute('type')).toBe('button');
+    await fireEvent.keyDown(within(section).getByRole('textbox', { name: 'Command' }), { key: 'Escape' });
+    expect(onClose).not.toHaveBeenCalled();
+    expect(within(section).queryByRole('textbox', { name: 'Command' })).toBeNull();
+
+    await fireEvent.click(within(section).getByRole('button', { name: 'Add server' }));
+    await fireEvent.input(within(section).getByRole('textbox', { name: 'Server name' }), { target: { value: 'time' } });
+    await fireEvent.input(within(section).getByRole('textbox', { name: 'Command' }), { target: { value: 'uvx' } });
+    await fireEvent.click(within(section).getByRole('button', { name: 'Done' }));
+    expect(screen.getByText("The MCP servers' changes are kept only by Save servers.")).toBeTruthy();
+    await fireEvent.click(within(section).getByRole('button', { name: 'Save servers' }));
+    expect(saveMcp).toHaveBeenCalledWith([fs, { name: 'time', disabled: false, transport: { kind: 'stdio', command: 'uvx', args: [], env: [] } }]);
+    await waitFor(() => expect(within(section).getByText('Saved. New sessions use these servers.')).toBeTruthy());
+    expect(screen.queryByText("The MCP servers' changes are kept only by Save servers.")).toBeNull();
+    expect(onSave).not.toHaveBeenCalled();
+    expect(onClose).not.toHaveBeenCalled();
+
+    // The settings' own Save still saves the settings, and only them.
+    await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    expect(onSave).toHaveBeenCalledWith(settings, null);
+    expect(saveMcp).toHaveBeenCalledTimes(1);
   });
 });

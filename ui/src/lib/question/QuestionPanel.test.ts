@@ -294,7 +294,7 @@ describe('QuestionPanel: focus', () => {
 });
 
 describe('QuestionPanel: an MCP server form', () => {
-  const form = { server: 'deploy', message: 'Release 1.2 <b>now</b>', closedIds: ['db'] };
+  const form = { server: 'deploy', message: 'Release 1.2 <b>now</b>', url: null, closedIds: ['db'] };
 
   it('says which server asks, shows its message as text, offers Decline and no Other for a closed choice', async () => {
     const onDecline = vi.fn();
@@ -306,6 +306,15 @@ describe('QuestionPanel: an MCP server form', () => {
     expect(screen.queryByRole('button', { name: 'Other' })).toBeNull();
     await fireEvent.click(button('Decline'));
     expect(onDecline).toHaveBeenCalledTimes(1);
+  });
+
+  it('shows a URL-mode link as text and opens it only through the parent (the link dialog)', async () => {
+    const onLink = vi.fn();
+    setup({ questions: [db], form: { ...form, url: 'https://example.com/sign-in' }, onLink });
+    expect(screen.getByTestId('form-url').textContent).toBe('https://example.com/sign-in');
+    expect(document.querySelector('a')).toBeNull();
+    await fireEvent.click(button('Open link…'));
+    expect(onLink).toHaveBeenCalledWith('https://example.com/sign-in');
   });
 
   it('keeps Other for an open question, and offers Decline only when the parent does', () => {

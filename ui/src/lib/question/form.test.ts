@@ -15,6 +15,11 @@ describe('formOf', () => {
         { id: 'count', kind: { type: 'number', integer: true }, required: false },
       ],
     });
-    expect(view).toEqual({ server: 'deploy', message: 'Where to?', closedIds: ['env', 'regions', 'ok'] });
+    expect(view).toEqual({ server: 'deploy', message: 'Where to?', url: null, closedIds: ['env', 'regions', 'ok'] });
+  });
+
+  it('carries the link of a form in URL mode', () => {
+    const view = formOf({ kind: 'form', server: 's', message: 'Sign in', url: 'https://x.test/a', fields: [] });
+    expect(view.url).toBe('https://x.test/a');
   });
 });

@@ -5,6 +5,8 @@ import type { Intent } from '../bindings';
 export interface FormView {
   server: string;
   message: string;
+  /** URL mode: the link the server wants opened (only through the link dialog). */
+  url: string | null;
   closedIds: string[];
 }
 
@@ -15,6 +17,7 @@ export function formOf(intent: FormIntent): FormView {
   return {
     server: intent.server,
     message: intent.message,
+    url: intent.url ?? null,
     closedIds: intent.fields.filter((f) => f.kind.type !== 'text' && f.kind.type !== 'number').map((f) => f.id),
   };
 }
