@@ -82,6 +82,10 @@ async fn an_mcp_servers_form_is_answered_in_the_panel_and_another_declined() {
         app.text_of("section[aria-label='Transcript']").await.contains("Deployed; no colour chosen.")
     })
     .await;
+    // Each form and how it ended is in the transcript, as the log has it.
+    let forms = app.text_of("section[aria-label='Transcript']").await;
+    assert!(forms.contains("MCP server \u{201c}elicit\u{201d} asked: Deploy settings for release 1.2"), "{forms}");
+    assert!(forms.contains("Production") && forms.contains("You declined."), "{forms}");
     app.screenshot("form-3-done").await;
     app.close().await;
 

@@ -80,6 +80,16 @@ fn details(event: &Event) -> String {
         Event::McpUnavailable { server, error } => {
             format!("{}: {}: {}", text(server), text(&error.code), text(&error.message))
         }
+        Event::McpForm { server, message, outcome, .. } => {
+            let outcome = match outcome {
+                hark_core::question::FormOutcome::Accept { answers } => {
+                    format!("accept {}", text(&serde_json::to_string(answers).unwrap_or_default()))
+                }
+                hark_core::question::FormOutcome::Decline => "decline".to_string(),
+                hark_core::question::FormOutcome::Cancel => "cancel".to_string(),
+            };
+            format!("{}: {} -> {outcome}", text(server), text(message))
+        }
         Event::HistoryCompacted { through_seq, summary, window_tokens } => {
             let summary = summary.as_deref().map_or("(none: left out)".to_string(), text);
             format!("through={through_seq} window={window_tokens} summary={summary}")

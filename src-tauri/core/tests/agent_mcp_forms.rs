@@ -12,9 +12,9 @@ use std::time::Duration;
 use agent_support::*;
 use hark_core::agent::{Agent, AgentConfig, NewSession};
 use hark_core::mcp::McpConfig;
-use hark_core::question::{Answer, AnswerBatch, ErrorCode, FieldKind, Intent, ToolMode};
+use hark_core::question::{Answer, AnswerBatch, ErrorCode, FieldKind, FormOutcome, Intent, ToolMode};
 use hark_core::service::InteractionRequest;
-use hark_core::session::ToolOutcome;
+use hark_core::session::{Event, ToolOutcome};
 use serde_json::{json, Value};
 
 fn python() -> (PathBuf, PathBuf) {
@@ -59,6 +59,25 @@ async fn server_saw(h: &Harness, agent: &Agent, call_id: &str) -> Value {
         assert!(tokio::time::Instant::now() < deadline, "no result for {call_id}");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+/// The forms the session recorded, in order, with the seq of each and of `call_id`'s result.
+fn recorded_forms(h: &Harness, agent: &Agent) -> Vec<(u64, String, FormOutcome)> {
+    h.events(agent)
+        .into_iter()
+        .filter_map(|e| match e.event {
+            Event::McpForm { server, outcome, .. } => Some((e.seq, server, outcome)),
+            _ => None,
+        })
+        .collect()
+}
+
+fn result_seq(h: &Harness, agent: &Agent, call_id: &str) -> u64 {
+    h.events(agent)
+        .into_iter()
+        .find(|e| matches!(&e.event, Event::ToolResult { call_id: c, .. } if c == call_id))
+        .map(|e| e.seq)
+        .unwrap_or(u64::MAX)
 }
 
 fn pick(id: &str, labels: &[&str]) -> Answer {
@@ -108,6 +127,13 @@ async fn a_form_is_a_question_whose_checked_answers_reach_the_server_typed() {
         saw,
         json!({ "action": "accept", "content": { "env": "prod", "regions": ["eu", "ap"], "notify": true } })
     );
+    // The person's answers were in the log before the server's result came back.
+    let forms = recorded_forms(&h, &agent);
+    let [(seq, server, FormOutcome::Accept { answers })] = &forms[..] else { panic!("{forms:?}") };
+    assert_eq!(server, "elicit");
+    assert_eq!(answers.get("env").unwrap().selected, ["Production"]);
+    assert!(answers.get("notify").unwrap().is_skip());
+    assert!(*seq < result_seq(&h, &agent, "d1"));
     drop(agent);
 }
 
@@ -128,6 +154,8 @@ async fn decline_and_close_reach_the_server_as_decline_and_cancel() {
     assert_eq!(form.questions[0].options.len(), 2);
     h.service.cancel(&form.session_id, &form.call_id).unwrap();
     assert_eq!(server_saw(&h, &agent, "p1").await, json!({ "action": "cancel", "content": null }));
+    let outcomes: Vec<FormOutcome> = recorded_forms(&h, &agent).into_iter().map(|(_, _, o)| o).collect();
+    assert_eq!(outcomes, [FormOutcome::Decline, FormOutcome::Cancel]);
     // A form is not a plain question's late path: nothing stays open.
     assert!(h.service.foreground(Some(&form.session_id)).is_empty());
     drop(agent);

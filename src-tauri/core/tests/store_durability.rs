@@ -95,8 +95,7 @@ fn child_writer() {
     let events = store.events(&session).unwrap();
     let mut batch = assert_clean_prefix(&events) + 1;
     let mut rng = Rng::seeded(seed.parse().unwrap());
-    // On its own line: with --nocapture the harness has already printed "test child_writer ... ".
-    println!("\n{READY}");
+    let mut ready = false;
     loop {
         // Half single appends, half batches of 2–8; bodies up to ~6 KiB so some rows span pages.
         let size = if rng.below(2) == 0 { 1 } else { 2 + rng.below(7) };
@@ -108,6 +107,13 @@ fn child_writer() {
             store.append_batch(&session, events).unwrap();
         }
         batch += 1;
+        // Ready once one append has committed, so every round's kill lands among appends even on a
+        // loaded machine, where a child may take longer than the kill delay to write its first row.
+        // On its own line: with --nocapture the harness has already printed "test child_writer ... ".
+        if !ready {
+            println!("\n{READY}");
+            ready = true;
+        }
     }
 }
 

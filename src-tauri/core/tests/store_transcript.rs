@@ -26,6 +26,7 @@ fn kinds(items: &[TranscriptItem]) -> Vec<&'static str> {
             TranscriptItem::OrphanResult { .. } => "orphan",
             TranscriptItem::ModelError { .. } => "model_error",
             TranscriptItem::McpUnavailable { .. } => "mcp_unavailable",
+            TranscriptItem::McpForm { .. } => "mcp_form",
             TranscriptItem::HistoryCompacted { .. } => "compacted",
         })
         .collect()

@@ -102,6 +102,11 @@ required: boolean,
 default?: unknown, };
 
 /**
+ * How a form ended, as the session records it: the person's answers, or their no.
+ */
+export type FormOutcome = { "action": "accept", answers: AnswerBatch, } | { "action": "decline" } | { "action": "cancel" };
+
+/**
  * One header of an HTTP server. For a secret, `value` is what to store (empty: keep the stored
  * one) and reads back empty: a secret never leaves the keyring for the window.
  */
@@ -365,7 +370,7 @@ question: QuestionRecord | null,
 /**
  * The answers of a late reply waiting in the inbox for admission.
  */
-queued_answers: AnswerBatch | null, } | { "kind": "orphan_result", seq: number, at: string, call_id: string, outcome: ToolOutcome, } | { "kind": "model_error", seq: number, at: string, error: BoundaryError, } | { "kind": "mcp_unavailable", seq: number, at: string, server: string, error: BoundaryError, } | { "kind": "history_compacted", seq: number, at: string, through_seq: number, summary: string | null, };
+queued_answers: AnswerBatch | null, } | { "kind": "orphan_result", seq: number, at: string, call_id: string, outcome: ToolOutcome, } | { "kind": "model_error", seq: number, at: string, error: BoundaryError, } | { "kind": "mcp_unavailable", seq: number, at: string, server: string, error: BoundaryError, } | { "kind": "mcp_form", seq: number, at: string, server: string, message: string, questions: Array<Question>, outcome: FormOutcome, } | { "kind": "history_compacted", seq: number, at: string, through_seq: number, summary: string | null, };
 
 /**
  * Items between a `turn/started` and its `turn/ended`. Items recorded outside any turn are grouped

@@ -295,6 +295,7 @@ impl HistoryFold {
             | Event::TurnEnded { .. }
             | Event::ModelError { .. }
             | Event::McpUnavailable { .. }
+            | Event::McpForm { .. }
             // A script's own calls: the model reads the script's result, not them.
             | Event::PtcDispatch { .. }
             | Event::PtcResult { .. } => {}

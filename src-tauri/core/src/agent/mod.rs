@@ -285,6 +285,7 @@ impl Agent {
         let asker = Asker {
             service: deps.service.clone(),
             caller: crate::service::Caller::root(session_id.clone(), instance_id.clone()),
+            session: Arc::clone(&session),
         };
         let mcp = McpServers::new(Arc::clone(&config.mcp), session.workspace(), Some(asker));
         let shared = Arc::new(Shared {

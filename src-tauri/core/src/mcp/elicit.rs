@@ -21,21 +21,26 @@ use serde_json::Value;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
+use crate::agent::AgentEvent;
+use crate::error::CodedError;
+use crate::live::Session;
 use crate::question::{
-    form_content, ErrorCode, FieldKind, FormField, Intent, Question, QuestionOption, NO_LABEL, YES_LABEL,
+    form_content, ErrorCode, FieldKind, FormField, FormOutcome, Intent, Question, QuestionOption, NO_LABEL, YES_LABEL,
 };
 use crate::service::{lock, AskParams, Caller, UserQuestionService};
+use crate::session::Event;
 
 /// The one question of a form without fields (or of a link): go ahead, or not.
 const CONFIRM_ID: &str = "confirm";
 const ACCEPT_LABEL: &str = "Accept";
 const LINK_QUESTION: &str = "The server asks you to open a link (Open link… shows it first). Go ahead?";
 
-/// Who answers a server's forms: the session the server works for.
+/// Who answers a server's forms: the session the server works for, where they are recorded.
 #[derive(Clone)]
 pub struct Asker {
     pub service: UserQuestionService,
     pub caller: Caller,
+    pub session: Arc<Session>,
 }
 
 /// One server's side of its forms: who to ask, which turn a form belongs to, and how many wait for
@@ -137,32 +142,45 @@ impl Forms {
         let answered = asker.service.ask(params).await;
         self.waiting.send_modify(|n| *n = n.saturating_sub(1));
         watcher.abort();
-        match answered {
+        let Intent::Form { fields, message, .. } = &intent else {
+            return Ok(ElicitResult::new(ElicitationAction::Cancel));
+        };
+        let confirm_only = fields.len() == 1 && fields[0].id == CONFIRM_ID;
+        let (outcome, reply) = match answered {
             Ok(batch) => {
-                let Intent::Form { fields, .. } = &intent else {
-                    return Ok(ElicitResult::new(ElicitationAction::Cancel));
-                };
                 let content = form_content(fields, &questions, &batch);
                 match content.get(CONFIRM_ID).and_then(Value::as_str) {
-                    Some("decline") if fields.len() == 1 && fields[0].id == CONFIRM_ID => {
-                        Ok(ElicitResult::new(ElicitationAction::Decline))
+                    Some("decline") if confirm_only => {
+                        (FormOutcome::Decline, ElicitResult::new(ElicitationAction::Decline))
                     }
-                    _ if fields.len() == 1 && fields[0].id == CONFIRM_ID => {
-                        Ok(ElicitResult::new(ElicitationAction::Accept))
+                    _ if confirm_only => {
+                        (FormOutcome::Accept { answers: batch }, ElicitResult::new(ElicitationAction::Accept))
                     }
-                    _ => Ok(ElicitResult::new(ElicitationAction::Accept).with_content(Value::Object(content))),
+                    _ => (
+                        FormOutcome::Accept { answers: batch },
+                        ElicitResult::new(ElicitationAction::Accept).with_content(Value::Object(content)),
+                    ),
                 }
             }
-            Err(e) if e.code == ErrorCode::AskDeclined => Ok(ElicitResult::new(ElicitationAction::Decline)),
+            Err(e) if e.code == ErrorCode::AskDeclined => {
+                (FormOutcome::Decline, ElicitResult::new(ElicitationAction::Decline))
+            }
             Err(e) if matches!(e.code, ErrorCode::AskCancelled | ErrorCode::AskAborted) => {
-                Ok(ElicitResult::new(ElicitationAction::Cancel))
+                (FormOutcome::Cancel, ElicitResult::new(ElicitationAction::Cancel))
             }
             // A form whose questions break Hark's limits (too many fields or options, overlong text).
             Err(e) if e.code == ErrorCode::InvalidRequest => {
-                Err(ErrorData::invalid_params(format!("Hark cannot show this form: {}", e.message), None))
+                return Err(ErrorData::invalid_params(format!("Hark cannot show this form: {}", e.message), None));
             }
-            Err(e) => Err(ErrorData::internal_error(format!("Hark could not ask the person: {e}"), None)),
+            Err(e) => return Err(ErrorData::internal_error(format!("Hark could not ask the person: {e}"), None)),
+        };
+        // What the person gave is in the log before the server hears it. A log that cannot take it
+        // does not keep the answer from its server; the failure is reported like any failed write.
+        let recorded = Event::McpForm { server: self.server.clone(), message: message.clone(), questions, outcome };
+        if let Err(e) = asker.session.record_one(recorded) {
+            asker.session.emit(AgentEvent::Error { session_id: asker.caller.session_id.clone(), error: e.boundary() });
         }
+        Ok(reply)
     }
 }
 

@@ -7,6 +7,9 @@
 //! a server that fails to start is recorded (`mcp/unavailable`, shown in the transcript) and its tools
 //! are left out for the agent's life; a call to a dead server
 //! ends with `MCP_SERVER_CLOSED`, and the next turn starts it again.
+//!
+//! A server's forms (elicitation) are Hark questions ([`elicit`]); each is recorded (`mcp/form`)
+//! with how the person ended it before the server hears the answer.
 
 mod config;
 mod connection;

@@ -146,6 +146,18 @@ impl FormField {
     }
 }
 
+/// How a form ended, as the session records it: the person's answers, or their no.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum FormOutcome {
+    /// Answered; a skipped field gave the form's default (or nothing).
+    Accept { answers: AnswerBatch },
+    /// The person declined: the server goes on without it.
+    Decline,
+    /// Closed without an answer, or the turn that asked stopped.
+    Cancel,
+}
+
 /// Every field's problem with `batch`, each named as the person sees the field (its header, else its
 /// id); empty when the batch fits.
 pub fn form_problems(fields: &[FormField], questions: &[Question], batch: &AnswerBatch) -> Vec<String> {

@@ -15,7 +15,7 @@ mod validate;
 
 pub use answers::validate_answers;
 pub use error::{ErrorCode, UserInteractionError};
-pub use form::{form_content, form_problems, FieldKind, FormField, NO_LABEL, YES_LABEL};
+pub use form::{form_content, form_problems, FieldKind, FormField, FormOutcome, NO_LABEL, YES_LABEL};
 pub use intent::{
     check_plan, plan_pending_text, plan_review_questions, plan_review_result_text, Intent, PlanVerdict,
     SubmitPlanArguments, APPROVE_LABEL, MAX_PLAN_CHARS, PLAN_QUESTION_ID, PLAN_TOOL_NAME,

@@ -7,7 +7,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
 use crate::error::BoundaryError;
-use crate::question::{AnswerBatch, ToolMode};
+use crate::question::{AnswerBatch, FormOutcome, Question, ToolMode};
 
 /// A session id: uuid v4 text.
 pub type SessionId = String;
@@ -169,6 +169,9 @@ events! {
     "model/error" => ModelError { error: BoundaryError },
     /// An MCP server could not be started for this turn, which ran without its tools.
     "mcp/unavailable" => McpUnavailable { server: String, error: BoundaryError },
+    /// An MCP server's form (elicitation) and how the person ended it, recorded before the server is
+    /// told. The model reads only what the server's tool then returns.
+    "mcp/form" => McpForm { server: String, message: String, questions: Vec<Question>, outcome: FormOutcome },
     /// The server said a request did not fit the model's context: from here on, the conversation up
     /// to and including `through_seq` reaches the model as `summary` (the model's own, or `None` when
     /// it could not write one and the older turns are left out), and every request is fitted to

@@ -298,3 +298,33 @@ describe('Transcript', () => {
     expect(container.querySelectorAll('*').length).toBeLessThan(count * 3 + 40);
   });
 });
+
+describe('Transcript: an MCP server form', () => {
+  const questions = [
+    { id: 'env', question: 'Where to?', options: [{ label: 'Staging' }, { label: 'Production' }], multi_select: false },
+    { id: 'notify', question: 'Tell the team?', options: [{ label: 'Yes' }, { label: 'No' }], multi_select: false },
+  ];
+  const form = (outcome: Extract<TranscriptItem, { kind: 'mcp_form' }>['outcome']): TranscriptItem => ({
+    kind: 'mcp_form', seq: 3, at: '', server: 'deploy', message: 'Release <b>1.2</b>', questions, outcome,
+  });
+
+  it('shows who asked, why, and the answers given, as text', () => {
+    const outcome = { action: 'accept' as const, answers: { answers: [{ id: 'env', selected: ['Production'] }, { id: 'notify', selected: [] }] } };
+    render(Transcript, { hasSession: true, transcript: data([turn('t1', [user(1, 'go'), form(outcome)])]) });
+    const row = screen.getByTestId('mcp-form');
+    expect(row.textContent).toContain('MCP server “deploy” asked: Release <b>1.2</b>');
+    expect(row.querySelector('b')).toBeNull();
+    expect(Array.from(row.querySelectorAll('dd')).map((d) => d.textContent)).toEqual(['Production', 'Skipped']);
+    expect(row.textContent).toContain('Where to?');
+    expect(row.textContent).toContain('Production');
+    expect(row.textContent).toContain('Skipped');
+  });
+
+  it('says when the person declined or closed it', () => {
+    const { unmount } = render(Transcript, { hasSession: true, transcript: data([turn('t1', [user(1, 'go'), form({ action: 'decline' })])]) });
+    expect(screen.getByTestId('mcp-form').textContent).toContain('You declined.');
+    unmount();
+    render(Transcript, { hasSession: true, transcript: data([turn('t1', [user(1, 'go'), form({ action: 'cancel' })])]) });
+    expect(screen.getByTestId('mcp-form').textContent).toContain('Closed without an answer.');
+  });
+});

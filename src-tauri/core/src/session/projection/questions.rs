@@ -100,6 +100,7 @@ impl QuestionFold {
             | Event::AssistantMessage { .. }
             | Event::ModelError { .. }
             | Event::McpUnavailable { .. }
+            | Event::McpForm { .. }
             | Event::HistoryCompacted { .. } => false,
             // What a newer build recorded cannot be understood here, so it changes nothing.
             Event::Unknown { .. } => false,

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::inbox::InboxFold;
 use super::questions::{recorded_questions, QuestionFold, QuestionRecord};
 use crate::error::BoundaryError;
-use crate::question::{AnswerBatch, Question};
+use crate::question::{AnswerBatch, FormOutcome, Question};
 use crate::session::events::{Event, ModelRef, StoredEvent, ToolOutcome, TurnEndReason};
 
 #[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
@@ -127,6 +127,15 @@ pub enum TranscriptItem {
         at: DateTime<Utc>,
         server: String,
         error: BoundaryError,
+    },
+    /// An MCP server's form and how the person ended it.
+    McpForm {
+        seq: u64,
+        at: DateTime<Utc>,
+        server: String,
+        message: String,
+        questions: Vec<Question>,
+        outcome: FormOutcome,
     },
     /// Earlier turns were summarised (or, with no `summary`, left out) to fit the model's context:
     /// the model no longer reads the events up to `through_seq` themselves. They stay in the log
@@ -358,6 +367,17 @@ impl TranscriptFold {
             }
             Event::McpUnavailable { server, error } => {
                 let item = || TranscriptItem::McpUnavailable { seq, at, server: server.clone(), error: error.clone() };
+                self.push(at, item, out);
+            }
+            Event::McpForm { server, message, questions, outcome } => {
+                let item = || TranscriptItem::McpForm {
+                    seq,
+                    at,
+                    server: server.clone(),
+                    message: message.clone(),
+                    questions: questions.clone(),
+                    outcome: outcome.clone(),
+                };
                 self.push(at, item, out);
             }
             Event::HistoryCompacted { through_seq, summary, .. } => {

@@ -54,6 +54,7 @@ impl RepairFold {
             | Event::InboxDiscarded { .. }
             | Event::ModelError { .. }
             | Event::McpUnavailable { .. }
+            | Event::McpForm { .. }
             | Event::HistoryCompacted { .. } => {}
             // Whatever a newer build's event leaves open, only that build can close.
             Event::Unknown { .. } => {}
