@@ -255,17 +255,25 @@ async fn a_stdio_server_gets_no_model_key_from_harks_environment_only_what_its_e
     assert_eq!(result_of(&events, "c1")["outcome"]["content"], "PASSED_ON");
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn a_server_that_cannot_start_is_a_coded_error_and_the_turn_runs_without_it() {
+/// `hark chat hi` with `config` as the data directory's mcp.json, against a model that only says
+/// hello: the turn must run, whatever the servers do. Returns the data directory, the model server
+/// and the run's stderr.
+async fn hello_with(config: Value) -> (tempfile::TempDir, TestServer, String) {
     let data = tempfile::tempdir().unwrap();
-    let config = json!({ "mcpServers": { "missing": { "command": "/nonexistent/mcp-server" }}});
     std::fs::write(data.path().join("mcp.json"), config.to_string()).unwrap();
     let server = TestServer::start(vec![text_reply("Hello without it.")]).await;
     let mut chat = hark(data.path());
     chat.args(model_args(&server)).arg("hi");
     let out = output(chat).await;
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let stderr = text(&out.stderr);
+    assert!(text(&out.stdout).contains("Hello without it."));
+    (data, server, text(&out.stderr))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_that_cannot_start_is_a_coded_error_and_the_turn_runs_without_it() {
+    let config = json!({ "mcpServers": { "missing": { "command": "/nonexistent/mcp-server" }}});
+    let (data, server, stderr) = hello_with(config).await;
     assert!(stderr.contains("MCP_START_FAILED") && stderr.contains("missing"), "{stderr}");
     assert!(offered(&server.requests()[0].body).iter().all(|t| !t.starts_with("mcp__")));
 
@@ -278,19 +286,11 @@ async fn a_server_that_cannot_start_is_a_coded_error_and_the_turn_runs_without_i
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_server_whose_secret_is_in_the_apps_keyring_is_left_out_with_the_reason() {
-    let data = tempfile::tempdir().unwrap();
     let config = json!({ "mcpServers": {
         "remote": { "url": "https://example.com/mcp", "headers": { "Authorization": "${keyring:remote/Authorization}" } },
     }});
-    std::fs::write(data.path().join("mcp.json"), config.to_string()).unwrap();
-    let server = TestServer::start(vec![text_reply("Hello without it.")]).await;
-    let mut chat = hark(data.path());
-    chat.args(model_args(&server)).arg("hi");
-    let out = output(chat).await;
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let stderr = text(&out.stderr);
+    let (_data, _server, stderr) = hello_with(config).await;
     assert!(stderr.contains("MCP_UNAVAILABLE") && stderr.contains("remote/Authorization"), "{stderr}");
-    assert!(text(&out.stdout).contains("Hello without it."));
 }
 
 /// The SDK's streamable-HTTP server on a free port; killed (by its pid) when dropped.

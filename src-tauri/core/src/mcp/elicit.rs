@@ -48,8 +48,8 @@ pub struct Asker {
 pub(crate) struct Forms {
     server: String,
     asker: Option<Asker>,
-    /// The abort signal of the tool call running on this server, if one runs.
-    turn: Mutex<Option<CancellationToken>>,
+    /// The abort signal of the turn whose tool calls run on this server, and how many run.
+    turn: Mutex<Option<(CancellationToken, usize)>>,
     waiting: watch::Sender<usize>,
     /// Cancelled when the server stops: a form still open ends with it.
     stopped: CancellationToken,
@@ -75,7 +75,9 @@ impl Forms {
     /// Marks a tool call as running on this server until the guard drops, so a form it asks for ends
     /// when that call's turn stops.
     pub(crate) fn enter_call(&self, abort: CancellationToken) -> CallGuard<'_> {
-        *lock(&self.turn) = Some(abort);
+        let mut turn = lock(&self.turn);
+        let running = turn.as_ref().map_or(0, |(_, n)| *n);
+        *turn = Some((abort, running + 1));
         CallGuard { forms: self }
     }
 
@@ -110,7 +112,7 @@ impl Forms {
         };
         let (intent, questions) = form(&self.server, &request).map_err(|e| ErrorData::invalid_params(e, None))?;
         let abort = CancellationToken::new();
-        let turn = lock(&self.turn).clone();
+        let turn = lock(&self.turn).as_ref().map(|(abort, _)| abort.clone());
         // Whatever ends the form's wait (the server cancelling, the server stopping, the turn that
         // asked stopping) aborts the question, so the service settles it and tells every surface.
         let watcher = {
@@ -190,7 +192,11 @@ pub(crate) struct CallGuard<'a> {
 
 impl Drop for CallGuard<'_> {
     fn drop(&mut self) {
-        *lock(&self.forms.turn) = None;
+        let mut turn = lock(&self.forms.turn);
+        *turn = match turn.take() {
+            Some((abort, n)) if n > 1 => Some((abort, n - 1)),
+            _ => None,
+        };
     }
 }
 
