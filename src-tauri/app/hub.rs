@@ -59,6 +59,10 @@ struct DesktopModels {
 }
 
 impl ModelSource for DesktopModels {
+    fn variable(&self, name: &str) -> Option<String> {
+        crate::mcp_settings::lookup(name)
+    }
+
     fn for_new(&self) -> ModelRef {
         self.launch.model_for_new(&lock(&self.settings))
     }
@@ -119,11 +123,6 @@ impl Hub {
         let models = Arc::new(DesktopModels { launch: launch.clone(), settings: Arc::clone(&settings) });
         let (surface, requests) = ForwardingProvider::new();
         let host = Host::start(dir, Arc::new(surface), models).map_err(|e| e.boundary())?;
-        // The host read mcp.json without the keyring; the app reads secrets from it.
-        match crate::mcp_settings::load(dir) {
-            Ok(config) => host.set_mcp_config(config),
-            Err(e) => eprintln!("hark-desktop: {e}"),
-        }
         Ok(Hub {
             host,
             launch,
@@ -173,9 +172,8 @@ impl Hub {
 
     /// Saves the MCP servers and gives them to sessions opened from now on.
     pub fn save_mcp(&self, entries: &[hark_core::mcp::McpEntry]) -> Result<(), CommandError> {
-        let config = crate::mcp_settings::save(self.host.data_dir(), entries)?;
-        self.host.set_mcp_config(config);
-        Ok(())
+        crate::mcp_settings::save(self.host.data_dir(), entries)?;
+        Ok(self.host.reload_mcp()?)
     }
 
     /// Saves and applies the settings to sessions started from now on.

@@ -1,12 +1,12 @@
 //! MCP servers in Settings: the data directory's `mcp.json` as forms, each with how its last start
 //! went. Saving stores secret headers in the OS keyring first, then writes the file (whole, by
-//! rename), then gives sessions opened from now on the new servers; running sessions keep theirs.
+//! rename); the host then reads it again for sessions opened from now on (running ones keep theirs).
 
 use std::path::{Path, PathBuf};
 
 use hark_core::error::{BoundaryError, CodedError};
 use hark_core::mcp::{
-    read_entries, write_entries, McpConfig, McpEntry, McpError, ServerStatus, CONFIG_FILE, KEYRING_PREFIX,
+    invalid, read_entries, read_text, write_entries, McpEntry, ServerStatus, CONFIG_FILE, KEYRING_PREFIX,
 };
 use serde::Serialize;
 
@@ -40,27 +40,6 @@ pub fn lookup(name: &str) -> Option<String> {
     }
 }
 
-fn invalid(path: &Path, message: String) -> McpError {
-    McpError::ConfigInvalid { path: path.display().to_string(), message }
-}
-
-fn read_text(path: &Path) -> Result<Option<String>, McpError> {
-    match std::fs::read_to_string(path) {
-        Ok(text) => Ok(Some(text)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(invalid(path, e.to_string())),
-    }
-}
-
-/// The servers of the data directory's file, resolved for this app (secrets from the keyring).
-pub fn load(data_dir: &Path) -> Result<McpConfig, McpError> {
-    let path = config_path(data_dir);
-    match read_text(&path)? {
-        None => Ok(McpConfig::default()),
-        Some(text) => McpConfig::parse(&text, &lookup).map_err(|m| invalid(&path, m)),
-    }
-}
-
 /// What Settings shows; `status` tells how each server last started.
 pub fn view(data_dir: &Path, status: &dyn Fn(&str) -> ServerStatus) -> McpView {
     let path = config_path(data_dir);
@@ -76,9 +55,9 @@ pub fn view(data_dir: &Path, status: &dyn Fn(&str) -> ServerStatus) -> McpView {
     McpView { path: path.display().to_string(), servers, error }
 }
 
-/// Writes `entries` as the file's servers (secrets to the keyring first) and returns what the app
-/// reads from it now. A broken file is replaced only in its servers when it is still JSON.
-pub fn save(data_dir: &Path, entries: &[McpEntry]) -> Result<McpConfig, CommandError> {
+/// Writes `entries` as the file's servers (secrets to the keyring first). A broken file is replaced
+/// only in its servers when it is still JSON.
+pub fn save(data_dir: &Path, entries: &[McpEntry]) -> Result<(), CommandError> {
     let path = config_path(data_dir);
     let old = read_text(&path)?;
     // A file that is not JSON at all cannot keep its other keys; saving starts it afresh.
@@ -91,5 +70,5 @@ pub fn save(data_dir: &Path, entries: &[McpEntry]) -> Result<McpConfig, CommandE
     std::fs::write(&tmp, &text)
         .and_then(|()| std::fs::rename(&tmp, &path))
         .map_err(|e| invalid(&path, format!("could not write it: {e}")))?;
-    Ok(load(data_dir)?)
+    Ok(())
 }

@@ -355,7 +355,7 @@ async fn chat(args: ChatArgs) -> ExitCode {
         Some(path) if !path.is_file() => {
             return fail_msg("MCP_CONFIG_INVALID", format!("{}: no such file", path.display()))
         }
-        Some(path) => match McpConfig::load(path) {
+        Some(path) => match McpConfig::load(path, &|name| std::env::var(name).ok()) {
             Ok(config) => Some(config),
             Err(e) => return fail(&e, 2),
         },

@@ -24,7 +24,7 @@ pub use models::{label, plan_first_for, ptc_for, questions_for, ModelSource};
 
 use crate::agent::{history_keep_tokens, Agent, AgentConfig, AgentDeps, AgentEvent};
 use crate::live::Session;
-use crate::mcp::{McpConfig, CONFIG_FILE};
+use crate::mcp::{McpConfig, McpError, CONFIG_FILE};
 use crate::question::AnswerBatch;
 use crate::service::{
     ContinuedQuestion, InteractionProvider, InteractionRequest, ProviderRegistration, Responded, SessionLog,
@@ -97,7 +97,7 @@ impl Host {
         let service = UserQuestionService::new(Arc::clone(&sessions) as Arc<dyn SessionLog>);
         let registration = service.register(surface)?;
         // A broken mcp.json must not keep the app from starting: its sessions run without servers.
-        let mcp = McpConfig::load(&dir.join(CONFIG_FILE)).unwrap_or_else(|e| {
+        let mcp = McpConfig::load(&dir.join(CONFIG_FILE), &|name| models.variable(name)).unwrap_or_else(|e| {
             eprintln!("hark: {e}");
             McpConfig::default()
         });
@@ -129,6 +129,14 @@ impl Host {
         let mut current = guard(&self.mcp);
         config.status = Arc::clone(&current.status);
         *current = Arc::new(config);
+    }
+
+    /// Reads the data directory's `mcp.json` again (after Settings saved it) for agents opened from
+    /// now on.
+    pub fn reload_mcp(&self) -> Result<(), McpError> {
+        let config = McpConfig::load(&self.data_dir.join(CONFIG_FILE), &|name| self.models.variable(name))?;
+        self.set_mcp_config(config);
+        Ok(())
     }
 
     /// The MCP servers agents opened now get.

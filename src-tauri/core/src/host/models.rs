@@ -34,6 +34,11 @@ pub trait ModelSource: Send + Sync {
     fn default_ptc(&self) -> bool {
         false
     }
+    /// The value of a `${NAME}` in `mcp.json`: the environment's variable. A front door that can read
+    /// the OS keyring also gives its `keyring:` secrets.
+    fn variable(&self, name: &str) -> Option<String> {
+        std::env::var(name).ok()
+    }
     /// The provider for `model`; API keys are the front door's business.
     fn provider(&self, model: &ModelRef) -> Result<Arc<dyn ModelProvider>, ModelError>;
 }

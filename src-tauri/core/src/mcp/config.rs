@@ -77,13 +77,11 @@ struct RawServer {
 }
 
 impl McpConfig {
-    /// Reads `path`; a missing file is no servers.
-    pub fn load(path: &Path) -> Result<McpConfig, McpError> {
-        match std::fs::read_to_string(path) {
-            Ok(text) => McpConfig::parse(&text, &|name| std::env::var(name).ok())
-                .map_err(|message| McpError::ConfigInvalid { path: path.display().to_string(), message }),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(McpConfig::default()),
-            Err(e) => Err(McpError::ConfigInvalid { path: path.display().to_string(), message: e.to_string() }),
+    /// Reads `path`, taking `${NAME}` values from `env`; a missing file is no servers.
+    pub fn load(path: &Path, env: &dyn Fn(&str) -> Option<String>) -> Result<McpConfig, McpError> {
+        match read_text(path)? {
+            Some(text) => McpConfig::parse(&text, env).map_err(|message| invalid(path, message)),
+            None => Ok(McpConfig::default()),
         }
     }
 
@@ -176,6 +174,20 @@ fn spec(name: &str, raw: RawServer, env: &dyn Fn(&str) -> Option<String>) -> Res
         startup_timeout: secs(raw.startup_timeout_sec, DEFAULT_STARTUP_TIMEOUT)?,
         tool_timeout: secs(raw.tool_timeout_sec, DEFAULT_TOOL_TIMEOUT)?,
     })
+}
+
+/// The text of the file at `path`; `None` when there is none.
+pub fn read_text(path: &Path) -> Result<Option<String>, McpError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(invalid(path, e.to_string())),
+    }
+}
+
+/// `MCP_CONFIG_INVALID` for the file at `path`.
+pub fn invalid(path: &Path, message: String) -> McpError {
+    McpError::ConfigInvalid { path: path.display().to_string(), message }
 }
 
 /// The first `${keyring:...}` secret of `server` that `env` cannot give, if any.

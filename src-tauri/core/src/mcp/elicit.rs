@@ -5,7 +5,6 @@
 //! Decline button as `decline`, closing the question (or the turn stopping) as `cancel`. A schema
 //! Hark cannot show is refused to the server with the reason, never guessed at.
 
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -53,7 +52,6 @@ pub(crate) struct Forms {
     waiting: watch::Sender<usize>,
     /// Cancelled when the server stops: a form still open ends with it.
     stopped: CancellationToken,
-    seq: AtomicU64,
 }
 
 impl Forms {
@@ -64,7 +62,6 @@ impl Forms {
             turn: Mutex::new(None),
             waiting: watch::channel(0).0,
             stopped: CancellationToken::new(),
-            seq: AtomicU64::new(0),
         })
     }
 
@@ -110,7 +107,8 @@ impl Forms {
         let Some(asker) = &self.asker else {
             return Err(ErrorData::internal_error("Hark has no session to show this form in", None));
         };
-        let (intent, questions) = form(&self.server, &request).map_err(|e| ErrorData::invalid_params(e, None))?;
+        let Form { message, url, questions, fields } =
+            form(&request).map_err(|e| ErrorData::invalid_params(e, None))?;
         let abort = CancellationToken::new();
         let turn = lock(&self.turn).as_ref().map(|(abort, _)| abort.clone());
         // Whatever ends the form's wait (the server cancelling, the server stopping, the turn that
@@ -132,11 +130,10 @@ impl Forms {
                 abort.cancel();
             })
         };
-        let n = self.seq.fetch_add(1, Ordering::Relaxed);
         let params = AskParams {
-            call_id: format!("mcp-form-{n}-{}", uuid::Uuid::new_v4().simple()),
+            call_id: format!("mcp-form-{}", uuid::Uuid::new_v4().simple()),
             caller: asker.caller.clone(),
-            intent: intent.clone(),
+            intent: Intent::Form { server: self.server.clone(), message: message.clone(), url, fields: fields.clone() },
             questions: questions.clone(),
             abort,
         };
@@ -144,13 +141,10 @@ impl Forms {
         let answered = asker.service.ask(params).await;
         self.waiting.send_modify(|n| *n = n.saturating_sub(1));
         watcher.abort();
-        let Intent::Form { fields, message, .. } = &intent else {
-            return Ok(ElicitResult::new(ElicitationAction::Cancel));
-        };
         let confirm_only = fields.len() == 1 && fields[0].id == CONFIRM_ID;
         let (outcome, reply) = match answered {
             Ok(batch) => {
-                let content = form_content(fields, &questions, &batch);
+                let content = form_content(&fields, &questions, &batch);
                 match content.get(CONFIRM_ID).and_then(Value::as_str) {
                     Some("decline") if confirm_only => {
                         (FormOutcome::Decline, ElicitResult::new(ElicitationAction::Decline))
@@ -178,7 +172,7 @@ impl Forms {
         };
         // What the person gave is in the log before the server hears it. A log that cannot take it
         // does not keep the answer from its server; the failure is reported like any failed write.
-        let recorded = Event::McpForm { server: self.server.clone(), message: message.clone(), questions, outcome };
+        let recorded = Event::McpForm { server: self.server.clone(), message, questions, outcome };
         if let Err(e) = asker.session.record_one(recorded) {
             asker.session.emit(AgentEvent::Error { session_id: asker.caller.session_id.clone(), error: e.boundary() });
         }
@@ -223,8 +217,16 @@ impl ClientHandler for Elicitor {
     }
 }
 
-/// The questions and the form intent for an elicitation, or why Hark cannot show it.
-pub(crate) fn form(server: &str, request: &ElicitRequestParams) -> Result<(Intent, Vec<Question>), String> {
+/// An elicitation as Hark asks it: the server's message and link, one question per field.
+pub(crate) struct Form {
+    message: String,
+    url: Option<String>,
+    questions: Vec<Question>,
+    fields: Vec<FormField>,
+}
+
+/// The questions and fields for an elicitation, or why Hark cannot show it.
+pub(crate) fn form(request: &ElicitRequestParams) -> Result<Form, String> {
     let (message, url, schema) = match request {
         ElicitRequestParams::FormElicitationParams { message, requested_schema, .. } => {
             (message, None, Some(requested_schema))
@@ -259,8 +261,7 @@ pub(crate) fn form(server: &str, request: &ElicitRequestParams) -> Result<(Inten
             default: None,
         });
     }
-    let message = message.clone();
-    Ok((Intent::Form { server: server.to_string(), message, url, fields }, questions))
+    Ok(Form { message: message.clone(), url, questions, fields })
 }
 
 /// The fields in the order the server wrote them, then any the order misses.

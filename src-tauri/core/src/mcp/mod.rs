@@ -22,7 +22,7 @@ mod tool;
 #[cfg(test)]
 mod tests;
 
-pub use config::{McpConfig, ServerSpec, ServerTransport, CONFIG_FILE, KEYRING_PREFIX};
+pub use config::{invalid, read_text, McpConfig, ServerSpec, ServerTransport, CONFIG_FILE, KEYRING_PREFIX};
 pub use connection::McpServers;
 pub use editor::{read_entries, secret_name, write_entries, EntryTransport, HeaderEntry, McpEntry, SecretWrite};
 pub use elicit::Asker;

@@ -50,9 +50,9 @@ fn bad_entries_are_refused_with_the_reason() {
 #[test]
 fn a_missing_file_is_no_servers_and_a_broken_one_a_coded_error() {
     let dir = tempfile::tempdir().unwrap();
-    assert!(McpConfig::load(&dir.path().join(CONFIG_FILE)).unwrap().is_empty());
+    assert!(McpConfig::load(&dir.path().join(CONFIG_FILE), &|_| None).unwrap().is_empty());
     std::fs::write(dir.path().join(CONFIG_FILE), "[]").unwrap();
-    let e = McpConfig::load(&dir.path().join(CONFIG_FILE)).unwrap_err();
+    let e = McpConfig::load(&dir.path().join(CONFIG_FILE), &|_| None).unwrap_err();
     assert_eq!(crate::error::CodedError::code(&e), "MCP_CONFIG_INVALID");
 }
 

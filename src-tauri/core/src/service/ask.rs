@@ -79,14 +79,12 @@ impl UserQuestionService {
             return Err(aborted("the turn was aborted before the question was asked"));
         }
         self.inner.roots.check(&caller)?;
-        match &intent {
-            Intent::Question => validate_questions(&questions)?,
-            Intent::PlanReview { .. } => intent.check(&questions)?,
-            Intent::Form { .. } => {
-                validate_questions(&questions)?;
-                intent.check(&questions)?;
-            }
+        // A plan review asks its own fixed question; every other intent asks a batch that must be
+        // valid, and then fit what its intent asks with.
+        if !intent.is_plan_review() {
+            validate_questions(&questions)?;
         }
+        intent.check(&questions)?;
         let provider = self.inner.providers.current();
         if provider.is_none() && timeout.is_none() {
             return Err(UserInteractionError::new(
