@@ -6,6 +6,8 @@ mod support;
 mod flows;
 #[path = "e2e/mcp.rs"]
 mod mcp;
+#[path = "e2e/mcp_client.rs"]
+mod mcp_client;
 #[path = "e2e/notifications.rs"]
 mod notifications;
 #[path = "e2e/robustness.rs"]

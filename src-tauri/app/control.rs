@@ -1,14 +1,13 @@
 //! The app's control socket: while the window hosts the data directory, the `hark` CLI answers its
-//! questions through it (see `hark_core::control`), exactly as a notification does.
+//! questions through it (see `hark_core::control`), exactly as a notification does, and outside
+//! agents ask through it (`hark mcp`).
 
 use std::sync::Arc;
 #[cfg(any(unix, windows))]
 use std::sync::Mutex;
 
 #[cfg(any(unix, windows))]
-use hark_core::control::{ControlServer, Handler, Reply, Request};
-#[cfg(any(unix, windows))]
-use hark_core::error::BoundaryError;
+use hark_core::control::{ControlServer, Handler};
 
 use crate::hub::Hub;
 
@@ -51,19 +50,9 @@ impl ControlSocket {
     }
 }
 
-/// An answer from another front door takes the notification's path: whichever applies, and a late
-/// one is admitted at once.
+/// The host's own handler: an answer from another front door takes the notification's path, and
+/// an outside agent's question is shown as the app's own are.
 #[cfg(any(unix, windows))]
 fn handler(hub: &Arc<Hub>) -> Handler {
-    let hub = Arc::clone(hub);
-    Arc::new(move |request| match request {
-        Request::Answer { session, call_id, answers } => {
-            let answered =
-                hub.resolve(&session).and_then(|id| hub.submit(&id, &call_id, answers, None).map(|r| (id, r.path)));
-            match answered {
-                Ok((session_id, path)) => Reply::Answered { session_id, path },
-                Err(e) => Reply::Refused { error: BoundaryError::from(e) },
-            }
-        }
-    })
+    hark_core::host::control_handler(hub.host())
 }

@@ -101,7 +101,7 @@ impl ModelSource for DesktopModels {
 }
 
 pub struct Hub {
-    host: Host,
+    host: Arc<Host>,
     launch: LaunchOptions,
     settings: Arc<Mutex<Settings>>,
     settings_warning: Mutex<Option<BoundaryError>>,
@@ -124,7 +124,7 @@ impl Hub {
         let (surface, requests) = ForwardingProvider::new();
         let host = Host::start(dir, Arc::new(surface), models).map_err(|e| e.boundary())?;
         Ok(Hub {
-            host,
+            host: Arc::new(host),
             launch,
             settings,
             settings_warning: Mutex::new(warning.as_ref().map(CodedError::boundary)),
@@ -149,6 +149,11 @@ impl Hub {
 
     pub fn data_dir(&self) -> &Path {
         self.host.data_dir()
+    }
+
+    /// The host, for what serves it to other processes (the control socket).
+    pub fn host(&self) -> Arc<Host> {
+        Arc::clone(&self.host)
     }
 
     /// The forwarded requests, for the one task that watches them (notifications). Taken once.
@@ -192,7 +197,7 @@ impl Hub {
     /// Opens the session's live agent ahead of the window asking for it (a launch with `--session`):
     /// its log is read meanwhile, so the window's open finds it ready.
     pub fn warm(&self, session: &str) -> Result<(), CommandError> {
-        self.host.open(session)?;
+        self.host.activate(session)?;
         Ok(())
     }
 
@@ -221,7 +226,7 @@ impl Hub {
         sink: Sink,
     ) -> Result<SessionView, CommandError> {
         self.check_page(page)?;
-        let (agent, mut rx) = self.host.open(session)?;
+        let mut rx = self.host.activate(session)?;
         let task = tokio::spawn(async move {
             loop {
                 match rx.recv().await {
@@ -251,7 +256,7 @@ impl Hub {
             session_id: session.to_string(),
             transcript: self.transcript(session, turns)?,
             questions: self.pending(session),
-            busy: agent.is_busy(),
+            busy: self.host.is_busy(session),
             model_label: self.host.model_label(session).unwrap_or_default(),
         })
     }
@@ -369,15 +374,7 @@ impl Hub {
         answers: AnswerBatch,
         path: Option<SubmitPath>,
     ) -> Result<SubmitResult, CommandError> {
-        let path = self.host.answer(session, call_id, answers, path)?;
-        // The answer is durable by now: a session that cannot run (its model is misconfigured) keeps
-        // it queued, and says why when it is opened, rather than this answer being reported lost.
-        if path == SubmitPath::Late {
-            if let Err(e) = self.host.open(session) {
-                eprintln!("hark-desktop: the late answer is queued; the session could not start: {e}");
-            }
-        }
-        Ok(SubmitResult { path })
+        Ok(SubmitResult { path: self.host.answer_and_admit(session, call_id, answers, path)? })
     }
 
     pub fn cancel(&self, session: &str, call_id: &str) -> Result<(), CommandError> {
@@ -398,6 +395,12 @@ impl Hub {
 
     /// Quitting: the window lets go of what it held and its streams stop, then the host quits the
     /// same way from every front door (see [`Host::shutdown`]).
+    /// The first step of quitting: every outside agent's waiting question ends (see
+    /// [`Host::end_client_asks`]), while the control socket can still tell it so.
+    pub fn end_client_asks(&self) {
+        self.host.end_client_asks();
+    }
+
     pub async fn shutdown(&self) {
         self.let_go_of_window();
         self.host.shutdown().await;

@@ -125,6 +125,9 @@ pub fn run() {
         if let RunEvent::Exit = event {
             // Running turns end recorded (a live question gets ASK_ABORTED) before the lock is let go,
             // and before anything that waits on another process (the notification server).
+            if let Ok(hub) = &app.state::<AppState>().hub {
+                hub.end_client_asks();
+            }
             if let Some(socket) = app.try_state::<control::ControlSocket>() {
                 tauri::async_runtime::block_on(socket.stop());
             }

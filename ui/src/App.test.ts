@@ -138,6 +138,22 @@ describe('App', () => {
     expect(screen.getByTestId('composer-input')).toBeTruthy();
   });
 
+  it("an outside agent's session names it where it asks and offers no composer", async () => {
+    pendingNow = { foreground: [{ session_id: 's1', call_id: 'c1', intent: { kind: 'question' }, questions: [question], wait: null }], continued: [] };
+    const clientTranscript = { ...emptyTranscript, client: 'Claude Code' };
+    h.handlers.open_session = (a) => ({
+      session_id: a.sessionId, transcript: clientTranscript, questions: pendingNow, busy: true, model_label: '',
+    });
+    h.handlers.session_transcript = () => clientTranscript;
+    await openSessionRow(render(App).container);
+    await screen.findByRole('region', { name: 'Question' });
+    expect(screen.getByTestId('asker').textContent).toBe('Claude Code is asking');
+    await fireEvent.click(screen.getByRole('button', { name: 'Hide' }));
+    const note = await screen.findByTestId('client-note');
+    expect(note.textContent).toContain('talk to Claude Code where it runs');
+    expect(screen.queryByTestId('composer-input')).toBeNull();
+  });
+
   it('tells the shell which page load opens views and takes over questions', async () => {
     const wait = { call_id: 'c1', timed: true, timeout_ms: 60_000 };
     pendingNow = { foreground: [{ session_id: 's1', call_id: 'c1', intent: { kind: 'question' }, questions: [question], wait }], continued: [] };

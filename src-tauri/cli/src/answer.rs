@@ -106,6 +106,7 @@ fn through_running_app(dir: &Path, busy: &HostError, typed: &str, call_id: &str,
             let code = ErrorCode::parse(&error.code).map_or(1, exit_code);
             print_error(&error, code)
         }
+        Ok(other) => fail(&ControlError::Protocol(format!("an answer was replied to with {other:?}")), 1),
         Err(ControlError::Unavailable { .. }) => fail(busy, 1),
         Err(e) => fail(&e, 1),
     }

@@ -6,6 +6,8 @@
 mod answer;
 mod chat;
 mod data;
+#[cfg(any(unix, windows))]
+mod mcp;
 mod questions;
 mod schema;
 mod sessions;
@@ -36,6 +38,11 @@ commands:
   answer SESSION CALL_ID ANSWERS_JSON
                      answer a continued question late and let the agent continue
                      (exit 3 NOT_PENDING, 4 BAD_ANSWER, 5 REPLY_QUEUED)
+  mcp [--timed [--timeout SECONDS] | --blocking]
+                     serve Hark over MCP on stdio for other agents (Claude Code,
+                     Codex, ...): ask_user_question and get_answers, shown by the
+                     running Hark app (started if needed); the question mode is
+                     the app's Settings unless a flag chooses it
   help               show this help
   version            print the version
 ";
@@ -52,6 +59,8 @@ fn main() -> ExitCode {
         "sessions" => sessions::run(rest),
         "show" => show::run(rest),
         "questions" => questions::run(rest),
+        #[cfg(any(unix, windows))]
+        "mcp" => mcp::run(rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             ExitCode::SUCCESS

@@ -242,16 +242,21 @@ mod while_the_app_hosts {
         let answering = Arc::clone(&host);
         let server = control::serve(
             data.path(),
-            Arc::new(move |request| match request {
-                Request::Answer { session, call_id, answers } => {
-                    let answered = answering
-                        .resolve(&session)
-                        .and_then(|id| answering.answer(&id, &call_id, answers, None).map(|path| (id, path)));
-                    match answered {
-                        Ok((session_id, path)) => Reply::Answered { session_id, path },
-                        Err(e) => Reply::Refused { error: e.into() },
+            // Answers only queue here (the app would also admit them), so the test sees the queue.
+            Arc::new(move |request, _gone| {
+                let reply = match request {
+                    Request::Answer { session, call_id, answers } => {
+                        let answered = answering
+                            .resolve(&session)
+                            .and_then(|id| answering.answer(&id, &call_id, answers, None).map(|path| (id, path)));
+                        match answered {
+                            Ok((session_id, path)) => Reply::Answered { session_id, path },
+                            Err(e) => Reply::Refused { error: e.into() },
+                        }
                     }
-                }
+                    other => panic!("the CLI sends only answers, not {other:?}"),
+                };
+                Box::pin(std::future::ready(reply))
             }),
         )
         .unwrap();

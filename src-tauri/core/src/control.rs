@@ -3,6 +3,10 @@
 //! with DATA_DIR_BUSY. First valid answer wins across every surface, because the host answers a
 //! request exactly as it answers its own panel or a notification.
 //!
+//! An outside agent asks through it too (`hark mcp`): its question is shown like the host's own, and
+//! the reply comes when the question ends, on a connection that stays open until then; closing it
+//! withdraws the question.
+//!
 //! One JSON line each way per connection. On Unix it is a socket in the data directory, mode 0600;
 //! a peer that is not the user who owns it is refused. On Windows it is a named pipe named after the
 //! data directory, local clients only, whose access list admits only its owner.
@@ -10,10 +14,13 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use tokio_util::sync::CancellationToken;
 
 use crate::error::{BoundaryError, CodedError};
-use crate::host::AnswerPath;
+use crate::host::{AnswerPath, ClientAnswer, ClientAnswers, ClientId};
 use crate::question::AnswerBatch;
+use crate::service::BoxFuture;
+use crate::tools::QuestionSettings;
 
 /// The socket's name inside the data directory.
 pub const SOCKET_FILE: &str = "control.sock";
@@ -32,6 +39,13 @@ pub enum Request {
     /// Answers a question by whichever path applies: the call waiting for it, or late to a question
     /// that continued. `session` is an id or a prefix matching one session.
     Answer { session: String, call_id: String, answers: AnswerBatch },
+    /// An outside agent's `ask_user_question` call, asked in its session under `settings` (`None`:
+    /// the host's). Replied to when the question ends.
+    Ask { client: ClientId, settings: Option<QuestionSettings>, arguments: serde_json::Value },
+    /// The outside agent's late answers not returned before.
+    Answers { client: ClientId },
+    /// The question settings an outside agent's calls get unless it chooses its own.
+    Settings,
 }
 
 /// The host's answer to a [`Request`].
@@ -42,14 +56,24 @@ pub enum Reply {
         session_id: String,
         path: AnswerPath,
     },
+    Asked {
+        answer: ClientAnswer,
+    },
+    Answers {
+        answers: ClientAnswers,
+    },
+    Settings {
+        settings: QuestionSettings,
+    },
     /// Refused with the error the host's own surfaces would show (NOT_PENDING, REPLY_QUEUED, ...).
     Refused {
         error: BoundaryError,
     },
 }
 
-/// What the host does with each request (the desktop answers as its panel does).
-pub type Handler = std::sync::Arc<dyn Fn(Request) -> Reply + Send + Sync>;
+/// What the host does with each request (the desktop answers as its panel does). The token is
+/// cancelled when the peer goes away before the reply: an ask then ends, and is recorded, as withdrawn.
+pub type Handler = std::sync::Arc<dyn Fn(Request, CancellationToken) -> BoxFuture<'static, Reply> + Send + Sync>;
 
 /// Talking to the host over the socket failed.
 #[derive(Debug, thiserror::Error)]
@@ -83,12 +107,25 @@ fn refused(code: &str, message: impl Into<String>) -> Reply {
     Reply::Refused { error: BoundaryError::new("ControlError", code, message) }
 }
 
-/// Reads one request line (at most [`REQUEST_LIMIT`] bytes) and what the handler makes of it.
-fn reply_to(line: &[u8], handler: &Handler) -> Reply {
-    match serde_json::from_slice::<Request>(line) {
-        Ok(request) => handler(request),
-        Err(e) => refused("BAD_REQUEST", format!("not a control request: {e}")),
+/// What the handler makes of one request line, told if the peer goes away meanwhile (it sends
+/// nothing more, so its end of the stream closing means it is gone).
+async fn reply_to<R>(line: &[u8], handler: &Handler, peer: &mut R) -> Reply
+where
+    R: tokio::io::AsyncRead + Unpin,
+{
+    let request = match serde_json::from_slice::<Request>(line) {
+        Ok(request) => request,
+        Err(e) => return refused("BAD_REQUEST", format!("not a control request: {e}")),
+    };
+    let gone = CancellationToken::new();
+    let reply = handler(request, gone.clone());
+    tokio::pin!(reply);
+    let mut unread = tokio::io::sink();
+    tokio::select! {
+        reply = &mut reply => return reply,
+        _ = tokio::io::copy(peer, &mut unread) => gone.cancel(),
     }
+    reply.await
 }
 
 /// How long a peer may take to send its request.
@@ -99,6 +136,24 @@ const DRAIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1);
 const SHUTDOWN_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// Answers one connection: one request line (refused unless `same_user`), one reply line.
+/// Sends `request` over a connected stream and reads the reply; dropping the future closes the
+/// connection, which withdraws an ask.
+async fn exchange<S>(stream: S, request: &Request, path: &Path) -> Result<Reply, ControlError>
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+{
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let io = |e: std::io::Error| ControlError::Io { path: path.to_path_buf(), detail: e.to_string() };
+    let (read, mut write) = tokio::io::split(stream);
+    let mut line = serde_json::to_vec(request).map_err(|e| ControlError::Protocol(e.to_string()))?;
+    line.push(b'\n');
+    write.write_all(&line).await.map_err(io)?;
+    write.flush().await.map_err(io)?;
+    let mut reply = String::new();
+    tokio::io::BufReader::new(read).read_line(&mut reply).await.map_err(io)?;
+    serde_json::from_str(&reply).map_err(|e| ControlError::Protocol(format!("{e}: {reply:?}")))
+}
+
 async fn answer<S>(stream: S, same_user: bool, handler: Handler)
 where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
@@ -111,12 +166,7 @@ where
         let mut limited = (&mut reader).take(REQUEST_LIMIT as u64 + 1);
         match tokio::time::timeout(READ_TIMEOUT, limited.read_until(b'\n', &mut line)).await {
             Ok(Ok(_)) if line.len() > REQUEST_LIMIT => refused("BAD_REQUEST", "the request is too long"),
-            Ok(Ok(_)) => {
-                let handler = handler.clone();
-                tokio::task::spawn_blocking(move || reply_to(&line, &handler))
-                    .await
-                    .unwrap_or_else(|e| refused("INTERNAL", format!("the host could not finish the request: {e}")))
-            }
+            Ok(Ok(_)) => reply_to(&line, &handler, &mut reader).await,
             Ok(Err(e)) => refused("BAD_REQUEST", format!("reading the request failed: {e}")),
             Err(_) => refused("BAD_REQUEST", "no request within 10 s"),
         }
@@ -136,9 +186,9 @@ where
 }
 
 #[cfg(unix)]
-pub use unix::{request, serve, ControlServer};
+pub use unix::{call, request, serve, ControlServer};
 #[cfg(windows)]
-pub use windows::{pipe_name, request, serve, ControlServer};
+pub use windows::{call, pipe_name, request, serve, ControlServer};
 
 #[cfg(unix)]
 mod unix {
@@ -231,6 +281,20 @@ mod unix {
     async fn answer_peer(stream: UnixStream, owner: u32, handler: Handler) {
         let same_user = stream.peer_cred().is_ok_and(|peer| peer.uid() == owner);
         answer(stream, same_user, handler).await;
+    }
+
+    /// Sends `request` to the host of `data_dir` and waits for its reply, however long it takes
+    /// (an ask waits for the person); dropping the future withdraws it.
+    pub async fn call(data_dir: &Path, request: &Request) -> Result<Reply, ControlError> {
+        let path = socket_path(data_dir);
+        let stream = match UnixStream::connect(&path).await {
+            Ok(s) => s,
+            Err(e) if matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused) => {
+                return Err(ControlError::Unavailable { path })
+            }
+            Err(e) => return Err(ControlError::Io { path, detail: e.to_string() }),
+        };
+        exchange(stream, request, &path).await
     }
 
     /// Sends `request` to the host of `data_dir` and waits for its reply (blocking).
@@ -402,6 +466,29 @@ mod windows {
             }
         });
         Ok(ControlServer { name, stop, requests, accepting })
+    }
+
+    /// Sends `request` to the host of `data_dir` and waits for its reply, however long it takes
+    /// (an ask waits for the person); dropping the future withdraws it.
+    pub async fn call(data_dir: &Path, request: &Request) -> Result<Reply, ControlError> {
+        use tokio::net::windows::named_pipe::ClientOptions;
+        let name = pipe_name(data_dir);
+        let path = std::path::PathBuf::from(&name);
+        let mut attempts = 0;
+        let pipe = loop {
+            match ClientOptions::new().open(&name) {
+                Ok(pipe) => break pipe,
+                Err(e) if e.raw_os_error() == Some(ERROR_FILE_NOT_FOUND as i32) => {
+                    return Err(ControlError::Unavailable { path })
+                }
+                Err(e) if e.raw_os_error() == Some(ERROR_PIPE_BUSY as i32) && attempts < 50 => {
+                    attempts += 1;
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+                Err(e) => return Err(ControlError::Io { path, detail: e.to_string() }),
+            }
+        };
+        exchange(pipe, request, &path).await
     }
 
     /// Sends `request` to the host of `data_dir` and waits for its reply (blocking).

@@ -19,15 +19,7 @@ fn host(dir: &Path) -> Arc<Host> {
 
 /// Answers as a host's own surfaces do: by whichever path applies.
 fn handler(host: &Arc<Host>) -> Handler {
-    let host = Arc::clone(host);
-    Arc::new(move |request| match request {
-        Request::Answer { session, call_id, answers } => {
-            match host.resolve(&session).and_then(|id| host.answer(&id, &call_id, answers, None).map(|p| (id, p))) {
-                Ok((session_id, path)) => Reply::Answered { session_id, path },
-                Err(e) => Reply::Refused { error: e.into() },
-            }
-        }
-    })
+    hark_core::host::control_handler(Arc::clone(host))
 }
 
 /// `request` sent as the CLI sends it (a blocking client, so off the runtime's threads).
@@ -152,5 +144,62 @@ s.sendall(b'{}\\n')\nsys.stdout.write(s.makefile().readline())";
     let reply: Reply = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("a reply line ({e}); stderr: {}", String::from_utf8_lossy(&out.stderr)));
     assert!(matches!(&reply, Reply::Refused { error } if error.code == "PEER_REFUSED"), "{reply:?}");
+    host.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_outside_agent_asks_through_the_socket_and_closing_the_connection_withdraws_its_question() {
+    use hark_core::host::ClientId;
+    use hark_core::question::ToolMode;
+    use hark_core::tools::QuestionSettings;
+    let dir = tempfile::tempdir().unwrap();
+    let host = host(dir.path());
+    let _server = control::serve(dir.path(), handler(&host)).expect("serve");
+    let client = ClientId { name: "Codex".into(), cwd: "/src/app".into() };
+    let blocking = QuestionSettings { mode: ToolMode::Legacy, default_timeout_secs: 120 };
+    let question = serde_json::json!({"questions": [{"id": "db", "header": "DB", "question": "Which?",
+        "multi_select": false, "options": [{"label": "SQLite", "description": "a file"},
+        {"label": "Postgres", "description": "a server"}]}]});
+    let ask_request = Request::Ask { client: client.clone(), settings: Some(blocking), arguments: question };
+
+    // The host's own settings are what a client gets unless it chooses (this host forces timed ones).
+    let settings = control::call(dir.path(), &Request::Settings).await.unwrap();
+    assert_eq!(settings, Reply::Settings { settings: host_support::timed().unwrap() });
+
+    let asking = tokio::spawn({
+        let (dir, request) = (dir.path().to_path_buf(), ask_request.clone());
+        async move { control::call(&dir, &request).await }
+    });
+    until("the client's question", || !host.service().foreground(None).is_empty()).await;
+    let shown = host.service().foreground(None).remove(0);
+    let answered = ask(
+        dir.path(),
+        Request::Answer { session: shown.session_id.clone(), call_id: shown.call_id.clone(), answers: db("SQLite") },
+    )
+    .await
+    .unwrap();
+    assert!(matches!(answered, Reply::Answered { path: AnswerPath::Foreground, .. }), "{answered:?}");
+    match asking.await.unwrap().unwrap() {
+        Reply::Asked { answer } => assert_eq!(answer.answers, Some(db("SQLite"))),
+        other => panic!("the ask is replied to with its answer, got {other:?}"),
+    }
+
+    // A client that goes away (its call cancelled) closes the connection: the question ends.
+    let withdrawn = tokio::spawn({
+        let dir = dir.path().to_path_buf();
+        async move { control::call(&dir, &ask_request).await }
+    });
+    until("the second question", || !host.service().foreground(None).is_empty()).await;
+    withdrawn.abort();
+    until("the withdrawn question to close", || host.service().foreground(None).is_empty()).await;
+    let session = host.resolve(&shown.session_id).unwrap();
+    let events = host.store().events(&session).unwrap();
+    assert!(events.iter().any(|e| matches!(&e.event, hark_core::session::Event::ToolResult {
+        outcome: hark_core::session::ToolOutcome::Error { error }, .. } if error.code == "ASK_ABORTED")));
+
+    match control::call(dir.path(), &Request::Answers { client }).await.unwrap() {
+        Reply::Answers { answers } => assert!(answers.answers.is_empty() && answers.waiting.is_empty(), "{answers:?}"),
+        other => panic!("{other:?}"),
+    }
     host.shutdown().await;
 }

@@ -13,10 +13,14 @@ use hark_core::question::AnswerBatch;
 
 /// Answers every request late, naming the call it was given.
 fn handler() -> Handler {
-    Arc::new(|request| match request {
-        Request::Answer { session, call_id, .. } => {
-            Reply::Answered { session_id: format!("{session}/{call_id}"), path: AnswerPath::Late }
-        }
+    Arc::new(|request, _gone| {
+        let reply = match request {
+            Request::Answer { session, call_id, .. } => {
+                Reply::Answered { session_id: format!("{session}/{call_id}"), path: AnswerPath::Late }
+            }
+            other => panic!("this test sends only answers, not {other:?}"),
+        };
+        Box::pin(std::future::ready(reply))
     })
 }
 

@@ -262,7 +262,11 @@ timed: boolean, questions: Array<Question>, answers: AnswerBatch | null, answere
 /**
  * The inbox message id of a late reply that waits for admission.
  */
-reply_queued: string | null, };
+reply_queued: string | null, 
+/**
+ * In a client session: the late answer was returned to the outside agent.
+ */
+returned: boolean, };
 
 export type QuestionState = "open" | "continued" | "settled";
 
@@ -323,7 +327,11 @@ export type ToolOutcome = { "status": "ok", content: string, } | { "status": "pe
 
 export type ToolResultView = { seq: number, at: string, outcome: ToolOutcome, };
 
-export type Transcript = { title: string | null, workspace: string | null, model: ModelRef | null, turns: Array<Turn>, 
+export type Transcript = { title: string | null, workspace: string | null, model: ModelRef | null, 
+/**
+ * The outside agent whose questions this session holds (a `hark mcp` client), if it is one.
+ */
+client: string | null, turns: Array<Turn>, 
 /**
  * Older turns left out by [`Transcript::keep_last_turns`]; 0 when `turns` is the whole session.
  */

@@ -33,6 +33,7 @@ const record = (over: Partial<QuestionRecord>): QuestionRecord => ({
   answers: null,
   answered_late: false,
   reply_queued: null,
+  returned: false,
   ...over,
 });
 
@@ -133,6 +134,7 @@ describe('turns', () => {
     expect(turnSummary(turn([user]))).toBe('plan the move');
     expect(turnSummary(turn([user]), 5)).toBe('plan…');
     expect(turnSummary(turn([]))).toBe('The agent continued');
+    expect(turnSummary(turn([]), 80, 'Claude Code')).toBe('Claude Code asked');
   });
 });
 

@@ -138,13 +138,13 @@ export function turnKey(turn: Turn, index: number): string {
   return turn.turn_id ?? `t${index}`;
 }
 
-/** A turn's one-line heading: what the person said, shortened. */
-export function turnSummary(turn: Turn, max = 80): string {
+/** A turn's one-line heading: what the person said, shortened; an outside agent's turn holds only its questions. */
+export function turnSummary(turn: Turn, max = 80, agent: string | null = null): string {
   for (const item of turn.items) {
     if (item.kind === 'user_message') return shorten(item.text, max);
     if (item.kind === 'late_answer') return 'Your late answer';
   }
-  return 'The agent continued';
+  return agent ? `${shorten(agent, max)} asked` : 'The agent continued';
 }
 
 function shorten(text: string, max: number): string {

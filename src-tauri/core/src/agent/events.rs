@@ -1,9 +1,14 @@
-//! What an agent streams to the front doors.
+//! What an agent (or a client session's relay) streams to the front doors.
+
+use std::sync::Arc;
 
 use serde::Serialize;
+use tokio::sync::broadcast;
+use tokio::task::JoinHandle;
 
 use crate::error::BoundaryError;
-use crate::service::QuestionEvent;
+use crate::live::Session;
+use crate::service::{QuestionEvent, UserQuestionService};
 use crate::session::{StoredEvent, TranscriptDelta, TurnEndReason};
 
 #[derive(Debug, Clone, Serialize, ts_rs::TS)]
@@ -49,8 +54,23 @@ pub enum AgentEvent {
     },
 }
 
+/// Sends the service's events about the session's questions to everyone following the session (the
+/// live root's task: the agent's, or a client session's relay's).
+pub(crate) fn forward_questions(service: &UserQuestionService, session: Arc<Session>) -> JoinHandle<()> {
+    let mut rx = service.subscribe();
+    tokio::spawn(async move {
+        loop {
+            match rx.recv().await {
+                Ok(event) if concerns(&event, session.id()) => session.emit(AgentEvent::Question { event }),
+                Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+                Err(broadcast::error::RecvError::Closed) => break,
+            }
+        }
+    })
+}
+
 /// Whether a service event belongs to `session`.
-pub(super) fn concerns(event: &QuestionEvent, session: &str) -> bool {
+fn concerns(event: &QuestionEvent, session: &str) -> bool {
     match event {
         QuestionEvent::Requested { request } => request.session_id == session,
         QuestionEvent::Resolved { session_id, .. }

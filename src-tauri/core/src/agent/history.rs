@@ -296,6 +296,7 @@ impl HistoryFold {
             | Event::ModelError { .. }
             | Event::McpUnavailable { .. }
             | Event::McpForm { .. }
+            | Event::AnswersReturned { .. }
             // A script's own calls: the model reads the script's result, not them.
             | Event::PtcDispatch { .. }
             | Event::PtcResult { .. } => {}

@@ -32,6 +32,7 @@ use tokio_util::sync::CancellationToken;
 
 pub(crate) use call_ids::CallIds;
 pub use context::{history_keep_tokens, request_tokens, DEFAULT_CONTEXT_WINDOW_TOKENS, DEFAULT_REPLY_RESERVE_TOKENS};
+pub(crate) use events::forward_questions;
 pub use events::AgentEvent;
 pub(crate) use history::HistoryFold;
 pub use history::{history, outcome_text, UNKNOWN_OUTCOME_TEXT};
@@ -314,21 +315,7 @@ impl Agent {
                 }
             })
         };
-        let forward_questions = {
-            let shared = Arc::clone(&shared);
-            let mut rx = deps.service.subscribe();
-            tokio::spawn(async move {
-                loop {
-                    match rx.recv().await {
-                        Ok(event) if events::concerns(&event, &shared.session_id) => {
-                            shared.emit(AgentEvent::Question { event })
-                        }
-                        Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
-                        Err(broadcast::error::RecvError::Closed) => break,
-                    }
-                }
-            })
-        };
+        let forward_questions = events::forward_questions(&deps.service, Arc::clone(&shared.session));
         let subscription = shared.session.subscribe();
         let driver = tokio::spawn(driver::run(Arc::clone(&shared)));
         (Agent { shared, tasks: vec![driver, forward_steer, forward_questions] }, subscription)

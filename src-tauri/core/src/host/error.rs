@@ -7,6 +7,7 @@ use crate::model::ModelError;
 use crate::question::UserInteractionError;
 use crate::service::ServiceError;
 use crate::session::StoreError;
+use crate::tools::ToolError;
 
 use super::lock::LockError;
 
@@ -24,6 +25,11 @@ pub enum HostError {
     Interaction(#[from] UserInteractionError),
     #[error(transparent)]
     Service(#[from] ServiceError),
+    #[error(transparent)]
+    Tool(#[from] ToolError),
+    /// The session holds an outside agent's questions (`hark mcp`); it has no agent of Hark's own.
+    #[error("this session holds the questions of {0}; talk to {0} itself, and answer its questions here")]
+    ClientSession(String),
     /// No session matches what was typed, or the session has no events.
     #[error("{0}")]
     NotFound(String),
@@ -41,7 +47,8 @@ impl CodedError for HostError {
             HostError::Model(e) => e.name(),
             HostError::Interaction(e) => e.name(),
             HostError::Service(e) => e.name(),
-            HostError::NotFound(_) | HostError::InvalidArgument(_) => "HostError",
+            HostError::Tool(e) => e.name(),
+            HostError::NotFound(_) | HostError::InvalidArgument(_) | HostError::ClientSession(_) => "HostError",
         }
     }
     fn code(&self) -> &str {
@@ -52,7 +59,9 @@ impl CodedError for HostError {
             HostError::Model(e) => e.code(),
             HostError::Interaction(e) => e.code.as_str(),
             HostError::Service(e) => CodedError::code(e),
+            HostError::Tool(e) => e.code(),
             HostError::NotFound(_) => "NOT_FOUND",
+            HostError::ClientSession(_) => "CLIENT_SESSION",
             HostError::InvalidArgument(_) => "INVALID_ARGUMENT",
         }
     }
@@ -61,6 +70,7 @@ impl CodedError for HostError {
             HostError::Model(e) => CodedError::message(e),
             HostError::Interaction(e) => e.message.clone(),
             HostError::Service(e) => CodedError::message(e),
+            HostError::Tool(e) => e.message(),
             other => other.to_string(),
         }
     }

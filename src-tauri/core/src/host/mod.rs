@@ -4,9 +4,11 @@
 //! adds only what is its own: windows and notifications, or a terminal.
 
 mod catalogue;
+mod clients;
 mod error;
 mod lock;
 mod models;
+mod serve;
 mod sessions;
 
 use std::collections::HashMap;
@@ -18,9 +20,11 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
 pub use catalogue::{catalogue, Bounds, Catalogue, ProviderPreset};
+pub use clients::{ClientAnswer, ClientAnswers, ClientId, LateAnswer, Relay};
 pub use error::HostError;
 pub use lock::{HostLock, LockError, LOCK_FILE};
 pub use models::{label, plan_first_for, ptc_for, questions_for, ModelSource};
+pub use serve::control_handler;
 
 use crate::agent::{history_keep_tokens, Agent, AgentConfig, AgentDeps, AgentEvent};
 use crate::live::Session;
@@ -72,6 +76,12 @@ pub struct Host {
     models: Arc<dyn ModelSource>,
     sessions: Arc<sessions::OpenSessions>,
     live: Mutex<HashMap<String, Live>>,
+    /// The live roots of the client sessions opened, by session id.
+    relays: Mutex<HashMap<String, Arc<Relay>>>,
+    /// Each client's session, once found or created.
+    clients: Mutex<HashMap<ClientId, String>>,
+    /// Held while a client's session is found or created, so a client never gets two.
+    finding_client: Mutex<()>,
     /// The MCP servers agents opened from now on get.
     mcp: Mutex<Arc<McpConfig>>,
     /// Held while an agent is being opened, so a session never gets two (a second live root would
@@ -109,6 +119,9 @@ impl Host {
             models,
             sessions,
             live: Mutex::new(HashMap::new()),
+            relays: Mutex::new(HashMap::new()),
+            clients: Mutex::new(HashMap::new()),
+            finding_client: Mutex::new(()),
             opening: Mutex::new(()),
             _surface: registration,
             _lock: lock,
@@ -217,6 +230,9 @@ impl Host {
             return Ok((Arc::clone(&live.agent), live.agent.subscribe()));
         }
         let open = self.session(session)?;
+        if let Some(client) = open.client() {
+            return Err(HostError::ClientSession(client));
+        }
         let questions = questions_for(self.models.as_ref(), open.recorded_settings());
         let model = self.models.for_existing(open.model());
         let deps = self.deps(&model)?;
@@ -233,6 +249,24 @@ impl Host {
     /// The open session (read once, when first needed). NOT_FOUND for an unknown id.
     pub fn session(&self, session: &str) -> Result<Arc<Session>, HostError> {
         Ok(self.sessions.get(session)?)
+    }
+
+    /// Makes the session live (its agent, or a client session's relay) and follows it: what the
+    /// window and an answer that must be admitted now want, whichever kind the session is.
+    pub fn activate(&self, session: &str) -> Result<broadcast::Receiver<AgentEvent>, HostError> {
+        match self.open(session) {
+            Ok((_, rx)) => Ok(rx),
+            Err(HostError::ClientSession(_)) => Ok(self.relay(session)?.subscribe()),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Whether the session works: a turn runs or input waits (a client: one of its questions waits).
+    pub fn is_busy(&self, session: &str) -> bool {
+        match self.agent(session) {
+            Some(agent) => agent.is_busy(),
+            None => guard(&self.relays).get(session).is_some_and(|r| r.is_busy()),
+        }
     }
 
     /// The session's agent if it is live.
@@ -310,6 +344,26 @@ impl Host {
         Ok(taken)
     }
 
+    /// [`answer`](Self::answer) from a surface that does not wait for the session (a notification,
+    /// another front door): a late answer is admitted at once, the session made live if nobody has.
+    pub fn answer_and_admit(
+        &self,
+        session: &str,
+        call_id: &str,
+        answers: AnswerBatch,
+        path: Option<AnswerPath>,
+    ) -> Result<AnswerPath, HostError> {
+        let path = self.answer(session, call_id, answers, path)?;
+        // The answer is durable by now: a session that cannot run (its model is misconfigured) keeps
+        // it queued, and says why when it is opened, rather than this answer being reported lost.
+        if path == AnswerPath::Late {
+            if let Err(e) = self.activate(session) {
+                eprintln!("hark: the late answer is queued; the session could not start: {e}");
+            }
+        }
+        Ok(path)
+    }
+
     pub fn cancel(&self, session: &str, call_id: &str) -> Result<(), HostError> {
         Ok(self.service.cancel(session, call_id)?)
     }
@@ -332,6 +386,7 @@ impl Host {
     /// continue (their result is recorded pending, so they are answerable after the next start), a
     /// live blocking question ends `ASK_ABORTED`, every running turn ends recorded as aborted, and queued input stays queued.
     pub async fn shutdown(&self) {
+        self.end_client_asks();
         let lasting: Vec<(String, String)> = self
             .service
             .foreground(None)
@@ -342,7 +397,7 @@ impl Host {
         let mut waits = Vec::new();
         for (session, call) in lasting {
             // Subscribed before the wait ends, so the recorded result cannot be missed.
-            let rx = self.agent(&session).map(|a| a.subscribe());
+            let rx = self.sessions.get(&session).ok().map(|s| s.subscribe());
             if self.service.continue_on_quit(&session, &call).is_ok() {
                 if let Some(rx) = rx {
                     waits.push(result_recorded(rx, call));
@@ -361,7 +416,9 @@ impl Host {
                 }
             }
         }
+        // A client's blocking question ends ASK_ABORTED here, and its relay records that.
         self.service.shutdown();
+        guard(&self.relays).clear();
         self.sessions.save_all();
     }
 }

@@ -193,6 +193,11 @@ impl Session {
         lock(&self.folds).transcript().workspace().map(PathBuf::from)
     }
 
+    /// The outside agent whose questions the session holds, as `session/created` recorded it.
+    pub fn client(&self) -> Option<String> {
+        lock(&self.folds).transcript().client().map(str::to_string)
+    }
+
     /// The model `session/created` recorded.
     pub fn model(&self) -> Option<ModelRef> {
         lock(&self.folds).transcript().model().cloned()
@@ -259,7 +264,12 @@ impl Session {
             let tail = folds.transcript();
             let from_turn = turns.map_or(0, |n| tail.turn_count().saturating_sub(n.max(1)));
             let from_seq = folds.turn_start(from_turn).unwrap_or(1);
-            let meta = (tail.title().map(String::from), tail.workspace().map(String::from), tail.model().cloned());
+            let meta = (
+                tail.title().map(String::from),
+                tail.workspace().map(String::from),
+                tail.model().cloned(),
+                tail.client().map(String::from),
+            );
             (
                 from_turn,
                 from_seq,
@@ -279,7 +289,7 @@ impl Session {
         })?;
         let mut transcript = page.finish(&questions, &inbox, Some(&texts));
         // A page starts after `session/created`.
-        (transcript.title, transcript.workspace, transcript.model) = meta;
+        (transcript.title, transcript.workspace, transcript.model, transcript.client) = meta;
         transcript.seq = through;
         Ok(transcript)
     }

@@ -22,10 +22,10 @@ pub use intent::{
 };
 pub use parse::parse_request;
 pub use results::{
-    answered_result_text, late_answer_text, parse_late_answer_text, pending_result_text, result_answers,
-    LATE_ANSWER_MARKER,
+    answered_result_text, client_pending_result_text, late_answer_text, parse_late_answer_text, pending_result_text,
+    result_answers, LATE_ANSWER_MARKER,
 };
-pub use schema::tool_definition;
+pub use schema::{client_tool_definition, tool_definition};
 pub use types::{
     Answer, AnswerBatch, AskRequest, Question, QuestionOption, ToolMode, WaitLimit, RECOMMENDED_MARK, TOOL_NAME,
 };

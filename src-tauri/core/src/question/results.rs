@@ -21,13 +21,25 @@ pub fn pending_result_text(call_id: &str) -> String {
     // The call id comes from the model provider; JSON quoting keeps odd characters inert.
     let id = Value::String(call_id.to_string());
     format!(
-        "PENDING: the user has not answered yet. The question stays open and the user can still answer it. \
-         Continue only with work that does not depend on the answer. Do not treat the silence as consent, \
-         as a skip, or as a choice of any option, and do not pick a default on the user's behalf. \
-         Do not ask the same question again. If the user answers later, the answer will arrive as a user \
-         message whose JSON has \"{LATE_ANSWER_MARKER}\": true and \"call_id\": {id}."
+        "{PENDING_RULES} If the user answers later, the answer will arrive as a user message whose JSON has \
+         \"{LATE_ANSWER_MARKER}\": true and \"call_id\": {id}."
     )
 }
+
+/// The pending text for an outside agent asking through `hark mcp`: a late answer does not come to
+/// it as a message, it collects it with `get_answers`.
+pub fn client_pending_result_text(call_id: &str) -> String {
+    let id = Value::String(call_id.to_string());
+    format!(
+        "{PENDING_RULES} If the user answers later, call the get_answers tool (between steps of your work, \
+         and before you finish) to receive the answer; it names \"call_id\": {id}."
+    )
+}
+
+const PENDING_RULES: &str = "PENDING: the user has not answered yet. The question stays open and the user can \
+     still answer it. Continue only with work that does not depend on the answer. Do not treat the silence as \
+     consent, as a skip, or as a choice of any option, and do not pick a default on the user's behalf. Do not ask \
+     the same question again.";
 
 /// The answers of a recorded answered result (`{"answers": [...], ...}`), whatever else it says.
 pub fn result_answers(content: &str) -> Option<AnswerBatch> {

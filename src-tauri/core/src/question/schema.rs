@@ -41,11 +41,25 @@ struct TimedAskArguments {
 /// `{"name":"ask_user_question","description":...,"parameters":{JSON schema}}`; Timed adds `timeout`,
 /// whose default is `default_timeout_secs`.
 pub fn tool_definition(mode: ToolMode, default_timeout_secs: u64) -> Value {
+    definition_with(mode, default_timeout_secs, AGENT_LATE)
+}
+
+/// The definition an outside agent gets from `hark mcp`: a late answer is collected with
+/// `get_answers` rather than arriving as a message.
+pub fn client_tool_definition(mode: ToolMode, default_timeout_secs: u64) -> Value {
+    definition_with(mode, default_timeout_secs, CLIENT_LATE)
+}
+
+const AGENT_LATE: &str =
+    "A late answer arrives later as a user message carrying \"answer_to_pending_question\" and the call id.";
+const CLIENT_LATE: &str = "Collect a late answer with the get_answers tool, between steps and before you finish.";
+
+fn definition_with(mode: ToolMode, default_timeout_secs: u64, late: &str) -> Value {
     let mut definition = match mode {
         ToolMode::Legacy => definition_of::<AskArguments>(TOOL_NAME),
         ToolMode::Timed => definition_of::<TimedAskArguments>(TOOL_NAME),
     };
-    definition["description"] = json!(description(mode, default_timeout_secs));
+    definition["description"] = json!(description(mode, default_timeout_secs, late));
     if let Some(timeout) = definition["parameters"]["properties"].get_mut("timeout") {
         timeout["default"] = json!(default_timeout_secs);
     }
@@ -53,7 +67,7 @@ pub fn tool_definition(mode: ToolMode, default_timeout_secs: u64) -> Value {
 }
 
 /// What the model reads about when and how to ask. Kept short: it is sent with every request.
-fn description(mode: ToolMode, default_timeout_secs: u64) -> String {
+fn description(mode: ToolMode, default_timeout_secs: u64, late: &str) -> String {
     let mut d = String::from(
         "Ask the user one or more structured questions when you cannot proceed safely without them: \
          to choose between paths, confirm a risky action, or supply missing information. \
@@ -70,8 +84,7 @@ fn description(mode: ToolMode, default_timeout_secs: u64) -> String {
             " The call waits up to \"timeout\" seconds (default {default_timeout_secs}; -1 waits until answered). \
              If the user has not answered by then, the result is a pending notice, not an answer: \
              the question stays open, continue only with work that does not depend on it, and never treat \
-             silence as consent or as a skip. A late answer arrives later as a user message carrying \
-             \"answer_to_pending_question\" and the call id."
+             silence as consent or as a skip. {late}"
         )),
     }
     d

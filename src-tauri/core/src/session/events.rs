@@ -131,6 +131,10 @@ events! {
         workspace: Option<String>,
         #[serde(default)]
         model: Option<ModelRef>,
+        /// The outside agent (an MCP client of `hark mcp`, by the name it gave) whose questions the
+        /// session holds; such a session has no agent of Hark's own.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        client: Option<String>,
     },
     /// The tools and question schema in force for the requests that follow.
     "request/header" => RequestHeader { tools: Vec<String>, question_mode: ToolMode, default_timeout_secs: u64 },
@@ -177,6 +181,9 @@ events! {
     /// it could not write one and the older turns are left out), and every request is fitted to
     /// `window_tokens`, the window the server was found to have (in the agent's estimated tokens).
     "history/compacted" => HistoryCompacted { through_seq: u64, summary: Option<String>, window_tokens: u64 },
+    /// The outside agent of a client session took these late answers (through `get_answers`): each
+    /// is returned once.
+    "client/answers-returned" => AnswersReturned { call_ids: Vec<String> },
 }
 
 /// An unknown event as JSON: its `type`, then the fields of its stored body (a body that is not an
@@ -365,7 +372,13 @@ mod tests {
     #[test]
     fn wire_names_match_the_type_column() {
         let samples = vec![
-            Event::SessionCreated { title: "t".into(), workspace: None, model: None },
+            Event::SessionCreated {
+                title: "t".into(),
+                workspace: None,
+                model: None,
+                client: Some("Claude Code".into()),
+            },
+            Event::AnswersReturned { call_ids: vec!["c".into()] },
             Event::RequestHeader { tools: vec![], question_mode: ToolMode::Timed, default_timeout_secs: 120 },
             Event::TurnStarted { turn_id: "t".into(), run_id: "r".into() },
             Event::UserMessage { message_id: "m".into(), text: "hi".into(), source: None },

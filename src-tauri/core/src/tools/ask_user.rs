@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 use super::{BoxFuture, ToolContext, ToolError, ToolHandler, ToolOutput};
 use crate::question::limits::clamp_timeout_secs;
 use crate::question::{
-    answered_result_text, parse_request, pending_result_text, tool_definition, ErrorCode, ToolMode, WaitLimit,
-    TOOL_NAME,
+    answered_result_text, client_pending_result_text, parse_request, pending_result_text, tool_definition, ErrorCode,
+    ToolMode, WaitLimit, TOOL_NAME,
 };
 use crate::service::{AskParams, UserQuestionService};
 
@@ -34,6 +34,8 @@ impl Default for QuestionSettings {
 pub struct AskUserQuestionTool {
     service: UserQuestionService,
     settings: QuestionSettings,
+    /// What a timed call that ran out returns, given its call id.
+    pending_text: fn(&str) -> String,
 }
 
 impl AskUserQuestionTool {
@@ -41,7 +43,14 @@ impl AskUserQuestionTool {
     /// so the definition shows the default the wait really uses.
     pub fn new(service: UserQuestionService, settings: QuestionSettings) -> Self {
         let default_timeout_secs = clamp_timeout_secs(settings.default_timeout_secs);
-        AskUserQuestionTool { service, settings: QuestionSettings { default_timeout_secs, ..settings } }
+        let settings = QuestionSettings { default_timeout_secs, ..settings };
+        AskUserQuestionTool { service, settings, pending_text: pending_result_text }
+    }
+
+    /// The tool as an outside agent calls it through `hark mcp`: the same, except that a pending
+    /// result tells it to collect a late answer with `get_answers`.
+    pub fn for_client(service: UserQuestionService, settings: QuestionSettings) -> Self {
+        AskUserQuestionTool { pending_text: client_pending_result_text, ..AskUserQuestionTool::new(service, settings) }
     }
 
     pub fn settings(&self) -> QuestionSettings {
@@ -69,7 +78,7 @@ impl AskUserQuestionTool {
         match result {
             Ok(batch) => Ok(ToolOutput::ok(answered_result_text(&batch))),
             Err(e) if e.code == ErrorCode::AskTimedOut && deadline.is_some() => {
-                Ok(ToolOutput::pending(pending_result_text(call_id)))
+                Ok(ToolOutput::pending((self.pending_text)(call_id)))
             }
             Err(e) => Err(e.into()),
         }

@@ -107,11 +107,12 @@ export function record(callId: string, state: QuestionRecord['state']): Question
     answers: null,
     answered_late: false,
     reply_queued: null,
+    returned: false,
   };
 }
 
 export function transcript(records: QuestionRecord[] = []): Transcript {
-  return { title: 't', workspace: null, model: null, turns: [], earlier_turns: 0, questions: records, queued: [], seq: 0 };
+  return { title: 't', workspace: null, model: null, client: null, turns: [], earlier_turns: 0, questions: records, queued: [], seq: 0 };
 }
 
 export const turn = (id: string, items: TranscriptItem[] = [], ended: Turn['ended'] = null): Turn => ({

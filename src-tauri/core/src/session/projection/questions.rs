@@ -43,6 +43,9 @@ pub struct QuestionRecord {
     pub answered_late: bool,
     /// The inbox message id of a late reply that waits for admission.
     pub reply_queued: Option<String>,
+    /// In a client session: the late answer was returned to the outside agent.
+    #[serde(default)]
+    pub returned: bool,
 }
 
 /// How many questions of a session need the user, for badges and the sessions list.
@@ -102,6 +105,16 @@ impl QuestionFold {
             | Event::McpUnavailable { .. }
             | Event::McpForm { .. }
             | Event::HistoryCompacted { .. } => false,
+            Event::AnswersReturned { call_ids } => {
+                let mut changed = false;
+                for call_id in call_ids {
+                    if let Some(record) = self.record_mut(call_id) {
+                        changed |= !record.returned;
+                        record.returned = true;
+                    }
+                }
+                changed
+            }
             // What a newer build recorded cannot be understood here, so it changes nothing.
             Event::Unknown { .. } => false,
         }
@@ -175,6 +188,7 @@ impl QuestionFold {
             answers: None,
             answered_late: false,
             reply_queued: None,
+            returned: false,
         }));
         true
     }

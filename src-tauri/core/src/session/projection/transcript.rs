@@ -16,6 +16,8 @@ pub struct Transcript {
     pub title: Option<String>,
     pub workspace: Option<String>,
     pub model: Option<ModelRef>,
+    /// The outside agent whose questions this session holds (a `hark mcp` client), if it is one.
+    pub client: Option<String>,
     pub turns: Vec<Turn>,
     /// Older turns left out by [`Transcript::keep_last_turns`]; 0 when `turns` is the whole session.
     pub earlier_turns: usize,
@@ -234,6 +236,8 @@ pub struct TranscriptFold {
     title: Option<String>,
     workspace: Option<String>,
     model: Option<ModelRef>,
+    #[serde(default)]
+    client: Option<String>,
     /// Turns before the first one held (a page's offset).
     offset: usize,
     turns: Vec<Turn>,
@@ -255,6 +259,7 @@ impl TranscriptFold {
             title: None,
             workspace: None,
             model: None,
+            client: None,
             offset,
             turns: Vec::new(),
             current_open: false,
@@ -285,12 +290,14 @@ impl TranscriptFold {
     pub fn add(&mut self, stored: &StoredEvent, questions: &QuestionFold, out: Option<&mut Vec<TranscriptDelta>>) {
         let (seq, at) = (stored.seq, stored.at);
         match &stored.event {
-            Event::SessionCreated { title, workspace, model } => {
+            Event::SessionCreated { title, workspace, model, client } => {
                 self.title = Some(title.clone());
                 self.workspace = workspace.clone();
                 self.model = model.clone();
+                self.client = client.clone();
             }
-            Event::RequestHeader { .. } => {}
+            // A returned answer already shows on its row as answered late.
+            Event::RequestHeader { .. } | Event::AnswersReturned { .. } => {}
             Event::TurnStarted { turn_id, run_id } => {
                 let turn = Turn {
                     turn_id: Some(turn_id.clone()),
@@ -597,6 +604,7 @@ impl TranscriptFold {
             title: self.title,
             workspace: self.workspace,
             model: self.model,
+            client: self.client,
             turns: self.turns,
             earlier_turns: self.offset,
             questions: questions.records().cloned().collect(),
@@ -620,5 +628,9 @@ impl TranscriptFold {
 
     pub fn model(&self) -> Option<&ModelRef> {
         self.model.as_ref()
+    }
+
+    pub fn client(&self) -> Option<&str> {
+        self.client.as_deref()
     }
 }

@@ -100,7 +100,7 @@ mod tests {
 
     fn every_variant() -> Vec<Event> {
         vec![
-            Event::SessionCreated { title: "t".into(), workspace: Some("/w".into()), model: None },
+            Event::SessionCreated { title: "t".into(), workspace: Some("/w".into()), model: None, client: None },
             Event::RequestHeader { tools: vec!["a".into()], question_mode: ToolMode::Timed, default_timeout_secs: 9 },
             Event::TurnStarted { turn_id: "t".into(), run_id: "r".into() },
             Event::UserMessage {

@@ -74,9 +74,24 @@ impl Store {
         workspace: Option<&str>,
         model: Option<ModelRef>,
     ) -> Result<SessionId, StoreError> {
+        self.create(title, workspace, model, None)
+    }
+
+    /// Creates the session of an outside agent (see [`Event::SessionCreated`]'s `client`).
+    pub fn create_client_session(&self, title: &str, workspace: &str, client: &str) -> Result<SessionId, StoreError> {
+        self.create(title, Some(workspace), None, Some(client.to_string()))
+    }
+
+    fn create(
+        &self,
+        title: &str,
+        workspace: Option<&str>,
+        model: Option<ModelRef>,
+        client: Option<String>,
+    ) -> Result<SessionId, StoreError> {
         let id = uuid::Uuid::new_v4().to_string();
-        let created =
-            Event::SessionCreated { title: title.to_string(), workspace: workspace.map(str::to_string), model };
+        let workspace = workspace.map(str::to_string);
+        let created = Event::SessionCreated { title: title.to_string(), workspace, model, client };
         self.writer().create(&self.path, &id, title, created)?;
         Ok(id)
     }

@@ -55,6 +55,7 @@ impl RepairFold {
             | Event::ModelError { .. }
             | Event::McpUnavailable { .. }
             | Event::McpForm { .. }
+            | Event::AnswersReturned { .. }
             | Event::HistoryCompacted { .. } => {}
             // Whatever a newer build's event leaves open, only that build can close.
             Event::Unknown { .. } => {}

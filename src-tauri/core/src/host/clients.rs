@@ -1,0 +1,368 @@
+//! Sessions of outside agents: an MCP client of `hark mcp` (Claude Code, Codex, ...) asks the person
+//! through this host, and its questions live in a session of their own, one per client and working
+//! directory, shown, notified and answered like those of Hark's own agent. Such a session has no
+//! agent: its [`Relay`] is the live root that asks, records each call as the agent would, admits
+//! late answers as they come, and hands them to the client once, when it calls `get_answers`.
+
+use std::sync::{Arc, Mutex};
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::broadcast;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use crate::agent::{forward_questions, AgentEvent};
+use crate::live::Session;
+use crate::question::{late_answer_text, parse_request, AnswerBatch, TOOL_NAME};
+use crate::service::{Caller, SteerMessage, UserQuestionService};
+use crate::session::{Event, QuestionState, StoreError, TurnEndReason};
+use crate::sync::lock;
+use crate::tools::{outcome_of, AskUserQuestionTool, QuestionSettings, ToolContext, ToolHandler};
+
+use super::HostError;
+
+/// Who asks: the name the MCP client gave in its `initialize`, and the folder it works in.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ClientId {
+    pub name: String,
+    pub cwd: String,
+}
+
+impl ClientId {
+    /// The session's title, which is also how a client finds its session again.
+    pub fn title(&self) -> String {
+        format!("{} · {}", self.name, self.cwd)
+    }
+}
+
+/// How a client's question ended for it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClientAnswer {
+    pub session_id: String,
+    pub call_id: String,
+    /// What the client's model reads: the answers, or the pending text.
+    pub text: String,
+    /// Answered now; `None` when the question continued (it returned pending).
+    pub answers: Option<AnswerBatch>,
+}
+
+/// A late answer handed to the client by `get_answers`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LateAnswer {
+    pub call_id: String,
+    /// The late-answer message, as Hark's own agent would read it.
+    pub text: String,
+    pub answers: AnswerBatch,
+}
+
+/// What `get_answers` returns: the late answers not returned before, and the questions that still wait.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClientAnswers {
+    pub session_id: String,
+    pub answers: Vec<LateAnswer>,
+    pub waiting: Vec<String>,
+}
+
+/// The open turn of a client session: its asks run inside one turn, which ends with the last of them.
+#[derive(Default)]
+struct Turn {
+    id: Option<String>,
+    asks: usize,
+    aborted: bool,
+}
+
+/// The live root of a client session.
+pub struct Relay {
+    session: Arc<Session>,
+    service: UserQuestionService,
+    instance: String,
+    turn: Mutex<Turn>,
+    /// Held while late answers are handed out, so one is never returned twice.
+    returning: Mutex<()>,
+    /// Cancelled when the host quits: every ask still waiting ends.
+    quit: CancellationToken,
+    /// Its tasks: admitting late answers, telling followers about the session's questions.
+    tasks: [JoinHandle<()>; 2],
+}
+
+impl Relay {
+    /// Becomes the session's live root: late answers queued before (by an earlier run, or while no
+    /// relay listened) are admitted now, later ones as they come. Call inside a tokio runtime.
+    pub fn attach(service: UserQuestionService, session: Arc<Session>) -> Relay {
+        let instance = uuid::Uuid::new_v4().to_string();
+        let mut steer = service.set_live_root(session.id(), &instance);
+        for queued in session.queued_messages() {
+            admit(
+                &service,
+                &session,
+                SteerMessage { message_id: queued.message_id, text: queued.text, source: queued.source },
+            );
+        }
+        let (admit_service, admit_session) = (service.clone(), Arc::clone(&session));
+        let forwarding = forward_questions(&service, Arc::clone(&session));
+        let admitting = tokio::spawn(async move {
+            while let Some(message) = steer.recv().await {
+                admit(&admit_service, &admit_session, message);
+            }
+        });
+        Relay {
+            session,
+            service,
+            instance,
+            turn: Mutex::new(Turn::default()),
+            returning: Mutex::new(()),
+            quit: CancellationToken::new(),
+            tasks: [admitting, forwarding],
+        }
+    }
+
+    pub fn session_id(&self) -> &str {
+        self.session.id()
+    }
+
+    pub fn subscribe(&self) -> broadcast::Receiver<AgentEvent> {
+        self.session.subscribe()
+    }
+
+    /// Whether one of the client's questions waits in the foreground.
+    pub fn is_busy(&self) -> bool {
+        lock(&self.turn).asks > 0
+    }
+
+    /// Asks the person the client's `ask_user_question` call under `settings`: validated as Hark's
+    /// own agent's call is (a refused call records nothing), recorded as a call and its result in the
+    /// session's turn. `gone` is the client going away, which withdraws the question.
+    pub async fn ask(
+        &self,
+        settings: QuestionSettings,
+        arguments: serde_json::Value,
+        gone: CancellationToken,
+    ) -> Result<ClientAnswer, HostError> {
+        let tool = AskUserQuestionTool::for_client(self.service.clone(), settings);
+        let settings = tool.settings();
+        parse_request(&arguments, settings.mode, settings.default_timeout_secs)?;
+        let call_id = format!("mcp-{}", uuid::Uuid::new_v4().simple());
+        let arguments = tool.canonical_arguments(arguments);
+        self.begin(settings)?;
+        let asked = self.session.record_one(Event::ToolCall {
+            call_id: call_id.clone(),
+            name: TOOL_NAME.to_string(),
+            arguments: arguments.clone(),
+        });
+        let result = match asked {
+            Ok(_) => {
+                let caller = Caller::root(self.session.id(), &self.instance);
+                let abort = self.quit.child_token();
+                let ctx = ToolContext { caller, abort: abort.clone(), workspace: None };
+                let asking = tool.handle(&ctx, &call_id, arguments);
+                tokio::pin!(asking);
+                let result = tokio::select! {
+                    result = &mut asking => result,
+                    _ = gone.cancelled() => {
+                        abort.cancel();
+                        asking.await
+                    }
+                };
+                let recorded = self
+                    .session
+                    .record_one(Event::ToolResult { call_id: call_id.clone(), outcome: outcome_of(&result) });
+                recorded.map(|_| result)
+            }
+            Err(e) => Err(e),
+        };
+        self.end(gone.is_cancelled() || self.quit.is_cancelled())?;
+        let output = result?.map_err(HostError::Tool)?;
+        let answers = (!output.pending).then(|| crate::question::result_answers(&output.content)).flatten();
+        Ok(ClientAnswer { session_id: self.session.id().to_string(), call_id, text: output.content, answers })
+    }
+
+    /// Opens the turn for an ask (with the schema it is asked under), or joins the one open.
+    fn begin(&self, settings: QuestionSettings) -> Result<(), StoreError> {
+        let mut turn = lock(&self.turn);
+        let mut events = Vec::new();
+        let starts = turn.id.is_none().then(|| uuid::Uuid::new_v4().to_string());
+        if let Some(id) = &starts {
+            events.push(Event::TurnStarted { turn_id: id.clone(), run_id: self.instance.clone() });
+        }
+        let header = Event::RequestHeader {
+            tools: vec![TOOL_NAME.to_string()],
+            question_mode: settings.mode,
+            default_timeout_secs: settings.default_timeout_secs,
+        };
+        // The question fold reads a call's schema from the header before it.
+        if self.session.last_header().as_ref() != Some(&header) {
+            events.push(header);
+        }
+        self.session.record(events)?;
+        if let Some(id) = starts {
+            self.session
+                .emit(AgentEvent::TurnStarted { session_id: self.session.id().to_string(), turn_id: id.clone() });
+            *turn = Turn { id: Some(id), asks: 0, aborted: false };
+        }
+        turn.asks += 1;
+        Ok(())
+    }
+
+    /// An ask ended; the turn ends with the last one.
+    fn end(&self, aborted: bool) -> Result<(), StoreError> {
+        let mut turn = lock(&self.turn);
+        turn.asks = turn.asks.saturating_sub(1);
+        turn.aborted |= aborted;
+        if turn.asks > 0 {
+            return Ok(());
+        }
+        let Some(turn_id) = turn.id.take() else { return Ok(()) };
+        let reason = if turn.aborted { TurnEndReason::Aborted } else { TurnEndReason::Completed };
+        let recorded = self.session.record_one(Event::TurnEnded { turn_id: turn_id.clone(), reason });
+        self.session.emit(AgentEvent::TurnEnded { session_id: self.session.id().to_string(), turn_id, reason });
+        recorded.map(|_| ())
+    }
+
+    /// Ends every ask still waiting (`ASK_ABORTED`, unless it was continued first).
+    fn quit(&self) {
+        self.quit.cancel();
+    }
+
+    /// The late answers the client has not been given yet, recorded as returned before they are
+    /// handed out, and the calls still waiting for one.
+    pub fn take_answers(&self) -> Result<ClientAnswers, HostError> {
+        let _returning = lock(&self.returning);
+        let records = self.session.question_records();
+        let answers: Vec<LateAnswer> = records
+            .iter()
+            .filter(|r| r.state == QuestionState::Settled && r.answered_late && !r.returned)
+            .filter_map(|r| {
+                let batch = r.answers.clone()?;
+                let text = late_answer_text(&r.call_id, &r.intent, &r.questions, &batch);
+                Some(LateAnswer { call_id: r.call_id.clone(), text, answers: batch })
+            })
+            .collect();
+        if !answers.is_empty() {
+            let call_ids = answers.iter().map(|a| a.call_id.clone()).collect();
+            self.session.record_one(Event::AnswersReturned { call_ids })?;
+        }
+        let waiting = records.iter().filter(|r| r.state != QuestionState::Settled).map(|r| r.call_id.clone()).collect();
+        Ok(ClientAnswers { session_id: self.session.id().to_string(), answers, waiting })
+    }
+}
+
+impl Drop for Relay {
+    fn drop(&mut self) {
+        for task in &self.tasks {
+            task.abort();
+        }
+        self.service.clear_live_root(self.session.id(), &self.instance);
+    }
+}
+
+/// Admits a late answer as `user/message`, which settles its question (only the first admitted
+/// reply does; one that reaches the relay twice is admitted once).
+fn admit(service: &UserQuestionService, session: &Session, message: SteerMessage) {
+    let Some(call_id) = message.source.reply_call_id().map(str::to_string) else { return };
+    if session.reply_admitted(&message.message_id) || !service.is_continued(session.id(), &call_id) {
+        return;
+    }
+    let event = Event::UserMessage { message_id: message.message_id, text: message.text, source: Some(message.source) };
+    // A failed write leaves the reply queued in the inbox: the next relay admits it.
+    if session.record_one(event).is_ok() {
+        service.on_admitted(session.id(), &call_id);
+    }
+}
+
+impl super::Host {
+    /// The question settings a client's calls are asked under unless it chose its own: this run's
+    /// forced ones, else the Settings.
+    pub fn client_settings(&self) -> QuestionSettings {
+        super::questions_for(self.models.as_ref(), None)
+    }
+
+    /// Asks the person a client's `ask_user_question` call (see [`Relay::ask`]), in the client's
+    /// session, found or created.
+    pub async fn client_ask(
+        &self,
+        client: &ClientId,
+        settings: Option<QuestionSettings>,
+        arguments: serde_json::Value,
+        abort: CancellationToken,
+    ) -> Result<ClientAnswer, HostError> {
+        let relay = self.client_relay(client)?;
+        let settings = settings.unwrap_or_else(|| self.client_settings());
+        relay.ask(settings, arguments, abort).await
+    }
+
+    /// Quitting, for the clients' questions: a timed one continues (its client is told it is
+    /// pending, and collects the answer after the next start), a blocking one ends `ASK_ABORTED`.
+    /// Done before the control socket closes, so each waiting client hears how its question ended.
+    pub fn end_client_asks(&self) {
+        let relays: Vec<Arc<Relay>> = lock(&self.relays).values().cloned().collect();
+        for request in self.service.foreground(None) {
+            if request.outlives_quit() && relays.iter().any(|r| r.session_id() == request.session_id) {
+                let _ = self.service.continue_on_quit(&request.session_id, &request.call_id);
+            }
+        }
+        for relay in relays {
+            relay.quit();
+        }
+    }
+
+    /// The client's late answers not returned before (see [`Relay::take_answers`]).
+    pub fn client_answers(&self, client: &ClientId) -> Result<ClientAnswers, HostError> {
+        self.client_relay(client)?.take_answers()
+    }
+
+    fn client_relay(&self, client: &ClientId) -> Result<Arc<Relay>, HostError> {
+        let known = lock(&self.clients).get(client).cloned();
+        let id = match known {
+            Some(id) => id,
+            None => {
+                let _finding = lock(&self.finding_client);
+                let id = match self.find_client_session(client)? {
+                    Some(id) => id,
+                    None => {
+                        let id = self.store.create_client_session(&client.title(), &client.cwd, &client.name)?;
+                        self.sessions.get(&id)?;
+                        id
+                    }
+                };
+                lock(&self.clients).insert(client.clone(), id.clone());
+                id
+            }
+        };
+        self.relay(&id)
+    }
+
+    /// The client's newest session: titled after it, and recorded as its.
+    fn find_client_session(&self, client: &ClientId) -> Result<Option<String>, HostError> {
+        let title = client.title();
+        let mut candidates: Vec<_> = self.store.list_sessions()?.into_iter().filter(|s| s.title == title).collect();
+        candidates.sort_by_key(|s| std::cmp::Reverse(s.updated_at));
+        for candidate in candidates {
+            let session = self.sessions.get(&candidate.id)?;
+            let workspace = session.workspace();
+            if session.client().as_deref() == Some(&client.name)
+                && workspace.as_deref() == Some(std::path::Path::new(&client.cwd))
+            {
+                return Ok(Some(candidate.id));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The client session's relay, attached if needed.
+    pub(super) fn relay(&self, session: &str) -> Result<Arc<Relay>, HostError> {
+        if let Some(relay) = lock(&self.relays).get(session) {
+            return Ok(Arc::clone(relay));
+        }
+        let _opening = lock(&self.opening);
+        if let Some(relay) = lock(&self.relays).get(session) {
+            return Ok(Arc::clone(relay));
+        }
+        let open = self.session(session)?;
+        if open.client().is_none() {
+            return Err(HostError::InvalidArgument(format!("session {session} is not a client's")));
+        }
+        let relay = Arc::new(Relay::attach(self.service.clone(), open));
+        lock(&self.relays).insert(session.to_string(), Arc::clone(&relay));
+        Ok(relay)
+    }
+}

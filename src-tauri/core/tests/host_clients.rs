@@ -1,0 +1,236 @@
+//! An outside agent's questions (`hark mcp`), against a real host and its store: asked in the
+//! client's own session, answered by the person, continued and answered late, handed to the client
+//! once by `get_answers` (also after a restart), withdrawn when the client goes away, and refused
+//! with codes when they do not fit.
+
+mod host_support;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use hark_core::error::CodedError;
+use hark_core::host::{ClientId, Host};
+use hark_core::question::{ToolMode, TOOL_NAME};
+use hark_core::service::{InteractionRequest, QuestionEvent};
+use hark_core::session::{Event, QuestionState, ToolOutcome, TurnEndReason};
+use hark_core::tools::QuestionSettings;
+use host_support::db;
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+fn client() -> ClientId {
+    ClientId { name: "Claude Code".into(), cwd: "/home/me/notes-app".into() }
+}
+
+fn question() -> serde_json::Value {
+    json!({"questions": [{"id": "db", "header": "Database", "question": "Which database?", "multi_select": false,
+        "options": [{"label": "SQLite", "description": "one file"}, {"label": "Postgres", "description": "a server"}]}]})
+}
+
+const BLOCKING: QuestionSettings = QuestionSettings { mode: ToolMode::Legacy, default_timeout_secs: 120 };
+
+fn timed(secs: u64) -> QuestionSettings {
+    QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: secs }
+}
+
+/// The next question the host shows, as its surfaces hear of it.
+async fn shown(host: &Host, events: &mut tokio::sync::broadcast::Receiver<QuestionEvent>) -> InteractionRequest {
+    let wait = async {
+        loop {
+            if let Ok(QuestionEvent::Requested { request }) = events.recv().await {
+                return *request;
+            }
+        }
+    };
+    let request = tokio::time::timeout(Duration::from_secs(10), wait).await.expect("the question is shown");
+    assert!(host.service().foreground(Some(&request.session_id)).iter().any(|r| r.call_id == request.call_id));
+    request
+}
+
+fn events(host: &Host, session: &str) -> Vec<Event> {
+    host.store().events(session).unwrap().into_iter().map(|e| e.event).collect()
+}
+
+fn start(dir: &Path) -> Arc<Host> {
+    Arc::new(host_support::host(dir, "hello", None))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_blocking_question_is_shown_in_the_clients_session_and_returns_the_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = start(dir.path());
+    let mut heard = host.service().subscribe();
+    let asking = {
+        let host = Arc::clone(&host);
+        tokio::spawn(
+            async move { host.client_ask(&client(), Some(BLOCKING), question(), CancellationToken::new()).await },
+        )
+    };
+    let request = shown(&host, &mut heard).await;
+    assert!(request.wait.is_none(), "a blocking question has no countdown");
+    assert!(host.is_busy(&request.session_id), "the client's session works while its question waits");
+    host.answer_and_admit(&request.session_id, &request.call_id, db("Postgres"), None).unwrap();
+    let answer = asking.await.unwrap().unwrap();
+    assert_eq!(answer.answers, Some(db("Postgres")));
+    assert!(answer.text.contains("Postgres"), "{}", answer.text);
+
+    let session = host.session(&answer.session_id).unwrap();
+    assert_eq!(session.client().as_deref(), Some("Claude Code"));
+    assert_eq!(session.workspace().unwrap(), Path::new("/home/me/notes-app"));
+    let transcript = host.transcript(&answer.session_id, None).unwrap();
+    assert_eq!(transcript.title.as_deref(), Some("Claude Code · /home/me/notes-app"));
+    assert_eq!(transcript.client.as_deref(), Some("Claude Code"));
+    let recorded = events(&host, &answer.session_id);
+    assert!(matches!(&recorded[1], Event::TurnStarted { .. }), "{recorded:?}");
+    assert!(recorded.iter().any(|e| matches!(e, Event::ToolCall { name, call_id, .. }
+        if name == TOOL_NAME && *call_id == answer.call_id)));
+    assert!(recorded.iter().any(|e| matches!(e, Event::ToolResult { outcome: ToolOutcome::Ok { .. }, .. })));
+    assert!(matches!(recorded.last(), Some(Event::TurnEnded { reason: TurnEndReason::Completed, .. })));
+    assert!(!host.is_busy(&answer.session_id));
+
+    // The same client in the same folder asks in the same session; another folder gets its own.
+    let again = host.client_answers(&client()).unwrap();
+    assert_eq!(again.session_id, answer.session_id);
+    let elsewhere = ClientId { cwd: "/home/me/other".into(), ..client() };
+    assert_ne!(host.client_answers(&elsewhere).unwrap().session_id, answer.session_id);
+    host.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_timed_question_returns_pending_and_its_late_answer_is_returned_once_also_after_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = start(dir.path());
+    let answer = host.client_ask(&client(), Some(timed(1)), question(), CancellationToken::new()).await.unwrap();
+    assert_eq!(answer.answers, None);
+    assert!(answer.text.starts_with("PENDING"), "{}", answer.text);
+    assert!(answer.text.contains("get_answers"), "the client is told how to collect it: {}", answer.text);
+    let session = answer.session_id.clone();
+    assert_eq!(host.pending(&session).continued.len(), 1, "the question stays answerable");
+
+    let nothing = host.client_answers(&client()).unwrap();
+    assert!(nothing.answers.is_empty());
+    assert_eq!(nothing.waiting, vec![answer.call_id.clone()]);
+
+    // Answered late from its row: admitted at once, so the question settles, and nothing waits for
+    // the client to come back.
+    let settled = {
+        let mut heard = host.service().subscribe();
+        host.answer_and_admit(&session, &answer.call_id, db("SQLite"), None).unwrap();
+        tokio::time::timeout(Duration::from_secs(10), async {
+            loop {
+                if let Ok(QuestionEvent::Resolved { call_id, .. }) = heard.recv().await {
+                    break call_id;
+                }
+            }
+        })
+        .await
+        .expect("the late answer is admitted")
+    };
+    assert_eq!(settled, answer.call_id);
+    let record = host.session(&session).unwrap().question_records().pop().unwrap();
+    assert_eq!((record.state, record.answered_late), (QuestionState::Settled, true));
+
+    let taken = host.client_answers(&client()).unwrap();
+    assert_eq!(taken.answers.len(), 1);
+    assert_eq!(taken.answers[0].call_id, answer.call_id);
+    assert_eq!(taken.answers[0].answers, db("SQLite"));
+    assert!(taken.answers[0].text.contains("answer_to_pending_question"), "{}", taken.answers[0].text);
+    assert!(taken.waiting.is_empty());
+    assert!(host.client_answers(&client()).unwrap().answers.is_empty(), "an answer is returned once");
+    host.shutdown().await;
+    drop(host);
+
+    let host = start(dir.path());
+    let after = host.client_answers(&client()).unwrap();
+    assert_eq!(after.session_id, session, "the client finds its session after a restart");
+    assert!(after.answers.is_empty(), "returned before the restart, so not again");
+    host.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_late_answer_given_while_the_app_was_closed_is_returned_after_the_next_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let (session, call_id) = {
+        let host = start(dir.path());
+        let answer = host.client_ask(&client(), Some(timed(1)), question(), CancellationToken::new()).await.unwrap();
+        host.shutdown().await;
+        (answer.session_id, answer.call_id)
+    };
+    // Another front door (a notification after a restart, `hark answer`) queues it before any client
+    // came back: the client's session is admitted when it is made live.
+    let host = start(dir.path());
+    host.answer_and_admit(&session, &call_id, db("Postgres"), None).unwrap();
+    let taken = host.client_answers(&client()).unwrap();
+    assert_eq!(taken.answers.iter().map(|a| a.call_id.as_str()).collect::<Vec<_>>(), vec![call_id.as_str()]);
+    host.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_goes_away_withdraws_its_question() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = start(dir.path());
+    let mut heard = host.service().subscribe();
+    let gone = CancellationToken::new();
+    let asking = {
+        let (host, gone) = (Arc::clone(&host), gone.clone());
+        tokio::spawn(async move { host.client_ask(&client(), Some(BLOCKING), question(), gone).await })
+    };
+    let request = shown(&host, &mut heard).await;
+    gone.cancel();
+    let error = asking.await.unwrap().unwrap_err();
+    assert_eq!(error.code(), "ASK_ABORTED");
+    assert!(host.service().foreground(None).is_empty(), "the panel and notification close");
+    host_support::until("the turn to end", || !host.is_busy(&request.session_id)).await;
+    let recorded = events(&host, &request.session_id);
+    assert!(recorded.iter().any(|e| matches!(e, Event::ToolResult { outcome: ToolOutcome::Error { error }, .. }
+        if error.code == "ASK_ABORTED")));
+    assert!(matches!(recorded.last(), Some(Event::TurnEnded { reason: TurnEndReason::Aborted, .. })));
+    host.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn quitting_continues_a_clients_timed_question_and_ends_a_blocking_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = start(dir.path());
+    let mut heard = host.service().subscribe();
+    let (timed_ask, blocking_ask) = {
+        let (a, b) = (Arc::clone(&host), Arc::clone(&host));
+        let other = ClientId { name: "Codex".into(), ..client() };
+        (
+            tokio::spawn(async move {
+                a.client_ask(&client(), Some(timed(600)), question(), CancellationToken::new()).await
+            }),
+            tokio::spawn(
+                async move { b.client_ask(&other, Some(BLOCKING), question(), CancellationToken::new()).await },
+            ),
+        )
+    };
+    shown(&host, &mut heard).await;
+    shown(&host, &mut heard).await;
+    host.end_client_asks();
+    let timed_answer = timed_ask.await.unwrap().unwrap();
+    assert!(timed_answer.text.starts_with("PENDING"), "{}", timed_answer.text);
+    assert_eq!(blocking_ask.await.unwrap().unwrap_err().code(), "ASK_ABORTED");
+    host.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_that_does_not_fit_is_refused_with_its_code_and_recorded_nowhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = host_support::host(dir.path(), "hello", host_support::timed());
+    // A client that does not choose gets the settings this run forces (else the Settings').
+    assert_eq!(Some(host.client_settings()), host_support::timed());
+    let bad = json!({"questions": []});
+    let error = host.client_ask(&client(), Some(BLOCKING), bad, CancellationToken::new()).await.unwrap_err();
+    assert_eq!(error.code(), "INVALID_REQUEST", "{error}");
+    let not_an_object = host.client_ask(&client(), Some(BLOCKING), json!("ask"), CancellationToken::new()).await;
+    assert_eq!(not_an_object.unwrap_err().code(), "INVALID_REQUEST");
+    let session = host.client_answers(&client()).unwrap().session_id;
+    assert_eq!(events(&host, &session).len(), 1, "only session/created");
+
+    // The session has no agent: typing to it is refused with its own code.
+    assert_eq!(host.send(&session, "hello").unwrap_err().code(), "CLIENT_SESSION");
+    assert_eq!(host.retry(&session).unwrap_err().code(), "CLIENT_SESSION");
+    host.shutdown().await;
+}
