@@ -48,7 +48,7 @@ async def main():
     # The SDK passes a server only a few variables of its own; the desktop session's are added, as
     # agents like Claude Code pass theirs, so a `hark mcp` that starts the app can show its window.
     env = {"HARK_DATA_DIR": os.environ["HARK_DATA_DIR"]}
-    for name in ("DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR"):
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "HARK_DESKTOP"):
         if name in os.environ:
             env[name] = os.environ[name]
     params = StdioServerParameters(command=hark, args=["mcp", *flags], env=env, cwd=os.getcwd())

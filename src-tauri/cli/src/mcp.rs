@@ -274,14 +274,23 @@ impl ServerHandler for HarkServer {
     }
 }
 
-/// Starts the desktop app (next to this binary, else on the PATH) detached from this process and
-/// waits until it answers on its control socket.
+/// Names the desktop app to start when none runs (an install that keeps it elsewhere).
+const DESKTOP_ENV: &str = "HARK_DESKTOP";
+
+/// Starts the desktop app (`HARK_DESKTOP`, else the one next to this binary, else `hark-desktop` on
+/// the PATH) detached from this process and waits until it answers on its control socket.
 async fn start_app(dir: &Path) -> Result<(), ControlError> {
     let unavailable = |detail: String| ControlError::Io { path: control_path(dir), detail };
-    let program = std::env::current_exe()
-        .ok()
-        .map(|exe| exe.with_file_name(format!("hark-desktop{}", std::env::consts::EXE_SUFFIX)))
-        .filter(|p| p.is_file())
+    let beside = || {
+        std::env::current_exe()
+            .ok()
+            .map(|exe| exe.with_file_name(format!("hark-desktop{}", std::env::consts::EXE_SUFFIX)))
+            .filter(|p| p.is_file())
+    };
+    let program = std::env::var_os(DESKTOP_ENV)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(beside)
         .unwrap_or_else(|| PathBuf::from("hark-desktop"));
     let mut command = std::process::Command::new(&program);
     command
