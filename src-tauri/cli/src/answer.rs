@@ -133,6 +133,13 @@ async fn answer_in(host: &Host, terminal: &Terminal, typed: &str, call_id: &str,
     }
     let (agent, events) = match host.open(&session) {
         Ok(opened) => opened,
+        // An outside agent's question: its session has no agent to run here; the reply waits,
+        // durable, until the app admits it and the agent collects it with get_answers.
+        Err(HostError::ClientSession(client)) => {
+            host.shutdown().await;
+            println!("answered late: queued for {client}, which collects it with get_answers while Hark runs");
+            return ExitCode::SUCCESS;
+        }
         Err(e) => return fail(&e, 1),
     };
     let printer = print_events(events, Arc::clone(&terminal.shown));

@@ -135,7 +135,6 @@ const DRAIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1);
 /// How long quitting waits for requests already taken; a peer that stalls cannot hold it up.
 const SHUTDOWN_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
 
-/// Answers one connection: one request line (refused unless `same_user`), one reply line.
 /// Sends `request` over a connected stream and reads the reply; dropping the future closes the
 /// connection, which withdraws an ask.
 async fn exchange<S>(stream: S, request: &Request, path: &Path) -> Result<Reply, ControlError>
@@ -154,6 +153,7 @@ where
     serde_json::from_str(&reply).map_err(|e| ControlError::Protocol(format!("{e}: {reply:?}")))
 }
 
+/// Answers one connection: one request line (refused unless `same_user`), one reply line.
 async fn answer<S>(stream: S, same_user: bool, handler: Handler)
 where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,

@@ -313,9 +313,8 @@ impl Host {
     /// An answer from any surface. `Some(Foreground)` answers the waiting call only (`NOT_PENDING`
     /// once its wait ended), `Some(Late)` a continued question, `None` whichever applies. A late
     /// answer is queued durably before this returns, also for a session whose agent is not live: its
-    /// agent admits it when it is opened (a front door that wants it admitted now calls [`open`]).
-    ///
-    /// [`open`]: Host::open
+    /// agent admits it when it is opened (a front door that wants it admitted now calls
+    /// [`answer_and_admit`](Self::answer_and_admit)).
     pub fn answer(
         &self,
         session: &str,
