@@ -151,6 +151,11 @@ impl Hub {
         self.host.data_dir()
     }
 
+    /// The outside agent whose questions the session holds, if it is a client session.
+    pub fn client_of(&self, session: &str) -> Option<String> {
+        self.host.session(session).ok()?.client()
+    }
+
     /// The host, for what serves it to other processes (the control socket).
     pub fn host(&self) -> Arc<Host> {
         Arc::clone(&self.host)

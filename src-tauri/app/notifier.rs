@@ -144,7 +144,13 @@ impl Notifier {
         let (notice, answerable) = match intent {
             // A review's notice only opens the window: no questions to map an action back to.
             Intent::PlanReview { plan } => (notify::review_notice(&ctx, session, &title, call_id, plan), Vec::new()),
-            Intent::Question => (notify::notice(&ctx, kind, session, &title, call_id, questions), questions.to_vec()),
+            Intent::Question => {
+                let notice = match self.hub.client_of(session) {
+                    Some(client) => notify::client_notice(&ctx, kind, session, &client, call_id, questions),
+                    None => notify::notice(&ctx, kind, session, &title, call_id, questions),
+                };
+                (notice, questions.to_vec())
+            }
             Intent::Form { server, message, .. } => {
                 (notify::form_notice(&ctx, session, server, message, call_id, questions), questions.to_vec())
             }

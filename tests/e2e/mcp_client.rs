@@ -1,7 +1,8 @@
 //! `hark mcp` driven by an outside agent on the official Python MCP SDK (tests/mcp/ask_client.py):
 //! a blocking question answered in the real window returns the answers; a timed one returns
-//! pending, is answered late from its row and handed over once by `get_answers`; and with no app
-//! running, `hark mcp` starts one and a question is answered through it from the `hark` CLI.
+//! pending, is answered late from its row and handed over once by `get_answers`; one is answered
+//! from its notification, which names the agent; and with no app running, `hark mcp` starts one and
+//! a question is answered through it from the `hark` CLI.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -10,6 +11,8 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
+use crate::notifications::pairs;
+use crate::support::notifications::{unfocus_all_windows, NotificationServer};
 use crate::support::process::signal_group;
 use crate::support::{e2e_enabled, hark_cli, row_state, App, Launch, PANEL, QUESTION_ROW};
 
@@ -236,4 +239,37 @@ fn waiting_question(data_dir: &Path) -> Option<(String, String)> {
     let records = store.with_questions(&session.id, |fold| fold.clone()).ok()?;
     let open = records.records().find(|r| r.state == hark_core::session::QuestionState::Open)?;
     Some((session.id.clone(), open.call_id.clone()))
+}
+
+#[tokio::test]
+async fn an_outside_agents_question_is_answered_from_its_notification() {
+    if !e2e_enabled("an_outside_agents_question_is_answered_from_its_notification") {
+        return;
+    }
+    let notifications = NotificationServer::start(true).await;
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let (data_dir, project) = dirs(tmp.path());
+    let app = App::launch("mcp-client-notify", Launch::new(&data_dir)).await;
+    app.find("textarea[aria-label='Message']").await;
+    unfocus_all_windows();
+    app.wait_until("the window to lose focus", WAIT, || async {
+        let focused = app.client.execute("return document.hasFocus()", vec![]).await;
+        !focused.ok().and_then(|v| v.as_bool()).unwrap_or(true)
+    })
+    .await;
+
+    let mut agent = Agent::start(&data_dir, &project, &["--blocking"]).await;
+    agent.send("ask").await;
+    let n = notifications.wait_for("the agent's question", WAIT, |n| n.summary.contains("Test Agent")).await;
+    assert_eq!(n.summary, "Test Agent asks · Database", "the notification names who asks");
+    assert_eq!(n.body, "Which database should the notes app use?");
+    assert_eq!(
+        pairs(&n),
+        [("default", "Open"), ("option:0", "SQLite"), ("option:1", "Postgres"), ("answer", "Answer…")]
+    );
+    notifications.invoke(n.id, "option:1").await;
+    let asked = agent.next(WAIT).await;
+    assert_eq!(asked["structured"]["answers"][0]["selected"], serde_json::json!(["Postgres"]), "{asked}");
+    agent.quit().await;
+    app.close().await;
 }

@@ -68,6 +68,37 @@ pub fn notice(
     call_id: &str,
     questions: &[Question],
 ) -> Option<Notice> {
+    notice_from(ctx, kind, session_id, session_title, call_id, questions, "The agent")
+}
+
+/// The notification for an outside agent's question (`hark mcp`): the agent is named, in the title
+/// and where it went on, since the question is not from Hark's own agent.
+pub fn client_notice(
+    ctx: &NotifyContext,
+    kind: NotificationKind,
+    session_id: &str,
+    client: &str,
+    call_id: &str,
+    questions: &[Question],
+) -> Option<Notice> {
+    let mut notice = notice_from(ctx, kind, session_id, "", call_id, questions, client)?;
+    let title = match (questions, questions.first().and_then(|q| q.header.as_deref()).map(str::trim)) {
+        ([_], Some(header)) if !header.is_empty() => format!("{client} asks · {header}"),
+        _ => format!("{client} asks"),
+    };
+    notice.title = truncate(&one_line(&title), 80);
+    Some(notice)
+}
+
+fn notice_from(
+    ctx: &NotifyContext,
+    kind: NotificationKind,
+    session_id: &str,
+    session_title: &str,
+    call_id: &str,
+    questions: &[Question],
+    who: &str,
+) -> Option<Notice> {
     if !should_notify(ctx) || questions.is_empty() {
         return None;
     }
@@ -84,7 +115,7 @@ pub fn notice(
     let body = match kind {
         NotificationKind::Asked => asked,
         NotificationKind::Continued => {
-            format!("The agent went on without your answer — answer any time. {asked}")
+            format!("{who} went on without your answer — answer any time. {asked}")
         }
     };
     let mut actions = Vec::new();
@@ -321,6 +352,22 @@ mod tests {
 
     fn asked(ctx: &NotifyContext, questions: &[Question]) -> Option<Notice> {
         notice(ctx, NotificationKind::Asked, "s1", "Plan the notes app", "call_1", questions)
+    }
+
+    #[test]
+    fn an_outside_agents_question_names_it() {
+        let q = [single(&["SQLite", "Postgres"])];
+        let n = client_notice(&ctx(), NotificationKind::Asked, "s1", "Claude Code", "mcp-1", &q).unwrap();
+        assert_eq!(n.title, "Claude Code asks · Database");
+        assert_eq!(n.body, "Which database should the notes app use?");
+        assert_eq!(n.actions.len(), 4, "Open, the two options, Answer: {:?}", n.actions);
+        let later =
+            client_notice(&ctx(), NotificationKind::Continued, "s1", "Codex", "mcp-1", &[q[0].clone(), q[0].clone()]);
+        let later = later.unwrap();
+        assert_eq!(later.title, "Codex asks");
+        assert!(later.body.starts_with("Codex went on without your answer"), "{}", later.body);
+        let quiet = NotifyContext { window_focused: true, ..ctx() };
+        assert!(client_notice(&quiet, NotificationKind::Asked, "s1", "Codex", "mcp-1", &q).is_none());
     }
 
     #[test]
