@@ -269,20 +269,39 @@ pub(crate) async fn run_until_idle(agent: &Agent, terminal: &Terminal) -> bool {
     }
 }
 
-struct ChatArgs {
-    session: Option<String>,
-    flags: ModelFlags,
-    timed: bool,
-    timeout: u64,
-    plan_first: bool,
-    ptc: bool,
-    workspace: Option<PathBuf>,
+/// The options `hark chat` and `hark tui` share.
+pub(crate) struct ChatArgs {
+    pub session: Option<String>,
+    pub flags: ModelFlags,
+    pub timed: bool,
+    pub timeout: u64,
+    pub plan_first: bool,
+    pub ptc: bool,
+    pub workspace: Option<PathBuf>,
     /// `--mcp-config FILE`: these servers instead of the data directory's `mcp.json`.
-    mcp_config: Option<PathBuf>,
-    prompt: Option<String>,
+    pub mcp_config: Option<PathBuf>,
+    pub prompt: Option<String>,
 }
 
-fn parse(args: &[String]) -> Result<ChatArgs, String> {
+/// The model choices the options make.
+pub(crate) fn models(args: &ChatArgs) -> CliModels {
+    let forced = args.timed.then_some(QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: args.timeout });
+    CliModels { flags: args.flags.clone(), forced, timeout: args.timeout, plan_first: args.plan_first, ptc: args.ptc }
+}
+
+/// The servers of `--mcp-config`, if given. A file named on the command line that cannot be read
+/// is the person's mistake: it is reported and the command stops.
+pub(crate) fn mcp_from(args: &ChatArgs) -> Result<Option<McpConfig>, ExitCode> {
+    match &args.mcp_config {
+        Some(path) if !path.is_file() => {
+            Err(fail_msg("MCP_CONFIG_INVALID", format!("{}: no such file", path.display())))
+        }
+        Some(path) => McpConfig::load(path, &|name| std::env::var(name).ok()).map(Some).map_err(|e| fail(&e, 2)),
+        None => Ok(None),
+    }
+}
+
+pub(crate) fn parse(args: &[String]) -> Result<ChatArgs, String> {
     let mut parsed = ChatArgs {
         session: None,
         flags: ModelFlags::default(),
@@ -342,26 +361,11 @@ pub fn run(args: &[String]) -> ExitCode {
 
 async fn chat(args: ChatArgs) -> ExitCode {
     let terminal = Terminal::stdin();
-    let forced = args.timed.then_some(QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: args.timeout });
-    let models = CliModels {
-        flags: args.flags.clone(),
-        forced,
-        timeout: args.timeout,
-        plan_first: args.plan_first,
-        ptc: args.ptc,
+    let mcp = match mcp_from(&args) {
+        Ok(mcp) => mcp,
+        Err(code) => return code,
     };
-    // A file named on the command line that cannot be read is the person's mistake: say so and stop.
-    let mcp = match &args.mcp_config {
-        Some(path) if !path.is_file() => {
-            return fail_msg("MCP_CONFIG_INVALID", format!("{}: no such file", path.display()))
-        }
-        Some(path) => match McpConfig::load(path, &|name| std::env::var(name).ok()) {
-            Ok(config) => Some(config),
-            Err(e) => return fail(&e, 2),
-        },
-        None => None,
-    };
-    let host = match terminal.host(models) {
+    let host = match terminal.host(models(&args)) {
         Ok(h) => h,
         Err(code) => return code,
     };

@@ -13,6 +13,7 @@ mod schema;
 mod sessions;
 mod show;
 mod stdio_provider;
+mod tui;
 
 use std::process::ExitCode;
 
@@ -35,6 +36,11 @@ commands:
                      (--plan: plan first; a plan review asks \"approve? [y / your feedback]\")
                      (--ptc: the agent writes scripts, run_code, that call the tools)
                      (--mcp-config: MCP servers from FILE instead of <data dir>/mcp.json)
+  tui [same options as chat]
+                     the same in a full-screen terminal UI: a question is an overlay
+                     (1-9 choose/toggle · arrows · Space · o other · s skip · Enter
+                     submit · Esc close · t take your time); Tab answers a question
+                     that went on; Ctrl-C stops the turn, again (or when idle) quits
   answer SESSION CALL_ID ANSWERS_JSON
                      answer a continued question late and let the agent continue
                      (exit 3 NOT_PENDING, 4 BAD_ANSWER, 5 REPLY_QUEUED)
@@ -55,6 +61,7 @@ fn main() -> ExitCode {
     match command.as_str() {
         "schema" => schema::run(rest),
         "chat" => chat::run(rest),
+        "tui" => tui::run(rest),
         "answer" => answer::run(rest),
         "sessions" => sessions::run(rest),
         "show" => show::run(rest),

@@ -1,0 +1,414 @@
+//! `hark tui [same options as hark chat]`: the terminal front door as a full-screen UI (ratatui on
+//! crossterm). The transcript streams above a composer; a question takes the composer's place as an
+//! overlay with the window panel's keys (see [`overlay`]), one at a time, the rest counted; a timed
+//! question counts down and `t` takes your time; a continued question is answered late with Tab.
+//! Ctrl-C stops the running turn, and quits when none runs (or when pressed again), with the same
+//! quit as every front door ([`Host::shutdown`]).
+//!
+//! It hosts the data directory itself, as `hark chat` does.
+
+mod overlay;
+mod view;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use hark_core::agent::AgentEvent;
+use hark_core::error::CodedError;
+use hark_core::host::{AnswerPath, Host};
+use hark_core::service::{ContinuedQuestion, ForwardingProvider, InteractionRequest, Takeover};
+use hark_core::session::Transcript;
+use ratatui::crossterm::event::{Event as TermEvent, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use tokio::sync::{broadcast, mpsc};
+
+use crate::chat::{self, chosen_dir, fail, fail_msg, ChatArgs};
+use overlay::{Action, Key, Overlay};
+
+/// How many of the newest turns the screen reads (older ones are in `hark show`).
+const TURNS_SHOWN: usize = 20;
+
+pub fn run(args: &[String]) -> ExitCode {
+    let args = match chat::parse(args) {
+        Ok(a) => a,
+        Err(problem) => return crate::usage_error(&problem),
+    };
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(rt) => rt,
+        Err(e) => return fail_msg("RUNTIME", e.to_string()),
+    };
+    let code = runtime.block_on(tui(args));
+    runtime.shutdown_background();
+    code
+}
+
+async fn tui(args: ChatArgs) -> ExitCode {
+    let dir = match chosen_dir() {
+        Ok(dir) => dir,
+        Err(code) => return code,
+    };
+    let mcp = match chat::mcp_from(&args) {
+        Ok(mcp) => mcp,
+        Err(code) => return code,
+    };
+    let (surface, requests) = ForwardingProvider::new();
+    let host = match Host::start(&dir, Arc::new(surface), Arc::new(chat::models(&args))) {
+        Ok(host) => Arc::new(host),
+        Err(e) => return fail(&e, 1),
+    };
+    if let Some(config) = mcp {
+        host.set_mcp_config(config);
+    }
+    let mut screen = Screen::new(Arc::clone(&host), args.workspace.clone());
+    let opened = match &args.session {
+        Some(typed) => host.resolve(typed).and_then(|id| screen.show(&id)),
+        None => Ok(()),
+    };
+    let started = match (&args.prompt, opened) {
+        (_, Err(e)) => Err(e),
+        (Some(prompt), Ok(())) => screen.send(prompt),
+        (None, Ok(())) => Ok(()),
+    };
+    if let Err(e) = started {
+        host.shutdown().await;
+        return fail(&e, 1);
+    }
+    let mut terminal = ratatui::init();
+    let ran = screen.run(&mut terminal, requests).await;
+    ratatui::restore();
+    host.shutdown().await;
+    match ran {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => fail_msg("TERMINAL", e.to_string()),
+    }
+}
+
+/// A question on screen: the overlay, and what the host gave it.
+struct Shown {
+    overlay: Overlay,
+    /// Held while a timed question is shown, so the host's deadline waits for this screen's.
+    takeover: Option<Takeover>,
+    /// When this screen's countdown runs out (`None`: blocking, continued, or taking your time).
+    deadline: Option<Instant>,
+}
+
+pub(crate) struct Screen {
+    host: Arc<Host>,
+    workspace: Option<PathBuf>,
+    session: Option<String>,
+    events: Option<broadcast::Receiver<AgentEvent>>,
+    transcript: Option<Transcript>,
+    /// Assistant text streaming in now.
+    streaming: String,
+    busy: bool,
+    /// The session's foreground questions, oldest first; the first is shown.
+    waiting: Vec<InteractionRequest>,
+    continued: Vec<ContinuedQuestion>,
+    shown: Option<Shown>,
+    composer: String,
+    /// What the last action said (an error's code, how to quit).
+    status: Option<String>,
+    /// Ctrl-C was pressed once: a second quits.
+    quit_armed: bool,
+    no_color: bool,
+}
+
+impl Screen {
+    fn new(host: Arc<Host>, workspace: Option<PathBuf>) -> Screen {
+        Screen {
+            host,
+            workspace,
+            session: None,
+            events: None,
+            transcript: None,
+            streaming: String::new(),
+            busy: false,
+            waiting: Vec::new(),
+            continued: Vec::new(),
+            shown: None,
+            composer: String::new(),
+            status: None,
+            quit_armed: false,
+            no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
+        }
+    }
+
+    /// Follows `session`: its agent is made live and its questions read.
+    fn show(&mut self, session: &str) -> Result<(), hark_core::host::HostError> {
+        self.events = Some(self.host.activate(session)?);
+        self.session = Some(session.to_string());
+        self.busy = self.host.is_busy(session);
+        self.reread();
+        self.refresh_questions();
+        Ok(())
+    }
+
+    /// A message from the composer: the session's first (starting it), or the next.
+    fn send(&mut self, text: &str) -> Result<(), hark_core::host::HostError> {
+        match &self.session {
+            Some(session) => self.host.send(session, text),
+            None => {
+                let (id, events) = self.host.start_session(text, self.workspace.clone())?;
+                self.events = Some(events);
+                self.session = Some(id);
+                self.busy = true;
+                self.reread();
+                Ok(())
+            }
+        }
+    }
+
+    fn reread(&mut self) {
+        if let Some(session) = &self.session {
+            if let Ok(transcript) = self.host.transcript(session, Some(TURNS_SHOWN)) {
+                self.transcript = Some(transcript);
+            }
+        }
+    }
+
+    /// Reads the session's questions again: the shown one closes when it was settled elsewhere,
+    /// and the next waiting one is shown.
+    fn refresh_questions(&mut self) {
+        let Some(session) = self.session.clone() else { return };
+        let pending = self.host.pending(&session);
+        self.waiting = pending.foreground;
+        self.continued = pending.continued;
+        let still_asked = |shown: &Shown| {
+            if shown.overlay.late {
+                self.continued.iter().any(|q| q.call_id == shown.overlay.call_id && q.reply_queued.is_none())
+            } else {
+                self.waiting.iter().any(|r| r.call_id == shown.overlay.call_id)
+            }
+        };
+        if self.shown.as_ref().is_some_and(|s| !still_asked(s)) {
+            self.shown = None;
+        }
+        if self.shown.is_none() {
+            if let Some(request) = self.waiting.first().cloned() {
+                self.shown = Some(self.present(&session, &request));
+            }
+        }
+    }
+
+    fn present(&self, session: &str, request: &InteractionRequest) -> Shown {
+        let timed = request.wait.is_some();
+        let overlay = Overlay::new(&request.call_id, request.questions.clone(), timed, false);
+        if !timed {
+            return Shown { overlay, takeover: None, deadline: None };
+        }
+        // Shown means taken over: the host waits, and this screen's countdown decides.
+        match self.host.service().attach(session, &request.call_id) {
+            Ok(attached) => {
+                let left = Duration::from_millis(attached.remaining_ms.unwrap_or(0));
+                Shown { overlay, takeover: Some(attached.takeover), deadline: Some(Instant::now() + left) }
+            }
+            Err(_) => Shown { overlay, takeover: None, deadline: None },
+        }
+    }
+
+    async fn run(
+        &mut self,
+        terminal: &mut ratatui::DefaultTerminal,
+        mut requests: mpsc::UnboundedReceiver<InteractionRequest>,
+    ) -> std::io::Result<()> {
+        let (keys_tx, mut keys) = mpsc::unbounded_channel();
+        // crossterm's reads block; a thread of their own hands them over.
+        std::thread::spawn(move || {
+            while let Ok(event) = ratatui::crossterm::event::read() {
+                if keys_tx.send(event).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut tick = tokio::time::interval(Duration::from_millis(250));
+        loop {
+            terminal.draw(|frame| view::draw(frame, self))?;
+            let mut events = self.events.take();
+            tokio::select! {
+                event = keys.recv() => match event {
+                    Some(TermEvent::Key(key)) if key.kind != KeyEventKind::Release => {
+                        if self.on_key(key) {
+                            return Ok(());
+                        }
+                    }
+                    Some(_) => {}
+                    None => return Ok(()),
+                },
+                event = next_event(&mut events) => self.on_agent(event),
+                Some(_) = requests.recv() => self.refresh_questions(),
+                _ = tick.tick() => self.on_tick(),
+            }
+            if self.events.is_none() {
+                self.events = events;
+            }
+        }
+    }
+
+    fn on_agent(&mut self, event: Option<AgentEvent>) {
+        match event {
+            Some(AgentEvent::TextDelta { text, .. }) => self.streaming.push_str(&text),
+            Some(AgentEvent::TurnStarted { .. }) => self.busy = true,
+            Some(AgentEvent::TurnEnded { .. }) => {
+                self.busy = false;
+                self.streaming.clear();
+                self.reread();
+            }
+            Some(AgentEvent::EventAppended { event }) => {
+                if matches!(event.event, hark_core::session::Event::AssistantMessage { .. }) {
+                    self.streaming.clear();
+                }
+                self.reread();
+            }
+            Some(AgentEvent::Question { .. }) => {
+                self.refresh_questions();
+                self.reread();
+            }
+            Some(AgentEvent::Error { error, .. }) => self.status = Some(format!("{}: {}", error.code, error.message)),
+            Some(AgentEvent::Transcript { .. } | AgentEvent::ReasoningDelta { .. }) => {}
+            // The stream lagged: read the session again.
+            None => {
+                self.reread();
+                self.refresh_questions();
+            }
+        }
+    }
+
+    fn on_tick(&mut self) {
+        let ran_out = self.shown.as_ref().and_then(|s| s.deadline).is_some_and(|d| Instant::now() >= d);
+        if !ran_out {
+            return;
+        }
+        if let (Some(session), Some(shown)) = (self.session.clone(), self.shown.take()) {
+            // The question goes on without an answer; its row answers it late.
+            if let Err(e) = self.host.expire(&session, &shown.overlay.call_id) {
+                self.status = Some(e.boundary().code);
+            }
+            self.refresh_questions();
+        }
+    }
+
+    /// A key; true to quit.
+    fn on_key(&mut self, key: KeyEvent) -> bool {
+        if key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL) {
+            return self.on_ctrl_c();
+        }
+        self.quit_armed = false;
+        let Some(key) = overlay_key(key) else { return false };
+        if self.shown.is_some() {
+            self.overlay_key(key);
+        } else {
+            self.composer_key(key);
+        }
+        false
+    }
+
+    /// Ctrl-C stops the running turn; with none running (or pressed again) it quits.
+    fn on_ctrl_c(&mut self) -> bool {
+        let stopped = !self.quit_armed && self.session.as_deref().is_some_and(|s| self.host.abort(s));
+        if stopped {
+            self.quit_armed = true;
+            self.status = Some("Stopped. Ctrl-C again quits.".into());
+            return false;
+        }
+        true
+    }
+
+    fn overlay_key(&mut self, key: Key) {
+        let (Some(session), Some(shown)) = (self.session.clone(), self.shown.as_mut()) else { return };
+        let call_id = shown.overlay.call_id.clone();
+        match shown.overlay.key(key) {
+            Action::None => {}
+            Action::TakeTime => {
+                shown.deadline = None;
+                self.status = Some("Taking your time: no countdown while this question is shown.".into());
+            }
+            Action::Close => {
+                let late = shown.overlay.late;
+                self.shown = None;
+                // A continued question stays answerable from its row; a waiting one is closed.
+                if !late {
+                    if let Err(e) = self.host.cancel(&session, &call_id) {
+                        self.status = Some(e.boundary().code);
+                    }
+                }
+                self.refresh_questions();
+            }
+            Action::Submit(batch) => {
+                let path = if shown.overlay.late { AnswerPath::Late } else { AnswerPath::Foreground };
+                match self.host.answer_and_admit(&session, &call_id, batch, Some(path)) {
+                    Ok(_) => {
+                        self.shown = None;
+                        self.status = None;
+                    }
+                    // Nothing typed is lost: the overlay stays with its drafts, saying why.
+                    Err(e) => {
+                        let error = e.boundary();
+                        shown.overlay.notice = Some(format!("{}: {}", error.code, error.message));
+                    }
+                }
+                self.refresh_questions();
+            }
+        }
+    }
+
+    fn composer_key(&mut self, key: Key) {
+        match key {
+            Key::Char(c) => self.composer.push(c),
+            Key::Backspace => {
+                self.composer.pop();
+            }
+            Key::Enter => {
+                let text = self.composer.trim().to_string();
+                if text.is_empty() {
+                    return;
+                }
+                match self.send(&text) {
+                    Ok(()) => {
+                        self.composer.clear();
+                        self.status = None;
+                    }
+                    Err(e) => self.status = Some(format!("{}: {}", e.boundary().code, e.boundary().message)),
+                }
+            }
+            // Tab answers the oldest continued question, late.
+            Key::Tab => {
+                if let Some(question) = self.continued.iter().find(|q| q.reply_queued.is_none()).cloned() {
+                    let overlay = Overlay::new(&question.call_id, question.questions, false, true);
+                    self.shown = Some(Shown { overlay, takeover: None, deadline: None });
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+async fn next_event(events: &mut Option<broadcast::Receiver<AgentEvent>>) -> Option<AgentEvent> {
+    match events {
+        Some(rx) => loop {
+            match rx.recv().await {
+                Ok(event) => return Some(event),
+                Err(broadcast::error::RecvError::Lagged(_)) => return None,
+                // The agent is gone (the host is quitting): nothing more comes.
+                Err(broadcast::error::RecvError::Closed) => std::future::pending::<()>().await,
+            }
+        },
+        None => std::future::pending().await,
+    }
+}
+
+fn overlay_key(key: KeyEvent) -> Option<Key> {
+    Some(match key.code {
+        KeyCode::Char(c) => Key::Char(c),
+        KeyCode::Up => Key::Up,
+        KeyCode::Down => Key::Down,
+        KeyCode::Left => Key::Left,
+        KeyCode::Right => Key::Right,
+        KeyCode::Tab => Key::Tab,
+        KeyCode::BackTab => Key::BackTab,
+        KeyCode::Enter => Key::Enter,
+        KeyCode::Esc => Key::Esc,
+        KeyCode::Backspace => Key::Backspace,
+        _ => return None,
+    })
+}

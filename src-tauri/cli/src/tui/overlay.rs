@@ -1,0 +1,347 @@
+//! The question overlay's state: which item and row the keyboard is on, each item's draft, and
+//! what a key does, with the window panel's keys. Number keys choose (and toggle in a multi-select),
+//! arrows move, Space toggles the highlighted option, `o` types an "Other" answer, `s` skips the
+//! item (earlier drafts stay), Enter submits once every item is answered or skipped, Esc closes,
+//! `t` takes your time on a timed question. Pure: the screen and the host are elsewhere.
+
+use hark_core::question::{Answer, AnswerBatch, Question};
+
+/// One item's answer so far.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Draft {
+    Empty,
+    /// Option indexes, in the order the options are listed.
+    Chosen(Vec<usize>),
+    Other(String),
+    Skipped,
+}
+
+/// What a key asks of the overlay's owner.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Action {
+    /// Nothing beyond redrawing.
+    None,
+    Submit(AnswerBatch),
+    /// Esc: the question is closed (`ASK_CANCELLED`).
+    Close,
+    /// `t` on a timed question: pause its deadline while it is shown.
+    TakeTime,
+}
+
+/// A key, as the overlay reads it (so it can be tested without a terminal).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Key {
+    Char(char),
+    Up,
+    Down,
+    Left,
+    Right,
+    Tab,
+    BackTab,
+    Enter,
+    Esc,
+    Backspace,
+}
+
+#[derive(Debug, Clone)]
+pub struct Overlay {
+    pub call_id: String,
+    pub questions: Vec<Question>,
+    /// The question continued: an answer now is a late one.
+    pub late: bool,
+    pub timed: bool,
+    pub item: usize,
+    /// The highlighted row of the item: an option, or the "Other" row after them.
+    pub row: usize,
+    pub drafts: Vec<Draft>,
+    /// The "Other" text being typed for the item, while typing.
+    pub typing: Option<String>,
+    /// Why the last key did not do what it seemed to (shown under the overlay).
+    pub notice: Option<String>,
+}
+
+impl Overlay {
+    pub fn new(call_id: &str, questions: Vec<Question>, timed: bool, late: bool) -> Overlay {
+        let drafts = vec![Draft::Empty; questions.len()];
+        let mut overlay = Overlay {
+            call_id: call_id.to_string(),
+            questions,
+            late,
+            timed,
+            item: 0,
+            row: 0,
+            drafts,
+            typing: None,
+            notice: None,
+        };
+        overlay.enter_item(0);
+        overlay
+    }
+
+    fn question(&self) -> &Question {
+        &self.questions[self.item]
+    }
+
+    /// Rows of the current item: its options, then "Other".
+    fn rows(&self) -> usize {
+        self.question().options.len() + 1
+    }
+
+    /// Moves to item `item`, on its first row (a free-form item's only row is its text).
+    fn enter_item(&mut self, item: usize) {
+        self.item = item.min(self.questions.len().saturating_sub(1));
+        self.row = 0;
+        self.typing = None;
+    }
+
+    /// The next item without an answer after the current one (wrapping), if any.
+    fn next_open(&self) -> Option<usize> {
+        let n = self.questions.len();
+        (1..=n).map(|step| (self.item + step) % n).find(|&i| self.drafts[i] == Draft::Empty)
+    }
+
+    fn advance(&mut self) {
+        if let Some(next) = self.next_open() {
+            self.enter_item(next);
+        }
+    }
+
+    pub fn key(&mut self, key: Key) -> Action {
+        self.notice = None;
+        if self.typing.is_some() {
+            return self.type_key(key);
+        }
+        match key {
+            Key::Esc => return Action::Close,
+            Key::Up => self.row = (self.row + self.rows() - 1) % self.rows(),
+            Key::Down => self.row = (self.row + 1) % self.rows(),
+            Key::Right | Key::Tab => self.enter_item((self.item + 1) % self.questions.len()),
+            Key::Left | Key::BackTab => self.enter_item((self.item + self.questions.len() - 1) % self.questions.len()),
+            Key::Char(' ') => self.pick_row(),
+            Key::Char('o') => self.start_typing(),
+            Key::Char('s') => {
+                self.drafts[self.item] = Draft::Skipped;
+                self.advance();
+            }
+            Key::Char('t') if self.timed && !self.late => return Action::TakeTime,
+            Key::Char(c) if c.is_ascii_digit() && c != '0' => {
+                let index = c as usize - '1' as usize;
+                if index < self.question().options.len() {
+                    self.row = index;
+                    self.pick_row();
+                }
+            }
+            Key::Enter => return self.enter(),
+            _ => {}
+        }
+        Action::None
+    }
+
+    /// A key while "Other" text is typed: Enter keeps the text (empty text keeps the draft there
+    /// was) and takes up the next open item, or submits when none is left; Esc stops typing.
+    fn type_key(&mut self, key: Key) -> Action {
+        let Some(text) = self.typing.as_mut() else { return Action::None };
+        match key {
+            Key::Char(c) => text.push(c),
+            Key::Backspace => {
+                text.pop();
+            }
+            Key::Enter => {
+                let typed = text.trim().to_string();
+                self.typing = None;
+                if !typed.is_empty() {
+                    self.drafts[self.item] = Draft::Other(typed);
+                }
+                if self.drafts[self.item] != Draft::Empty {
+                    if self.next_open().is_none() {
+                        return self.submit_or_point();
+                    }
+                    self.advance();
+                }
+            }
+            Key::Esc => self.typing = None,
+            Key::Tab | Key::Right => self.enter_item((self.item + 1) % self.questions.len()),
+            Key::BackTab | Key::Left => self.enter_item((self.item + self.questions.len() - 1) % self.questions.len()),
+            Key::Up | Key::Down => {}
+        }
+        Action::None
+    }
+
+    fn start_typing(&mut self) {
+        self.row = self.rows() - 1;
+        let text = match &self.drafts[self.item] {
+            Draft::Other(text) => text.clone(),
+            _ => String::new(),
+        };
+        self.typing = Some(text);
+    }
+
+    /// Space or a number on the highlighted row: a single choice is made (and the next item taken
+    /// up), a multi-select option toggled, "Other" typed.
+    fn pick_row(&mut self) {
+        if self.row == self.rows() - 1 {
+            return self.start_typing();
+        }
+        let row = self.row;
+        if self.question().multi_select {
+            let mut chosen = match &self.drafts[self.item] {
+                Draft::Chosen(chosen) => chosen.clone(),
+                _ => Vec::new(),
+            };
+            match chosen.iter().position(|&i| i == row) {
+                Some(at) => {
+                    chosen.remove(at);
+                }
+                None => {
+                    chosen.push(row);
+                    chosen.sort_unstable();
+                }
+            }
+            self.drafts[self.item] = if chosen.is_empty() { Draft::Empty } else { Draft::Chosen(chosen) };
+        } else {
+            self.drafts[self.item] = Draft::Chosen(vec![row]);
+            self.advance();
+        }
+    }
+
+    fn enter(&mut self) -> Action {
+        if self.row == self.rows() - 1 && self.drafts[self.item] == Draft::Empty {
+            self.start_typing();
+            return Action::None;
+        }
+        if self.drafts[self.item] == Draft::Empty && !self.question().multi_select {
+            self.pick_row();
+        }
+        self.submit_or_point()
+    }
+
+    /// Submits when every item is answered or skipped; else points at the first that is not.
+    fn submit_or_point(&mut self) -> Action {
+        match self.drafts.iter().position(|d| *d == Draft::Empty) {
+            None => Action::Submit(self.batch()),
+            Some(open) => {
+                self.enter_item(open);
+                self.notice = Some("Answer or skip (s) every question before Enter submits.".into());
+                Action::None
+            }
+        }
+    }
+
+    pub fn batch(&self) -> AnswerBatch {
+        let answers = self
+            .questions
+            .iter()
+            .zip(&self.drafts)
+            .map(|(q, draft)| {
+                let (selected, custom) = match draft {
+                    Draft::Chosen(chosen) => {
+                        (chosen.iter().filter_map(|&i| q.options.get(i)).map(|o| o.label.clone()).collect(), None)
+                    }
+                    Draft::Other(text) => (Vec::new(), Some(text.clone())),
+                    Draft::Empty | Draft::Skipped => (Vec::new(), None),
+                };
+                Answer { id: q.id.clone(), selected, custom }
+            })
+            .collect();
+        AnswerBatch { answers }
+    }
+
+    /// How many items are answered or skipped.
+    pub fn done(&self) -> usize {
+        self.drafts.iter().filter(|d| **d != Draft::Empty).count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hark_core::question::QuestionOption;
+
+    fn question(id: &str, options: &[&str], multi: bool) -> Question {
+        Question {
+            id: id.into(),
+            question: format!("{id}?"),
+            header: None,
+            options: options.iter().map(|l| QuestionOption { label: l.to_string(), description: None }).collect(),
+            multi_select: multi,
+        }
+    }
+
+    fn batch() -> Vec<Question> {
+        vec![
+            question("db", &["SQLite", "Postgres", "None"], false),
+            question("extras", &["Docs", "Tests", "CI"], true),
+            question("name", &[], false),
+        ]
+    }
+
+    fn keys(overlay: &mut Overlay, keys: &[Key]) -> Action {
+        let mut last = Action::None;
+        for key in keys {
+            last = overlay.key(*key);
+        }
+        last
+    }
+
+    fn typed(text: &str) -> Vec<Key> {
+        text.chars().map(Key::Char).collect()
+    }
+
+    #[test]
+    fn a_batch_is_answered_with_numbers_space_arrows_and_typing() {
+        let mut o = Overlay::new("c1", batch(), false, false);
+        assert_eq!(keys(&mut o, &[Key::Char('2')]), Action::None);
+        assert_eq!(o.item, 1, "a single choice takes up the next item");
+        keys(&mut o, &[Key::Char('1'), Key::Down, Key::Down, Key::Char(' '), Key::Char('3'), Key::Tab]);
+        assert_eq!(o.drafts[1], Draft::Chosen(vec![0]), "Space on CI toggled it on, then 3 toggled it off");
+        assert_eq!(keys(&mut o, &[Key::Enter]), Action::None);
+        assert!(o.typing.is_some(), "Enter on a free-form item types its answer");
+        let mut rest = typed("notes");
+        rest.push(Key::Enter);
+        match keys(&mut o, &rest) {
+            Action::Submit(batch) => {
+                assert_eq!(batch.answers[0].selected, ["Postgres"]);
+                assert_eq!(batch.answers[1].selected, ["Docs"]);
+                assert_eq!(batch.answers[2].custom.as_deref(), Some("notes"));
+            }
+            other => panic!("the last answer submits: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn enter_points_at_an_unanswered_item_and_skip_keeps_earlier_drafts() {
+        let mut o = Overlay::new("c1", batch(), false, false);
+        keys(&mut o, &[Key::Char('1'), Key::Char('2')]);
+        assert_eq!(keys(&mut o, &[Key::Enter]), Action::None);
+        assert!(o.notice.is_some(), "told why nothing was sent");
+        assert_eq!(o.item, 2, "the free-form item still needs an answer");
+        assert_eq!(o.key(Key::Esc), Action::Close);
+        let mut o = Overlay::new("c1", batch(), false, false);
+        keys(&mut o, &[Key::Char('1'), Key::Char('s'), Key::Left, Key::Left]);
+        assert_eq!((o.item, &o.drafts[0]), (0, &Draft::Chosen(vec![0])), "back on the first item, its draft kept");
+        match keys(&mut o, &[Key::Tab, Key::Tab, Key::Char('s'), Key::Enter]) {
+            Action::Submit(batch) => {
+                assert_eq!(batch.answers[0].selected, ["SQLite"], "the earlier draft stayed");
+                assert!(batch.answers[1].selected.is_empty() && batch.answers[1].custom.is_none(), "skipped");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn other_text_replaces_a_choice_and_esc_closes() {
+        let mut o = Overlay::new("c1", vec![question("db", &["SQLite", "Postgres"], false)], true, false);
+        let mut k = vec![Key::Char('o')];
+        k.extend(typed("DuckDB"));
+        k.push(Key::Enter);
+        match keys(&mut o, &k) {
+            Action::Submit(batch) => assert_eq!(batch.answers[0].custom.as_deref(), Some("DuckDB")),
+            other => panic!("{other:?}"),
+        }
+        let mut o = Overlay::new("c1", vec![question("db", &["SQLite"], false)], true, false);
+        assert_eq!(o.key(Key::Char('t')), Action::TakeTime);
+        assert_eq!(o.key(Key::Esc), Action::Close);
+        let mut late = Overlay::new("c1", vec![question("db", &["SQLite"], false)], true, true);
+        assert_eq!(late.key(Key::Char('t')), Action::None, "a continued question has no deadline to pause");
+    }
+}

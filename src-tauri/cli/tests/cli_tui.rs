@@ -1,0 +1,216 @@
+//! `hark tui` as a real process in a real terminal: tmux runs it in a pane of 80×24 with `NO_COLOR`,
+//! keys go in with `send-keys` and the screen comes back with `capture-pane`. Every step's screen is
+//! saved as text under `target/tui/` to look at. `make test` installs tmux.
+#![cfg(unix)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// One tmux server of its own (its socket named after the test), holding one pane.
+struct Pane {
+    socket: String,
+    name: &'static str,
+    step: usize,
+}
+
+impl Pane {
+    /// Runs `hark tui ARGS` with the data directory `data`, in a new 80×24 pane.
+    fn start(name: &'static str, data: &Path, workspace: &Path, args: &[&str]) -> Pane {
+        let socket = format!("hark-tui-{}-{name}", std::process::id());
+        let hark = env!("CARGO_BIN_EXE_hark");
+        let mut command = format!(
+            "cd {} && env HARK_DATA_DIR={} NO_COLOR=1 TERM=xterm-256color {hark} tui",
+            quote(workspace),
+            quote(data)
+        );
+        for arg in args {
+            command.push(' ');
+            command.push_str(&quote(Path::new(arg)));
+        }
+        // The pane stays after the program exits, so its last screen can still be read.
+        let status = Command::new("tmux")
+            .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d", "-s", "tui", "-x", "80", "-y", "24"])
+            .arg(format!("{command}; echo '[exited]'; sleep 600"))
+            .status()
+            .expect("run tmux (make test installs it)");
+        assert!(status.success(), "tmux could not start the pane");
+        Pane { socket, name, step: 0 }
+    }
+
+    fn tmux(&self, args: &[&str]) -> std::process::Output {
+        Command::new("tmux").args(["-L", &self.socket]).args(args).output().expect("run tmux")
+    }
+
+    fn screen(&self) -> String {
+        String::from_utf8_lossy(&self.tmux(&["capture-pane", "-p", "-t", "tui"]).stdout).into_owned()
+    }
+
+    /// Sends tmux key names (`Enter`, `Tab`, `Escape`, `C-c`, or a character).
+    fn keys(&self, keys: &[&str]) {
+        for key in keys {
+            assert!(self.tmux(&["send-keys", "-t", "tui", key]).status.success(), "send {key}");
+            // Each key is its own read for the program, as when a person types.
+            std::thread::sleep(Duration::from_millis(60));
+        }
+    }
+
+    fn type_text(&self, text: &str) {
+        assert!(self.tmux(&["send-keys", "-t", "tui", "-l", text]).status.success());
+    }
+
+    /// Waits until the screen shows `text` (a terminal gives no events to wait on), then saves it.
+    fn wait_for(&mut self, text: &str, step: &str) -> String {
+        let started = Instant::now();
+        loop {
+            let screen = self.screen();
+            if screen.contains(text) {
+                self.save(step, &screen);
+                return screen;
+            }
+            if started.elapsed() > Duration::from_secs(20) {
+                self.save(step, &screen);
+                panic!("the screen never showed {text:?}; it shows:\n{screen}");
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn save(&mut self, step: &str, screen: &str) {
+        self.step += 1;
+        let dir = target_dir().join("tui");
+        std::fs::create_dir_all(&dir).expect("target/tui");
+        std::fs::write(dir.join(format!("{}-{}-{step}.txt", self.name, self.step)), screen).expect("save the screen");
+    }
+}
+
+impl Drop for Pane {
+    fn drop(&mut self) {
+        // Ends this test's own tmux server and the pane's processes with it.
+        let _ = self.tmux(&["kill-server"]);
+    }
+}
+
+fn quote(path: &Path) -> String {
+    format!("'{}'", path.display().to_string().replace('\'', r"'\''"))
+}
+
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target"))
+}
+
+fn hark_json(data: &Path, args: &[&str]) -> Value {
+    let out = Command::new(env!("CARGO_BIN_EXE_hark")).args(args).env("HARK_DATA_DIR", data).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The questions of the one session, as `hark questions --json` reads them.
+fn questions(data: &Path) -> Value {
+    let sessions = hark_json(data, &["sessions", "--json"]);
+    let id = sessions[0]["id"].as_str().unwrap().to_string();
+    hark_json(data, &["questions", &id, "--json"])
+}
+
+fn dirs() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let (data, workspace) = (tmp.path().join("data"), tmp.path().join("ws"));
+    std::fs::create_dir_all(&workspace).unwrap();
+    std::fs::write(workspace.join("README.md"), "notes app").unwrap();
+    (tmp, data, workspace)
+}
+
+#[test]
+fn a_batch_is_answered_with_the_keyboard_only() {
+    let (_tmp, data, ws) = dirs();
+    let mut pane = Pane::start("batch", &data, &ws, &["--provider", "demo", "--script", "batch", "set up"]);
+    pane.wait_for("question 1/3", "asked");
+    pane.keys(&["2"]);
+    pane.wait_for("question 2/3", "single-chosen");
+    pane.keys(&["1", "Down", "Down", "Space"]);
+    let multi = pane.wait_for("[x] 3 CI workflow", "multi-toggled");
+    assert!(multi.contains("[x] 1 Docs") && multi.contains("[ ] 2 Tests"), "{multi}");
+    pane.keys(&["Enter"]);
+    let refused = pane.wait_for("question 3/3", "enter-points-at-the-rest");
+    assert!(refused.contains("Answer or skip (s) every question"), "told why nothing was sent:\n{refused}");
+    pane.keys(&["Enter"]);
+    pane.type_text("hark-notes");
+    pane.wait_for("hark-notes", "typed");
+    pane.keys(&["Enter"]);
+    let answered = pane.wait_for("Thanks! Your answers", "answered");
+    assert!(answered.contains("Database: Postgres · Extras: Docs, CI workflow · Name: hark-notes"), "{answered}");
+    pane.keys(&["C-c"]);
+    pane.wait_for("[exited]", "quit");
+
+    let q = questions(&data);
+    let answers = &q[0]["answers"]["answers"];
+    assert_eq!(answers[0]["selected"], serde_json::json!(["Postgres"]));
+    assert_eq!(answers[1]["selected"], serde_json::json!(["Docs", "CI workflow"]));
+    assert_eq!(answers[2]["custom"], "hark-notes");
+}
+
+#[test]
+fn esc_closes_the_question_and_it_is_recorded_cancelled() {
+    let (_tmp, data, ws) = dirs();
+    let mut pane = Pane::start("esc", &data, &ws, &["--provider", "demo", "--script", "timed", "--timed", "go"]);
+    pane.wait_for("question 1/1", "asked");
+    pane.keys(&["Escape"]);
+    let closed = pane.wait_for("You closed the question", "closed");
+    assert!(closed.contains("? Question (ASK_CANCELLED)"), "the row says how it ended:\n{closed}");
+    pane.keys(&["C-c"]);
+    pane.wait_for("[exited]", "quit");
+    let sessions = hark_json(&data, &["sessions", "--json"]);
+    let events = hark_json(&data, &["show", sessions[0]["id"].as_str().unwrap(), "--json"]);
+    let cancelled = events.as_array().unwrap().iter().any(|e| {
+        e["type"] == "tool/result"
+            && e["outcome"]["status"] == "error"
+            && e["outcome"]["error"]["code"] == "ASK_CANCELLED"
+    });
+    assert!(cancelled, "{events}");
+}
+
+#[test]
+fn a_timed_question_counts_down_goes_on_and_is_answered_late_from_its_row() {
+    let (_tmp, data, ws) = dirs();
+    let ws_arg = ws.display().to_string();
+    let args = ["--provider", "demo", "--script", "timed", "--timed", "--timeout", "2", "--workspace", &ws_arg, "go"];
+    let mut pane = Pane::start("timed", &data, &ws, &args);
+    let counting = pane.wait_for("s left", "countdown");
+    assert!(counting.contains("t takes your time"), "{counting}");
+    let went_on = pane.wait_for("I wrote hark-notes.md", "went-on");
+    assert!(went_on.contains("went on — Tab answers it"), "the row says it can still be answered:\n{went_on}");
+    pane.keys(&["Tab"]);
+    pane.wait_for("Answer late", "late-overlay");
+    pane.keys(&["1", "Enter"]);
+    let late = pane.wait_for("Your answer to my earlier question arrived", "answered-late");
+    assert!(late.contains("answered late"), "{late}");
+    pane.keys(&["C-c"]);
+    pane.wait_for("[exited]", "quit");
+    let q = questions(&data);
+    assert_eq!(q[0]["answered_late"], true, "{q}");
+}
+
+#[test]
+fn taking_your_time_stops_the_countdown() {
+    let (_tmp, data, ws) = dirs();
+    let args = ["--provider", "demo", "--script", "timed", "--timed", "--timeout", "2", "go"];
+    let mut pane = Pane::start("take-time", &data, &ws, &args);
+    pane.wait_for("s left", "countdown");
+    pane.keys(&["t"]);
+    pane.wait_for("taking your time", "taking-time");
+    // Well past the 2 s: still asked in the foreground, then answered in time.
+    std::thread::sleep(Duration::from_secs(3));
+    let still = pane.wait_for("question 1/1", "still-asked");
+    assert!(!still.contains("went on"), "{still}");
+    pane.keys(&["1", "Enter"]);
+    pane.wait_for("You answered in time", "answered");
+    pane.keys(&["C-c"]);
+    pane.wait_for("[exited]", "quit");
+    let q = questions(&data);
+    assert_eq!(q[0]["answered_late"], false, "{q}");
+    assert_eq!(q[0]["state"], "settled", "{q}");
+}
