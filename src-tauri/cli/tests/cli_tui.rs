@@ -214,3 +214,29 @@ fn taking_your_time_stops_the_countdown() {
     assert_eq!(q[0]["answered_late"], false, "{q}");
     assert_eq!(q[0]["state"], "settled", "{q}");
 }
+
+#[test]
+fn ctrl_c_stops_the_turn_then_quits_and_a_resize_redraws() {
+    let (_tmp, data, ws) = dirs();
+    let mut pane = Pane::start("ctrl-c", &data, &ws, &["--provider", "demo", "--script", "batch", "set up"]);
+    pane.wait_for("question 1/3", "asked");
+    // A narrower terminal: the overlay is drawn again to fit.
+    assert!(pane.tmux(&["resize-window", "-t", "tui", "-x", "60", "-y", "20"]).status.success());
+    let narrow = pane.wait_for("question 1/3", "narrow");
+    assert!(narrow.lines().all(|l| l.chars().count() <= 60), "fits 60 columns:\n{narrow}");
+    assert!(narrow.contains("SQLite"), "{narrow}");
+    // The first Ctrl-C stops the turn (its question ends with it) and says how to quit.
+    pane.keys(&["C-c"]);
+    let stopped = pane.wait_for("Ctrl-C again quits", "stopped");
+    assert!(!stopped.contains("question 1/3"), "the stopped turn's question is gone:\n{stopped}");
+    pane.keys(&["C-c"]);
+    pane.wait_for("[exited]", "quit");
+    let sessions = hark_json(&data, &["sessions", "--json"]);
+    let events = hark_json(&data, &["show", sessions[0]["id"].as_str().unwrap(), "--json"]);
+    let events = events.as_array().unwrap();
+    assert!(
+        events.iter().any(|e| e["type"] == "tool/result" && e["outcome"]["error"]["code"] == "ASK_ABORTED"),
+        "{events:?}"
+    );
+    assert!(events.iter().any(|e| e["type"] == "turn/ended" && e["reason"] == "aborted"), "{events:?}");
+}
