@@ -71,6 +71,7 @@ async fn answer(typed: &str, call_id: &str, answers: &str) -> ExitCode {
         timeout: QuestionSettings::default().default_timeout_secs,
         plan_first: false,
         ptc: false,
+        announce_demo: true,
     };
     let dir = match chosen_dir() {
         Ok(dir) => dir,

@@ -123,6 +123,9 @@ pub(crate) struct CliModels {
     pub plan_first: bool,
     /// `--ptc`: programmatic tool calls (`run_code`), on new and resumed sessions alike.
     pub ptc: bool,
+    /// Says on stderr when a session runs on the demo model (not under a full-screen UI, which
+    /// shows the model in its header and whose screen a stray line would spoil).
+    pub announce_demo: bool,
 }
 
 impl ModelSource for CliModels {
@@ -162,7 +165,7 @@ impl ModelSource for CliModels {
         // A vendor's key goes only to that vendor's host (over https); other servers get none.
         let key = model.base_url.as_deref().and_then(env_key_for).map(|(key, _)| key);
         let built = hark_core::model::provider_for(model, key)?;
-        if model.provider == ModelKind::Demo {
+        if model.provider == ModelKind::Demo && self.announce_demo {
             eprintln!("hark: {DEMO_LABEL} (script {})", model.script.as_deref().unwrap_or(DEFAULT_DEMO_SCRIPT));
         }
         Ok(built)
@@ -286,7 +289,14 @@ pub(crate) struct ChatArgs {
 /// The model choices the options make.
 pub(crate) fn models(args: &ChatArgs) -> CliModels {
     let forced = args.timed.then_some(QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: args.timeout });
-    CliModels { flags: args.flags.clone(), forced, timeout: args.timeout, plan_first: args.plan_first, ptc: args.ptc }
+    CliModels {
+        flags: args.flags.clone(),
+        forced,
+        timeout: args.timeout,
+        plan_first: args.plan_first,
+        ptc: args.ptc,
+        announce_demo: true,
+    }
 }
 
 /// The servers of `--mcp-config`, if given. A file named on the command line that cannot be read

@@ -39,8 +39,9 @@ commands:
   tui [same options as chat]
                      the same in a full-screen terminal UI: a question is an overlay
                      (1-9 choose/toggle · arrows · Space · o other · s skip · Enter
-                     submit · Esc close · t take your time); Tab answers a question
-                     that went on; Ctrl-C stops the turn, again (or when idle) quits
+                     submit · Esc close · h hide · t take your time); Tab answers a
+                     hidden question or one that went on; Ctrl-O lists the sessions;
+                     Ctrl-C stops the turn, again (or when idle) quits
   answer SESSION CALL_ID ANSWERS_JSON
                      answer a continued question late and let the agent continue
                      (exit 3 NOT_PENDING, 4 BAD_ANSWER, 5 REPLY_QUEUED)

@@ -240,3 +240,37 @@ fn ctrl_c_stops_the_turn_then_quits_and_a_resize_redraws() {
     );
     assert!(events.iter().any(|e| e["type"] == "turn/ended" && e["reason"] == "aborted"), "{events:?}");
 }
+
+#[test]
+fn questions_of_two_sessions_are_queued_one_overlay_at_a_time_and_the_list_shows_them() {
+    let (_tmp, data, ws) = dirs();
+    let mut pane = Pane::start("queue", &data, &ws, &["--provider", "demo", "--script", "batch", "first"]);
+    pane.wait_for("question 1/3", "first-asked");
+    // Hidden, the first session's question keeps waiting; a second session asks meanwhile.
+    pane.keys(&["h", "C-o"]);
+    let listed = pane.wait_for("Sessions", "list");
+    assert!(listed.contains("first  (1 waiting)"), "the list badges waiting questions:\n{listed}");
+    pane.keys(&["n"]);
+    pane.type_text("second");
+    pane.keys(&["Enter"]);
+    let queued = pane.wait_for("1 more question waiting", "second-asked");
+    assert!(queued.contains("Hark · second"), "the new session is shown:\n{queued}");
+    assert!(queued.contains("The agent asks · question 1/3"), "{queued}");
+    pane.keys(&["1", "s", "s", "Enter"]);
+    pane.wait_for("Thanks! Your answers", "second-answered");
+    // One overlay at a time: the first session's question comes back, saying whose it is.
+    pane.keys(&["Tab"]);
+    let other = pane.wait_for("“first” asks", "first-again");
+    assert!(!other.contains("more question waiting"), "{other}");
+    pane.keys(&["2", "s", "s", "Enter"]);
+    pane.keys(&["C-o"]);
+    let settled = pane.wait_for("Sessions", "both-answered");
+    assert!(!settled.contains("waiting)"), "no question waits any more:\n{settled}");
+    pane.keys(&["Escape", "C-c"]);
+    pane.wait_for("[exited]", "quit");
+    let sessions = hark_json(&data, &["sessions", "--json"]);
+    for session in sessions.as_array().unwrap() {
+        let q = hark_json(&data, &["questions", session["id"].as_str().unwrap(), "--json"]);
+        assert_eq!(q[0]["state"], "settled", "{q}");
+    }
+}

@@ -1,9 +1,10 @@
 //! `hark tui [same options as hark chat]`: the terminal front door as a full-screen UI (ratatui on
-//! crossterm). The transcript streams above a composer; a question takes the composer's place as an
-//! overlay with the window panel's keys (see [`overlay`]), one at a time, the rest counted; a timed
-//! question counts down and `t` takes your time; a continued question is answered late with Tab.
-//! Ctrl-C stops the running turn, and quits when none runs (or when pressed again), with the same
-//! quit as every front door ([`Host::shutdown`]).
+//! crossterm). The transcript streams above a composer; a question of any session takes the
+//! composer's place as an overlay with the window panel's keys (see [`overlay`]), one at a time, the
+//! rest counted; `h` hides it and Tab brings back a hidden one or answers a continued one late; a
+//! timed question counts down and `t` takes your time. Ctrl-O lists the sessions with their waiting
+//! questions (Enter opens one, `n` starts a new one). Ctrl-C stops the running turn, and quits when
+//! none runs (or when pressed again), with the same quit as every front door ([`Host::shutdown`]).
 //!
 //! It hosts the data directory itself, as `hark chat` does.
 
@@ -19,7 +20,7 @@ use hark_core::agent::AgentEvent;
 use hark_core::error::CodedError;
 use hark_core::host::{AnswerPath, Host};
 use hark_core::service::{ContinuedQuestion, ForwardingProvider, InteractionRequest, Takeover};
-use hark_core::session::Transcript;
+use hark_core::session::{SessionSummary, Transcript};
 use ratatui::crossterm::event::{Event as TermEvent, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use tokio::sync::{broadcast, mpsc};
 
@@ -53,7 +54,8 @@ async fn tui(args: ChatArgs) -> ExitCode {
         Err(code) => return code,
     };
     let (surface, requests) = ForwardingProvider::new();
-    let host = match Host::start(&dir, Arc::new(surface), Arc::new(chat::models(&args))) {
+    let models = chat::CliModels { announce_demo: false, ..chat::models(&args) };
+    let host = match Host::start(&dir, Arc::new(surface), Arc::new(models)) {
         Ok(host) => Arc::new(host),
         Err(e) => return fail(&e, 1),
     };
@@ -86,6 +88,7 @@ async fn tui(args: ChatArgs) -> ExitCode {
 
 /// A question on screen: the overlay, and what the host gave it.
 struct Shown {
+    session_id: String,
     overlay: Overlay,
     /// Held while a timed question is shown, so the host's deadline waits for this screen's.
     takeover: Option<Takeover>,
@@ -102,10 +105,16 @@ pub(crate) struct Screen {
     /// Assistant text streaming in now.
     streaming: String,
     busy: bool,
-    /// The session's foreground questions, oldest first; the first is shown.
+    /// Every session's foreground questions, oldest first; the first not hidden is shown.
     waiting: Vec<InteractionRequest>,
+    /// The shown session's continued questions.
     continued: Vec<ContinuedQuestion>,
     shown: Option<Shown>,
+    /// Questions (session, call) the person hid (`h`): not shown again by themselves.
+    hidden: std::collections::HashSet<(String, String)>,
+    /// The sessions list (Ctrl-O), with the highlighted row.
+    picker: Option<usize>,
+    sessions: Vec<SessionSummary>,
     composer: String,
     /// What the last action said (an error's code, how to quit).
     status: Option<String>,
@@ -127,6 +136,9 @@ impl Screen {
             waiting: Vec::new(),
             continued: Vec::new(),
             shown: None,
+            hidden: std::collections::HashSet::new(),
+            picker: None,
+            sessions: Vec::new(),
             composer: String::new(),
             status: None,
             quit_armed: false,
@@ -139,9 +151,20 @@ impl Screen {
         self.events = Some(self.host.activate(session)?);
         self.session = Some(session.to_string());
         self.busy = self.host.is_busy(session);
+        self.streaming.clear();
         self.reread();
         self.refresh_questions();
         Ok(())
+    }
+
+    /// Back to an empty composer: the next message starts a new session.
+    fn new_session(&mut self) {
+        self.session = None;
+        self.events = None;
+        self.transcript = None;
+        self.streaming.clear();
+        self.busy = false;
+        self.refresh_questions();
     }
 
     /// A message from the composer: the session's first (starting it), or the next.
@@ -170,41 +193,50 @@ impl Screen {
     /// Reads the session's questions again: the shown one closes when it was settled elsewhere,
     /// and the next waiting one is shown.
     fn refresh_questions(&mut self) {
-        let Some(session) = self.session.clone() else { return };
-        let pending = self.host.pending(&session);
-        self.waiting = pending.foreground;
-        self.continued = pending.continued;
+        self.waiting = self.host.service().foreground(None);
+        self.continued = self.session.as_deref().map(|s| self.host.pending(s).continued).unwrap_or_default();
+        self.sessions = self.host.store().list_sessions().unwrap_or_default();
+        let waiting: Vec<(String, String)> = self.waiting.iter().map(key_of).collect();
+        self.hidden.retain(|asked| waiting.contains(asked));
         let still_asked = |shown: &Shown| {
+            let (session, call) = (&shown.session_id, &shown.overlay.call_id);
             if shown.overlay.late {
-                self.continued.iter().any(|q| q.call_id == shown.overlay.call_id && q.reply_queued.is_none())
+                self.session.as_ref() == Some(session)
+                    && self.continued.iter().any(|q| q.call_id == *call && q.reply_queued.is_none())
             } else {
-                self.waiting.iter().any(|r| r.call_id == shown.overlay.call_id)
+                waiting.iter().any(|(s, c)| s == session && c == call)
             }
         };
         if self.shown.as_ref().is_some_and(|s| !still_asked(s)) {
             self.shown = None;
         }
         if self.shown.is_none() {
-            if let Some(request) = self.waiting.first().cloned() {
-                self.shown = Some(self.present(&session, &request));
+            if let Some(request) = self.waiting.iter().find(|r| !self.hidden.contains(&key_of(r))).cloned() {
+                self.shown = Some(self.present(&request));
             }
         }
     }
 
-    fn present(&self, session: &str, request: &InteractionRequest) -> Shown {
+    fn present(&self, request: &InteractionRequest) -> Shown {
         let timed = request.wait.is_some();
         let overlay = Overlay::new(&request.call_id, request.questions.clone(), timed, false);
+        let session_id = request.session_id.clone();
         if !timed {
-            return Shown { overlay, takeover: None, deadline: None };
+            return Shown { session_id, overlay, takeover: None, deadline: None };
         }
         // Shown means taken over: the host waits, and this screen's countdown decides.
-        match self.host.service().attach(session, &request.call_id) {
+        match self.host.service().attach(&session_id, &request.call_id) {
             Ok(attached) => {
                 let left = Duration::from_millis(attached.remaining_ms.unwrap_or(0));
-                Shown { overlay, takeover: Some(attached.takeover), deadline: Some(Instant::now() + left) }
+                Shown { session_id, overlay, takeover: Some(attached.takeover), deadline: Some(Instant::now() + left) }
             }
-            Err(_) => Shown { overlay, takeover: None, deadline: None },
+            Err(_) => Shown { session_id, overlay, takeover: None, deadline: None },
         }
+    }
+
+    /// The title of a session, as the list shows it.
+    fn title_of(&self, session: &str) -> String {
+        self.sessions.iter().find(|s| s.id == session).map(|s| s.title.clone()).unwrap_or_default()
     }
 
     async fn run(
@@ -279,9 +311,9 @@ impl Screen {
         if !ran_out {
             return;
         }
-        if let (Some(session), Some(shown)) = (self.session.clone(), self.shown.take()) {
+        if let Some(shown) = self.shown.take() {
             // The question goes on without an answer; its row answers it late.
-            if let Err(e) = self.host.expire(&session, &shown.overlay.call_id) {
+            if let Err(e) = self.host.expire(&shown.session_id, &shown.overlay.call_id) {
                 self.status = Some(e.boundary().code);
             }
             self.refresh_questions();
@@ -294,13 +326,44 @@ impl Screen {
             return self.on_ctrl_c();
         }
         self.quit_armed = false;
+        if key.code == KeyCode::Char('o') && key.modifiers.contains(KeyModifiers::CONTROL) {
+            self.picker = Some(0);
+            self.refresh_questions();
+            return false;
+        }
         let Some(key) = overlay_key(key) else { return false };
-        if self.shown.is_some() {
+        if self.picker.is_some() {
+            self.picker_key(key);
+        } else if self.shown.is_some() {
             self.overlay_key(key);
         } else {
             self.composer_key(key);
         }
         false
+    }
+
+    /// The sessions list: arrows move, Enter opens, `n` starts a new session, Esc goes back.
+    fn picker_key(&mut self, key: Key) {
+        let Some(row) = self.picker else { return };
+        let rows = self.sessions.len();
+        match key {
+            Key::Up if rows > 0 => self.picker = Some((row + rows - 1) % rows),
+            Key::Down if rows > 0 => self.picker = Some((row + 1) % rows),
+            Key::Esc => self.picker = None,
+            Key::Char('n') => {
+                self.picker = None;
+                self.new_session();
+            }
+            Key::Enter => {
+                self.picker = None;
+                if let Some(id) = self.sessions.get(row).map(|s| s.id.clone()) {
+                    if let Err(e) = self.show(&id) {
+                        self.status = Some(format!("{}: {}", e.boundary().code, e.boundary().message));
+                    }
+                }
+            }
+            _ => {}
+        }
     }
 
     /// Ctrl-C stops the running turn; with none running (or pressed again) it quits.
@@ -315,8 +378,17 @@ impl Screen {
     }
 
     fn overlay_key(&mut self, key: Key) {
-        let (Some(session), Some(shown)) = (self.session.clone(), self.shown.as_mut()) else { return };
-        let call_id = shown.overlay.call_id.clone();
+        let Some(shown) = self.shown.as_mut() else { return };
+        let (session, call_id) = (shown.session_id.clone(), shown.overlay.call_id.clone());
+        // `h` hides the question unanswered (Tab brings it back); typed, it is a letter.
+        if key == Key::Char('h') && shown.overlay.typing.is_none() {
+            if !shown.overlay.late {
+                self.hidden.insert((session, call_id));
+            }
+            self.shown = None;
+            self.refresh_questions();
+            return;
+        }
         match shown.overlay.key(key) {
             Action::None => {}
             Action::TakeTime => {
@@ -371,16 +443,25 @@ impl Screen {
                     Err(e) => self.status = Some(format!("{}: {}", e.boundary().code, e.boundary().message)),
                 }
             }
-            // Tab answers the oldest continued question, late.
+            // Tab brings back a hidden question, else answers the oldest continued one, late.
             Key::Tab => {
-                if let Some(question) = self.continued.iter().find(|q| q.reply_queued.is_none()).cloned() {
+                if let Some(request) = self.waiting.iter().find(|r| self.hidden.contains(&key_of(r))).cloned() {
+                    self.hidden.remove(&key_of(&request));
+                    self.shown = Some(self.present(&request));
+                } else if let (Some(session), Some(question)) =
+                    (self.session.clone(), self.continued.iter().find(|q| q.reply_queued.is_none()).cloned())
+                {
                     let overlay = Overlay::new(&question.call_id, question.questions, false, true);
-                    self.shown = Some(Shown { overlay, takeover: None, deadline: None });
+                    self.shown = Some(Shown { session_id: session, overlay, takeover: None, deadline: None });
                 }
             }
             _ => {}
         }
     }
+}
+
+fn key_of(request: &InteractionRequest) -> (String, String) {
+    (request.session_id.clone(), request.call_id.clone())
 }
 
 async fn next_event(events: &mut Option<broadcast::Receiver<AgentEvent>>) -> Option<AgentEvent> {

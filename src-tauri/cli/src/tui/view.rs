@@ -17,9 +17,10 @@ use super::{Screen, Shown};
 use crate::stdio_provider::safe;
 
 pub(super) fn draw(frame: &mut Frame, screen: &Screen) {
-    let bottom = match &screen.shown {
-        Some(shown) => overlay_height(&shown.overlay),
-        None => 3,
+    let bottom = match (&screen.picker, &screen.shown) {
+        (Some(_), _) => u16::try_from(screen.sessions.len().clamp(1, 10) + 2).unwrap_or(12),
+        (None, Some(shown)) => overlay_height(&shown.overlay),
+        (None, None) => 3,
     };
     let [header, body, dock, keys] = Layout::vertical([
         Constraint::Length(1),
@@ -30,9 +31,10 @@ pub(super) fn draw(frame: &mut Frame, screen: &Screen) {
     .areas(frame.area());
     frame.render_widget(Paragraph::new(header_line(screen)).style(Style::new().add_modifier(Modifier::BOLD)), header);
     draw_transcript(frame, screen, body);
-    match &screen.shown {
-        Some(shown) => draw_overlay(frame, screen, shown, dock),
-        None => draw_composer(frame, screen, dock),
+    match (&screen.picker, &screen.shown) {
+        (Some(row), _) => draw_picker(frame, screen, *row, dock),
+        (None, Some(shown)) => draw_overlay(frame, screen, shown, dock),
+        (None, None) => draw_composer(frame, screen, dock),
     }
     frame.render_widget(Paragraph::new(keys_line(screen)), keys);
 }
@@ -40,6 +42,9 @@ pub(super) fn draw(frame: &mut Frame, screen: &Screen) {
 fn header_line(screen: &Screen) -> String {
     let title = screen.transcript.as_ref().and_then(|t| t.title.clone()).unwrap_or_else(|| "New session".into());
     let mut line = format!("Hark · {}", safe(&title));
+    if let Some(label) = screen.session.as_deref().and_then(|s| screen.host.model_label(s)) {
+        line.push_str(&format!(" · {}", safe(&label)));
+    }
     let waiting = screen.waiting.len() + screen.continued.len();
     if waiting > 0 {
         line.push_str(&format!(" · {waiting} waiting"));
@@ -54,12 +59,15 @@ fn keys_line(screen: &Screen) -> String {
     if let Some(status) = &screen.status {
         return safe(status);
     }
+    if screen.picker.is_some() {
+        return "↑↓ move · Enter open · n new session · Esc back".into();
+    }
     match &screen.shown {
-        Some(_) => "1-9/Space choose · ↑↓ move · o other · s skip · Enter submit · Esc close".into(),
-        None if screen.continued.iter().any(|q| q.reply_queued.is_none()) => {
-            "Enter send · Tab answer the question that went on · Ctrl-C stop/quit".into()
+        Some(_) => "1-9/Space choose · ↑↓ · o other · s skip · h hide · Enter submit · Esc close".into(),
+        None if !screen.hidden.is_empty() || screen.continued.iter().any(|q| q.reply_queued.is_none()) => {
+            "Enter send · Tab answer a waiting question · Ctrl-O sessions · Ctrl-C stop".into()
         }
-        None => "Enter send · Ctrl-C stop, again to quit".into(),
+        None => "Enter send · Ctrl-O sessions · Ctrl-C stop, again to quit".into(),
     }
 }
 
@@ -219,9 +227,14 @@ fn draw_overlay(frame: &mut Frame, screen: &Screen, shown: &Shown, area: Rect) {
     let overlay = &shown.overlay;
     let q = &overlay.questions[overlay.item];
     let strong = accent(screen);
+    let asker = if screen.session.as_deref() == Some(shown.session_id.as_str()) {
+        "The agent asks".to_string()
+    } else {
+        format!("“{}” asks", safe(&screen.title_of(&shown.session_id)).chars().take(24).collect::<String>())
+    };
     let mut title = format!(
         " {} · question {}/{} · {} answered ",
-        if overlay.late { "Answer late (the agent went on)" } else { "The agent asks" },
+        if overlay.late { "Answer late (the agent went on)" } else { asker.as_str() },
         overlay.item + 1,
         overlay.questions.len(),
         overlay.done()
@@ -270,6 +283,27 @@ fn draw_overlay(frame: &mut Frame, screen: &Screen, shown: &Shown, area: Rect) {
     if let Some(notice) = &overlay.notice {
         lines.push(Line::styled(safe(notice), strong));
     }
+    frame.render_widget(Paragraph::new(lines).block(block), area);
+}
+
+/// The sessions, newest first, each with its waiting questions; the shown one is marked.
+fn draw_picker(frame: &mut Frame, screen: &Screen, row: usize, area: Rect) {
+    let block = Block::new().borders(Borders::ALL).title(" Sessions ");
+    let first = row.saturating_sub(9);
+    let lines: Vec<Line> = screen
+        .sessions
+        .iter()
+        .enumerate()
+        .skip(first)
+        .take(10)
+        .map(|(i, s)| {
+            let waiting = s.open_questions + s.continued_questions;
+            let badge = if waiting > 0 { format!("  ({waiting} waiting)") } else { String::new() };
+            let mark = if screen.session.as_deref() == Some(s.id.as_str()) { "• " } else { "  " };
+            row_line(format!("{mark}{}{badge}", safe(&s.title)), i == row, screen.no_color)
+        })
+        .collect();
+    let lines = if lines.is_empty() { vec![Line::raw("No sessions yet: n starts one")] } else { lines };
     frame.render_widget(Paragraph::new(lines).block(block), area);
 }
 
