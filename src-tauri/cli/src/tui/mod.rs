@@ -256,7 +256,6 @@ impl Screen {
         let mut tick = tokio::time::interval(Duration::from_millis(250));
         loop {
             terminal.draw(|frame| view::draw(frame, self))?;
-            let mut events = self.events.take();
             tokio::select! {
                 event = keys.recv() => match event {
                     Some(TermEvent::Key(key)) if key.kind != KeyEventKind::Release => {
@@ -267,12 +266,9 @@ impl Screen {
                     Some(_) => {}
                     None => return Ok(()),
                 },
-                event = next_event(&mut events) => self.on_agent(event),
+                event = next_event(&mut self.events) => self.on_agent(event),
                 Some(_) = requests.recv() => self.refresh_questions(),
                 _ = tick.tick() => self.on_tick(),
-            }
-            if self.events.is_none() {
-                self.events = events;
             }
         }
     }
