@@ -254,6 +254,8 @@ impl Screen {
             }
         });
         let mut tick = tokio::time::interval(Duration::from_millis(250));
+        // Every session's questions: one asked, answered elsewhere or run out closes or opens an overlay.
+        let mut questions = self.host.service().subscribe();
         loop {
             terminal.draw(|frame| view::draw(frame, self))?;
             tokio::select! {
@@ -268,6 +270,10 @@ impl Screen {
                 },
                 event = next_event(&mut self.events) => self.on_agent(event),
                 Some(_) = requests.recv() => self.refresh_questions(),
+                _ = questions.recv() => {
+                    self.refresh_questions();
+                    self.reread();
+                }
                 _ = tick.tick() => self.on_tick(),
             }
         }
