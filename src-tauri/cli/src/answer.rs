@@ -50,13 +50,7 @@ pub fn run(args: &[String]) -> ExitCode {
     let [session, call_id, answers] = args else {
         return crate::usage_error("answer takes SESSION CALL_ID ANSWERS_JSON");
     };
-    let runtime = match tokio::runtime::Runtime::new() {
-        Ok(rt) => rt,
-        Err(e) => return fail_msg("RUNTIME", e.to_string()),
-    };
-    let code = runtime.block_on(answer(session, call_id, answers));
-    runtime.shutdown_background();
-    code
+    crate::chat::on_runtime(answer(session, call_id, answers))
 }
 
 async fn answer(typed: &str, call_id: &str, answers: &str) -> ExitCode {

@@ -359,12 +359,17 @@ pub fn run(args: &[String]) -> ExitCode {
         Ok(a) => a,
         Err(problem) => return crate::usage_error(&problem),
     };
+    on_runtime(chat(args))
+}
+
+/// Runs a command's work on a tokio runtime and returns its exit code. The runtime is not waited
+/// for at the end: a thread reading stdin or the terminal may be blocked in read(2).
+pub(crate) fn on_runtime(work: impl std::future::Future<Output = ExitCode>) -> ExitCode {
     let runtime = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
         Err(e) => return fail_msg("RUNTIME", e.to_string()),
     };
-    let code = runtime.block_on(chat(args));
-    // Stdin's reader thread may be blocked in read(2); do not wait for it.
+    let code = runtime.block_on(work);
     runtime.shutdown_background();
     code
 }

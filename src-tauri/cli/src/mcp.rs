@@ -44,21 +44,18 @@ pub fn run(args: &[String]) -> ExitCode {
         Err(code) => return code,
     };
     let cwd = std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_default();
-    let runtime = match tokio::runtime::Runtime::new() {
-        Ok(rt) => rt,
-        Err(e) => return fail_msg("RUNTIME", e.to_string()),
-    };
     let server = HarkServer { dir, cwd, chosen, settings: OnceLock::new(), client: Mutex::new(None) };
-    let served = runtime.block_on(async move {
-        let running = server.serve(rmcp::transport::stdio()).await?;
-        running.waiting().await?;
-        Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
-    });
-    runtime.shutdown_background();
-    match served {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => fail_msg("MCP_SERVER", e.to_string()),
-    }
+    crate::chat::on_runtime(async move {
+        let served = async {
+            let running = server.serve(rmcp::transport::stdio()).await?;
+            running.waiting().await?;
+            Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+        };
+        match served.await {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => fail_msg("MCP_SERVER", e.to_string()),
+        }
+    })
 }
 
 /// The question settings chosen on the command line; `None` leaves them to the app's Settings.

@@ -35,13 +35,7 @@ pub fn run(args: &[String]) -> ExitCode {
         Ok(a) => a,
         Err(problem) => return crate::usage_error(&problem),
     };
-    let runtime = match tokio::runtime::Runtime::new() {
-        Ok(rt) => rt,
-        Err(e) => return fail_msg("RUNTIME", e.to_string()),
-    };
-    let code = runtime.block_on(tui(args));
-    runtime.shutdown_background();
-    code
+    chat::on_runtime(tui(args))
 }
 
 async fn tui(args: ChatArgs) -> ExitCode {
