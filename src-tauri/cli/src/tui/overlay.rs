@@ -108,6 +108,10 @@ impl Overlay {
 
     pub fn key(&mut self, key: Key) -> Action {
         self.notice = None;
+        // The host never asks an empty batch; were one shown, any key closes it.
+        if self.questions.is_empty() {
+            return Action::Close;
+        }
         if self.typing.is_some() {
             return self.type_key(key);
         }

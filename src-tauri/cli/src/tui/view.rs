@@ -128,6 +128,10 @@ fn item_lines(item: &TranscriptItem, out: &mut Vec<(String, Style)>, dim: Style,
             let asked: Vec<String> = record.questions.iter().map(|q| safe(&q.question)).collect();
             let kind = if name == hark_core::question::PLAN_TOOL_NAME { "Plan review" } else { "Question" };
             out.push((format!("? {kind} ({state}): {}", asked.join(" / ")), strong));
+            // A plan is read where it is reviewed.
+            if let hark_core::question::Intent::PlanReview { plan } = &record.intent {
+                out.push((safe_text(plan), Style::new()));
+            }
             if let Some(batch) = &record.answers {
                 out.push((format!("  {}", answer_text(&record.questions, batch)), Style::new()));
             } else if let Some(ToolOutcome::Error { error }) = result.as_ref().map(|r| &r.outcome) {
@@ -218,14 +222,14 @@ fn draw_composer(frame: &mut Frame, screen: &Screen, area: Rect) {
 
 /// Rows the overlay needs: the question, its options and "Other", the notice, borders.
 fn overlay_height(overlay: &Overlay) -> u16 {
-    let q = &overlay.questions[overlay.item];
-    let rows = q.options.len() + 1 + 2 + 1 + 2;
+    let options = overlay.questions.get(overlay.item).map_or(0, |q| q.options.len());
+    let rows = options + 1 + 2 + 1 + 2;
     u16::try_from(rows).unwrap_or(u16::MAX).min(16)
 }
 
 fn draw_overlay(frame: &mut Frame, screen: &Screen, shown: &Shown, area: Rect) {
     let overlay = &shown.overlay;
-    let q = &overlay.questions[overlay.item];
+    let Some(q) = overlay.questions.get(overlay.item) else { return };
     let strong = accent(screen);
     let asker = if screen.session.as_deref() == Some(shown.session_id.as_str()) {
         "The agent asks".to_string()
