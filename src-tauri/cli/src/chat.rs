@@ -20,7 +20,7 @@ use hark_core::session::{Event, ModelKind, ModelRef, ToolOutcome, TurnEndReason}
 use hark_core::tools::QuestionSettings;
 use tokio::sync::{Mutex, Notify};
 
-use crate::stdio_provider::{safe, say, Lines, Shown, StdioProvider};
+use crate::stdio_provider::{safe, safe_lines, say, Lines, Shown, StdioProvider};
 
 /// Prints `{name, code, message}` on stderr and returns `code` as the exit status.
 pub(crate) fn fail(error: &impl CodedError, code: u8) -> ExitCode {
@@ -192,7 +192,7 @@ pub(crate) fn print_events(
             };
             match event {
                 AgentEvent::TextDelta { text, .. } => {
-                    let text = safe_keep_newlines(&text);
+                    let text = safe_lines(&text);
                     at_line_start = text.ends_with('\n');
                     say(&text);
                 }
@@ -256,10 +256,6 @@ pub(crate) fn print_events(
 /// Lets the printer show the last events; it ends when the agent's event stream closes.
 pub(crate) async fn drain(printer: tokio::task::JoinHandle<()>) {
     let _ = tokio::time::timeout(std::time::Duration::from_secs(2), printer).await;
-}
-
-fn safe_keep_newlines(text: &str) -> String {
-    text.split('\n').map(safe).collect::<Vec<_>>().join("\n")
 }
 
 /// Runs the agent until it is idle; Ctrl-C or stdin closing while a question waits aborts the turn

@@ -51,6 +51,11 @@ pub fn safe(text: &str) -> String {
     text.chars().flat_map(|c| if c.is_control() { c.escape_default().collect::<Vec<_>>() } else { vec![c] }).collect()
 }
 
+/// [`safe`] line by line: the newlines stay, every other control character is escaped.
+pub fn safe_lines(text: &str) -> String {
+    text.split('\n').map(safe).collect::<Vec<_>>().join("\n")
+}
+
 /// Writes to the terminal at once (prompts and streamed text end without a newline).
 pub(crate) fn say(text: &str) {
     let mut out = std::io::stdout().lock();

@@ -287,27 +287,26 @@ mod unix {
     /// (an ask waits for the person); dropping the future withdraws it.
     pub async fn call(data_dir: &Path, request: &Request) -> Result<Reply, ControlError> {
         let path = socket_path(data_dir);
-        let stream = match UnixStream::connect(&path).await {
-            Ok(s) => s,
-            Err(e) if matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused) => {
-                return Err(ControlError::Unavailable { path })
-            }
-            Err(e) => return Err(ControlError::Io { path, detail: e.to_string() }),
-        };
+        let stream = UnixStream::connect(&path).await.map_err(|e| not_connected(&path, e))?;
         exchange(stream, request, &path).await
+    }
+
+    /// Why connecting failed: no host listens there (no socket, or one nobody answers on), or the
+    /// socket itself failed.
+    fn not_connected(path: &Path, e: std::io::Error) -> ControlError {
+        match e.kind() {
+            std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused => {
+                ControlError::Unavailable { path: path.to_path_buf() }
+            }
+            _ => ControlError::Io { path: path.to_path_buf(), detail: e.to_string() },
+        }
     }
 
     /// Sends `request` to the host of `data_dir` and waits for its reply (blocking).
     pub fn request(data_dir: &Path, request: &Request) -> Result<Reply, ControlError> {
         let path = socket_path(data_dir);
         let io = |e: std::io::Error| ControlError::Io { path: path.clone(), detail: e.to_string() };
-        let mut stream = match StdStream::connect(&path) {
-            Ok(s) => s,
-            Err(e) if matches!(e.kind(), std::io::ErrorKind::NotFound | std::io::ErrorKind::ConnectionRefused) => {
-                return Err(ControlError::Unavailable { path: path.clone() })
-            }
-            Err(e) => return Err(io(e)),
-        };
+        let mut stream = StdStream::connect(&path).map_err(|e| not_connected(&path, e))?;
         stream.set_read_timeout(Some(REPLY_TIMEOUT)).map_err(io)?;
         stream.set_write_timeout(Some(READ_TIMEOUT)).map_err(io)?;
         let mut line = serde_json::to_vec(request).map_err(|e| ControlError::Protocol(e.to_string()))?;

@@ -288,10 +288,8 @@ impl Screen {
                 }
                 self.reread();
             }
-            Some(AgentEvent::Question { .. }) => {
-                self.refresh_questions();
-                self.reread();
-            }
+            // The service's own stream (every session's) refreshes the questions; this is its copy.
+            Some(AgentEvent::Question { .. }) => {}
             Some(AgentEvent::Error { error, .. }) => self.status = Some(format!("{}: {}", error.code, error.message)),
             Some(AgentEvent::Transcript { .. } | AgentEvent::ReasoningDelta { .. }) => {}
             // The stream lagged: read the session again.

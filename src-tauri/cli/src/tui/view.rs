@@ -14,7 +14,7 @@ use ratatui::Frame;
 
 use super::overlay::{Draft, Overlay};
 use super::{Screen, Shown};
-use crate::stdio_provider::safe;
+use crate::stdio_provider::{safe, safe_lines};
 
 pub(super) fn draw(frame: &mut Frame, screen: &Screen) {
     let bottom = match (&screen.picker, &screen.shown) {
@@ -93,7 +93,7 @@ fn transcript_lines(screen: &Screen, width: usize) -> Vec<Line<'static>> {
         }
     }
     if !screen.streaming.is_empty() {
-        lines.push((safe_text(&screen.streaming), Style::new()));
+        lines.push((safe_lines(&screen.streaming), Style::new()));
     }
     let mut wrapped = Vec::new();
     for (text, style) in lines {
@@ -108,9 +108,9 @@ fn transcript_lines(screen: &Screen, width: usize) -> Vec<Line<'static>> {
 
 fn item_lines(item: &TranscriptItem, out: &mut Vec<(String, Style)>, dim: Style, strong: Style) {
     match item {
-        TranscriptItem::UserMessage { text, .. } => out.push((format!("> {}", safe_text(text)), strong)),
+        TranscriptItem::UserMessage { text, .. } => out.push((format!("> {}", safe_lines(text)), strong)),
         TranscriptItem::AssistantMessage { text, .. } if !text.trim().is_empty() => {
-            out.push((safe_text(text), Style::new()))
+            out.push((safe_lines(text), Style::new()))
         }
         TranscriptItem::AssistantMessage { .. } | TranscriptItem::HistoryCompacted { .. } => {}
         TranscriptItem::LateAnswer { answers, questions, .. } => {
@@ -130,7 +130,7 @@ fn item_lines(item: &TranscriptItem, out: &mut Vec<(String, Style)>, dim: Style,
             out.push((format!("? {kind} ({state}): {}", asked.join(" / ")), strong));
             // A plan is read where it is reviewed.
             if let hark_core::question::Intent::PlanReview { plan } = &record.intent {
-                out.push((safe_text(plan), Style::new()));
+                out.push((safe_lines(plan), Style::new()));
             }
             if let Some(batch) = &record.answers {
                 out.push((format!("  {}", answer_text(&record.questions, batch)), Style::new()));
@@ -176,11 +176,6 @@ fn answer_text(questions: &[Question], batch: &hark_core::question::AnswerBatch)
         })
         .collect::<Vec<_>>()
         .join(" · ")
-}
-
-/// Text kept line by line, each line made safe.
-fn safe_text(text: &str) -> String {
-    text.split('\n').map(safe).collect::<Vec<_>>().join("\n")
 }
 
 /// Breaks `line` into pieces of at most `width` characters, at spaces where it can.
