@@ -87,7 +87,8 @@ async fn answer(typed: &str, call_id: &str, answers: &str) -> ExitCode {
 /// it had one), the busy data directory is the error, as it was.
 #[cfg(any(unix, windows))]
 fn through_running_app(dir: &Path, busy: &HostError, typed: &str, call_id: &str, batch: AnswerBatch) -> ExitCode {
-    let request = Request::Answer { session: typed.to_string(), call_id: call_id.to_string(), answers: batch };
+    let request =
+        Request::Answer { session: typed.to_string(), call_id: call_id.to_string(), answers: batch, path: None };
     match control::request(dir, &request) {
         Ok(Reply::Answered { session_id, path }) => {
             let how = match path {

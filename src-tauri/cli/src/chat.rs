@@ -92,6 +92,11 @@ fn vendor_key_set() -> bool {
 }
 
 impl ModelFlags {
+    /// Whether the command line chose a model at all.
+    pub fn any_given(&self) -> bool {
+        self.provider.is_some() || self.base_url.is_some() || self.model.is_some() || self.script.is_some()
+    }
+
     /// The model to use: flags over the recorded model; without either, demo unless a key is set.
     pub(crate) fn resolve(&self, recorded: Option<ModelRef>) -> ModelRef {
         let provider = self.provider.or_else(|| recorded.as_ref().map(|r| r.provider));

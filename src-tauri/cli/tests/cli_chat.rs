@@ -245,10 +245,10 @@ mod while_the_app_hosts {
             // Answers only queue here (the app would also admit them), so the test sees the queue.
             Arc::new(move |request, _gone| {
                 let reply = match request {
-                    Request::Answer { session, call_id, answers } => {
+                    Request::Answer { session, call_id, answers, path } => {
                         let answered = answering
                             .resolve(&session)
-                            .and_then(|id| answering.answer(&id, &call_id, answers, None).map(|path| (id, path)));
+                            .and_then(|id| answering.answer(&id, &call_id, answers, path).map(|path| (id, path)));
                         match answered {
                             Ok((session_id, path)) => Reply::Answered { session_id, path },
                             Err(e) => Reply::Refused { error: e.into() },
@@ -256,7 +256,7 @@ mod while_the_app_hosts {
                     }
                     other => panic!("the CLI sends only answers, not {other:?}"),
                 };
-                Box::pin(std::future::ready(reply))
+                control::single(std::future::ready(reply))
             }),
         )
         .unwrap();

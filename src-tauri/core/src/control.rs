@@ -7,7 +7,13 @@
 //! the reply comes when the question ends, on a connection that stays open until then; closing it
 //! withdraws the question.
 //!
-//! One JSON line each way per connection. On Unix it is a socket in the data directory, mode 0600;
+//! A terminal front door (`hark tui`) works the host's sessions through it as the window does: it
+//! follows a session (`watch`: a connection that streams the session's and every question's events
+//! until it closes), reads what to show (`overview`), starts and steers sessions, and holds a timed
+//! question's countdown for as long as its connection to `attach` stays open.
+//!
+//! One JSON request line per connection, answered by one reply line (a stream of them for `watch`
+//! and `attach`). On Unix it is a socket in the data directory, mode 0600;
 //! a peer that is not the user who owns it is refused. On Windows it is a named pipe named after the
 //! data directory, local clients only, whose access list admits only its owner.
 
@@ -16,10 +22,11 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
+use crate::agent::AgentEvent;
 use crate::error::{BoundaryError, CodedError};
-use crate::host::{AnswerPath, ClientAnswer, ClientAnswers, ClientId};
+use crate::host::{AnswerPath, ClientAnswer, ClientAnswers, ClientId, Overview};
 use crate::question::AnswerBatch;
-use crate::service::BoxFuture;
+use crate::service::QuestionEvent;
 use crate::tools::QuestionSettings;
 
 /// The socket's name inside the data directory.
@@ -36,9 +43,15 @@ pub fn socket_path(data_dir: &Path) -> PathBuf {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Request {
-    /// Answers a question by whichever path applies: the call waiting for it, or late to a question
-    /// that continued. `session` is an id or a prefix matching one session.
-    Answer { session: String, call_id: String, answers: AnswerBatch },
+    /// Answers a question: `path` says which way (`None`: whichever applies, the call waiting for it
+    /// or late to a question that continued). `session` is an id or a prefix matching one session.
+    Answer {
+        session: String,
+        call_id: String,
+        answers: AnswerBatch,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        path: Option<AnswerPath>,
+    },
     /// An outside agent's `ask_user_question` call, asked in its session under `settings` (`None`:
     /// the host's). Replied to when the question ends.
     Ask { client: ClientId, settings: Option<QuestionSettings>, arguments: serde_json::Value },
@@ -46,6 +59,32 @@ pub enum Request {
     Answers { client: ClientId },
     /// The question settings an outside agent's calls get unless it chooses its own.
     Settings,
+    /// Follows `session` (an id or prefix; made live) and every session's questions: replied to with
+    /// `watching`, then each event as it happens, until the connection closes.
+    Watch { session: Option<String> },
+    /// What a front door shows now: the sessions, every waiting question, and `session`'s newest
+    /// `turns` turns.
+    Overview { session: Option<String>, turns: usize },
+    /// A new session with its first message (`workspace`: an absolute folder).
+    Start {
+        text: String,
+        workspace: Option<PathBuf>,
+        #[serde(default)]
+        plan_first: Option<bool>,
+        #[serde(default)]
+        ptc: Option<bool>,
+    },
+    /// The person's next message to a session.
+    Send { session: String, text: String },
+    /// Stops the session's running turn.
+    Stop { session: String },
+    /// Closes a waiting question unanswered (`ASK_CANCELLED`).
+    Cancel { session: String, call_id: String },
+    /// A surface's countdown ran out: the timed question continues without an answer.
+    Expire { session: String, call_id: String },
+    /// Takes over a timed question's countdown (the host's deadline waits) for as long as this
+    /// connection stays open; replied to with `attached`.
+    Attach { session: String, call_id: String },
 }
 
 /// The host's answer to a [`Request`].
@@ -65,15 +104,54 @@ pub enum Reply {
     Settings {
         settings: QuestionSettings,
     },
-    /// Refused with the error the host's own surfaces would show (NOT_PENDING, REPLY_QUEUED, ...).
+    /// A `watch` began; `session_id` is the session followed.
+    Watching {
+        session_id: Option<String>,
+    },
+    /// One of the watched session's events.
+    Agent {
+        event: AgentEvent,
+    },
+    /// A question event of any session.
+    Question {
+        event: QuestionEvent,
+    },
+    /// The watch fell behind and events were dropped: read the overview again.
+    Lagged,
+    Overview {
+        overview: Box<Overview>,
+    },
+    Started {
+        session_id: String,
+    },
+    /// Whether a `stop` found a turn to stop.
+    Stopped {
+        stopped: bool,
+    },
+    /// Done as asked (`send`, `cancel`, `expire`).
+    Done,
+    /// The countdown is held; `remaining_ms` is what was left of it (`None`: it had none).
+    Attached {
+        remaining_ms: Option<u64>,
+    },
+    // Refused with the error the host's own surfaces would show (NOT_PENDING, REPLY_QUEUED, ...).
     Refused {
         error: BoundaryError,
     },
 }
 
+/// The reply lines to one request, in order; the connection closes after the last.
+pub type Replies = futures_util::stream::BoxStream<'static, Reply>;
+
 /// What the host does with each request (the desktop answers as its panel does). The token is
-/// cancelled when the peer goes away before the reply: an ask then ends, and is recorded, as withdrawn.
-pub type Handler = std::sync::Arc<dyn Fn(Request, CancellationToken) -> BoxFuture<'static, Reply> + Send + Sync>;
+/// cancelled when the peer goes away before the last reply (or the server stops): an ask then ends,
+/// and is recorded, as withdrawn; a watch ends.
+pub type Handler = std::sync::Arc<dyn Fn(Request, CancellationToken) -> Replies + Send + Sync>;
+
+/// The one reply `reply` resolves to.
+pub fn single(reply: impl std::future::Future<Output = Reply> + Send + 'static) -> Replies {
+    Box::pin(futures_util::stream::once(reply))
+}
 
 /// Talking to the host over the socket failed.
 #[derive(Debug, thiserror::Error)]
@@ -107,25 +185,48 @@ fn refused(code: &str, message: impl Into<String>) -> Reply {
     Reply::Refused { error: BoundaryError::new("ControlError", code, message) }
 }
 
-/// What the handler makes of one request line, told if the peer goes away meanwhile (it sends
-/// nothing more, so its end of the stream closing means it is gone).
-async fn reply_to<R>(line: &[u8], handler: &Handler, peer: &mut R) -> Reply
+/// Writes what the handler makes of one request line, line by line, telling it (`gone`) when the
+/// peer goes away meanwhile: it sends nothing more, so its end of the stream closing, or a reply
+/// that cannot be written, means it is gone. The handler's replies are still taken to their end
+/// then, so what it records about the peer leaving (a withdrawn ask) is recorded.
+async fn reply_to<R, W>(line: &[u8], handler: &Handler, gone: CancellationToken, peer: &mut R, write: &mut W)
 where
     R: tokio::io::AsyncRead + Unpin,
+    W: tokio::io::AsyncWrite + Unpin,
 {
+    use futures_util::StreamExt;
     let request = match serde_json::from_slice::<Request>(line) {
         Ok(request) => request,
-        Err(e) => return refused("BAD_REQUEST", format!("not a control request: {e}")),
+        Err(e) => {
+            write_reply(write, &refused("BAD_REQUEST", format!("not a control request: {e}"))).await;
+            return;
+        }
     };
-    let gone = CancellationToken::new();
-    let reply = handler(request, gone.clone());
-    tokio::pin!(reply);
+    let mut replies = handler(request, gone.clone());
     let mut unread = tokio::io::sink();
-    tokio::select! {
-        reply = &mut reply => return reply,
-        _ = tokio::io::copy(peer, &mut unread) => gone.cancel(),
+    let mut listening = true;
+    loop {
+        let reply = tokio::select! {
+            reply = replies.next() => reply,
+            _ = tokio::io::copy(peer, &mut unread), if listening => {
+                listening = false;
+                gone.cancel();
+                continue;
+            }
+        };
+        let Some(reply) = reply else { return };
+        if !gone.is_cancelled() && !write_reply(write, &reply).await {
+            gone.cancel();
+        }
     }
-    reply.await
+}
+
+/// One reply line, flushed; false when the peer cannot take it.
+async fn write_reply<W: tokio::io::AsyncWrite + Unpin>(write: &mut W, reply: &Reply) -> bool {
+    use tokio::io::AsyncWriteExt;
+    let Ok(mut text) = serde_json::to_vec(reply) else { return false };
+    text.push(b'\n');
+    write.write_all(&text).await.is_ok() && write.flush().await.is_ok()
 }
 
 /// How long a peer may take to send its request.
@@ -135,11 +236,36 @@ const DRAIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1);
 /// How long quitting waits for requests already taken; a peer that stalls cannot hold it up.
 const SHUTDOWN_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
 
-/// Sends `request` over a connected stream and reads the reply; dropping the future closes the
-/// connection, which withdraws an ask.
-async fn exchange<S>(stream: S, request: &Request, path: &Path) -> Result<Reply, ControlError>
+/// The host's replies to one request, read as they come. Dropping it closes the connection, which
+/// withdraws an ask, ends a watch and releases an attach.
+pub struct ReplyStream {
+    lines: tokio::io::Lines<tokio::io::BufReader<Box<dyn tokio::io::AsyncRead + Send + Unpin>>>,
+    /// Kept open: closing the writing half would tell the host this peer is gone.
+    _write: Box<dyn tokio::io::AsyncWrite + Send + Unpin>,
+    path: PathBuf,
+}
+
+impl ReplyStream {
+    /// The next reply; `None` once the host closed the connection.
+    pub async fn next(&mut self) -> Result<Option<Reply>, ControlError> {
+        let line = self
+            .lines
+            .next_line()
+            .await
+            .map_err(|e| ControlError::Io { path: self.path.clone(), detail: e.to_string() })?;
+        match line {
+            Some(line) => {
+                serde_json::from_str(&line).map(Some).map_err(|e| ControlError::Protocol(format!("{e}: {line:?}")))
+            }
+            None => Ok(None),
+        }
+    }
+}
+
+/// Sends `request` over a connected stream; its replies are read from what this returns.
+async fn exchange<S>(stream: S, request: &Request, path: &Path) -> Result<ReplyStream, ControlError>
 where
-    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Send + Unpin + 'static,
 {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
     let io = |e: std::io::Error| ControlError::Io { path: path.to_path_buf(), detail: e.to_string() };
@@ -148,37 +274,52 @@ where
     line.push(b'\n');
     write.write_all(&line).await.map_err(io)?;
     write.flush().await.map_err(io)?;
-    let mut reply = String::new();
-    tokio::io::BufReader::new(read).read_line(&mut reply).await.map_err(io)?;
-    serde_json::from_str(&reply).map_err(|e| ControlError::Protocol(format!("{e}: {reply:?}")))
+    let read: Box<dyn tokio::io::AsyncRead + Send + Unpin> = Box::new(read);
+    Ok(ReplyStream {
+        lines: tokio::io::BufReader::new(read).lines(),
+        _write: Box::new(write),
+        path: path.to_path_buf(),
+    })
 }
 
-/// Answers one connection: one request line (refused unless `same_user`), one reply line.
-async fn answer<S>(stream: S, same_user: bool, handler: Handler)
+/// Sends `request` to the host of `data_dir` and waits for its (first) reply, however long it takes
+/// (an ask waits for the person); dropping the future withdraws it.
+pub async fn call(data_dir: &Path, request: &Request) -> Result<Reply, ControlError> {
+    open(data_dir, request)
+        .await?
+        .next()
+        .await?
+        .ok_or_else(|| ControlError::Protocol("the running Hark app closed the connection without a reply".into()))
+}
+
+/// Answers one connection: one request line (refused unless `same_user`), its reply lines. `gone`
+/// is cancelled when the peer leaves or the server stops.
+async fn answer<S>(stream: S, same_user: bool, handler: Handler, gone: CancellationToken)
 where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
 {
     use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
     let (read, mut write) = tokio::io::split(stream);
     let mut reader = tokio::io::BufReader::new(read);
-    let reply = if same_user {
+    let refusal = if same_user {
         let mut line = Vec::new();
         let mut limited = (&mut reader).take(REQUEST_LIMIT as u64 + 1);
         match tokio::time::timeout(READ_TIMEOUT, limited.read_until(b'\n', &mut line)).await {
-            Ok(Ok(_)) if line.len() > REQUEST_LIMIT => refused("BAD_REQUEST", "the request is too long"),
-            Ok(Ok(_)) => reply_to(&line, &handler, &mut reader).await,
-            Ok(Err(e)) => refused("BAD_REQUEST", format!("reading the request failed: {e}")),
-            Err(_) => refused("BAD_REQUEST", "no request within 10 s"),
+            Ok(Ok(_)) if line.len() > REQUEST_LIMIT => Some(refused("BAD_REQUEST", "the request is too long")),
+            Ok(Ok(_)) => {
+                reply_to(&line, &handler, gone, &mut reader, &mut write).await;
+                None
+            }
+            Ok(Err(e)) => Some(refused("BAD_REQUEST", format!("reading the request failed: {e}"))),
+            Err(_) => Some(refused("BAD_REQUEST", "no request within 10 s")),
         }
     } else {
-        refused("PEER_REFUSED", "the control socket answers only the user running Hark")
+        Some(refused("PEER_REFUSED", "the control socket answers only the user running Hark"))
     };
-    if let Ok(mut text) = serde_json::to_vec(&reply) {
-        text.push(b'\n');
-        let _ = write.write_all(&text).await;
-        let _ = write.flush().await;
-        let _ = write.shutdown().await;
+    if let Some(refusal) = refusal {
+        write_reply(&mut write, &refusal).await;
     }
+    let _ = write.shutdown().await;
     // What the peer sent and was not read (a refused request) is drained, and the peer's close
     // awaited, before the connection goes: closing with unread input resets it (a pipe drops what
     // the peer has not read yet), and the peer would lose the reply.
@@ -186,9 +327,9 @@ where
 }
 
 #[cfg(unix)]
-pub use unix::{call, request, serve, ControlServer};
+pub use unix::{open, request, serve, ControlServer};
 #[cfg(windows)]
-pub use windows::{call, pipe_name, request, serve, ControlServer};
+pub use windows::{open, pipe_name, request, serve, ControlServer};
 
 #[cfg(unix)]
 mod unix {
@@ -267,8 +408,8 @@ mod unix {
                 };
                 match accepted {
                     Ok((stream, _)) => {
-                        let handler = handler.clone();
-                        taken.spawn(async move { answer_peer(stream, owner, handler).await });
+                        let (handler, gone) = (handler.clone(), stopped.child_token());
+                        taken.spawn(async move { answer_peer(stream, owner, handler, gone).await });
                     }
                     // Out of descriptors and the like: wait rather than spin on the error.
                     Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
@@ -278,14 +419,13 @@ mod unix {
         Ok(ControlServer { path, stop, requests })
     }
 
-    async fn answer_peer(stream: UnixStream, owner: u32, handler: Handler) {
+    async fn answer_peer(stream: UnixStream, owner: u32, handler: Handler, gone: CancellationToken) {
         let same_user = stream.peer_cred().is_ok_and(|peer| peer.uid() == owner);
-        answer(stream, same_user, handler).await;
+        answer(stream, same_user, handler, gone).await;
     }
 
-    /// Sends `request` to the host of `data_dir` and waits for its reply, however long it takes
-    /// (an ask waits for the person); dropping the future withdraws it.
-    pub async fn call(data_dir: &Path, request: &Request) -> Result<Reply, ControlError> {
+    /// Sends `request` to the host of `data_dir`; its replies are read from what this returns.
+    pub async fn open(data_dir: &Path, request: &Request) -> Result<ReplyStream, ControlError> {
         let path = socket_path(data_dir);
         let stream = UnixStream::connect(&path).await.map_err(|e| not_connected(&path, e))?;
         exchange(stream, request, &path).await
@@ -458,18 +598,17 @@ mod windows {
                 };
                 let client = std::mem::replace(&mut server, next);
                 if connected.is_ok() {
-                    let handler = handler.clone();
+                    let (handler, gone) = (handler.clone(), stopped.child_token());
                     // Only the owner can open the pipe (see OWNER_ONLY).
-                    taken.spawn(async move { answer(client, true, handler).await });
+                    taken.spawn(async move { answer(client, true, handler, gone).await });
                 }
             }
         });
         Ok(ControlServer { name, stop, requests, accepting })
     }
 
-    /// Sends `request` to the host of `data_dir` and waits for its reply, however long it takes
-    /// (an ask waits for the person); dropping the future withdraws it.
-    pub async fn call(data_dir: &Path, request: &Request) -> Result<Reply, ControlError> {
+    /// Sends `request` to the host of `data_dir`; its replies are read from what this returns.
+    pub async fn open(data_dir: &Path, request: &Request) -> Result<ReplyStream, ControlError> {
         use tokio::net::windows::named_pipe::ClientOptions;
         let name = pipe_name(data_dir);
         let path = std::path::PathBuf::from(&name);

@@ -56,8 +56,12 @@ async fn another_front_door_answers_the_hosts_question_and_the_first_answer_wins
     let call_id = host.pending(&session).foreground[0].call_id.clone();
     let prefix = session[..8].to_string();
 
-    let answer =
-        |label: &str| Request::Answer { session: prefix.clone(), call_id: call_id.clone(), answers: db(label) };
+    let answer = |label: &str| Request::Answer {
+        session: prefix.clone(),
+        call_id: call_id.clone(),
+        answers: db(label),
+        path: None,
+    };
     let reply = ask(dir.path(), answer("SQLite")).await.expect("a reply");
     assert_eq!(reply, Reply::Answered { session_id: session.clone(), path: AnswerPath::Foreground });
     until("the question to settle", || host.pending(&session).foreground.is_empty()).await;
@@ -89,15 +93,18 @@ async fn bad_requests_are_refused_with_a_code_and_a_stale_or_live_socket_is_hand
     let long = send_raw(server.path(), huge).await;
     assert!(matches!(&long, Reply::Refused { error } if error.message.contains("too long")), "{long:?}");
 
-    let unknown = Request::Answer { session: "nope".into(), call_id: "c".into(), answers: db("SQLite") };
+    let unknown = Request::Answer { session: "nope".into(), call_id: "c".into(), answers: db("SQLite"), path: None };
     let reply = ask(dir.path(), unknown).await.unwrap();
     assert!(matches!(&reply, Reply::Refused { error } if error.code == "NOT_FOUND"), "{reply:?}");
 
     // The host stops: the socket goes with it, and a client is told nothing answers.
     drop(server);
     assert!(!control::socket_path(dir.path()).exists());
-    let gone =
-        ask(dir.path(), Request::Answer { session: "x".into(), call_id: "c".into(), answers: db("SQLite") }).await;
+    let gone = ask(
+        dir.path(),
+        Request::Answer { session: "x".into(), call_id: "c".into(), answers: db("SQLite"), path: None },
+    )
+    .await;
     assert!(matches!(gone, Err(ControlError::Unavailable { .. })), "{gone:?}");
     // A socket file a dead host left behind is replaced.
     std::os::unix::net::UnixListener::bind(control::socket_path(dir.path())).map(drop).unwrap();
@@ -174,7 +181,12 @@ async fn an_outside_agent_asks_through_the_socket_and_closing_the_connection_wit
     let shown = host.service().foreground(None).remove(0);
     let answered = ask(
         dir.path(),
-        Request::Answer { session: shown.session_id.clone(), call_id: shown.call_id.clone(), answers: db("SQLite") },
+        Request::Answer {
+            session: shown.session_id.clone(),
+            call_id: shown.call_id.clone(),
+            answers: db("SQLite"),
+            path: None,
+        },
     )
     .await
     .unwrap();

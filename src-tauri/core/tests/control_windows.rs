@@ -20,12 +20,17 @@ fn handler() -> Handler {
             }
             other => panic!("this test sends only answers, not {other:?}"),
         };
-        Box::pin(std::future::ready(reply))
+        control::single(std::future::ready(reply))
     })
 }
 
 fn answer(call_id: &str) -> Request {
-    Request::Answer { session: "s1".into(), call_id: call_id.into(), answers: AnswerBatch { answers: vec![] } }
+    Request::Answer {
+        session: "s1".into(),
+        call_id: call_id.into(),
+        answers: AnswerBatch { answers: vec![] },
+        path: None,
+    }
 }
 
 async fn ask(dir: &Path, request: Request) -> Result<Reply, ControlError> {

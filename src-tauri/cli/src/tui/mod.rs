@@ -6,8 +6,11 @@
 //! questions (Enter opens one, `n` starts a new one). Ctrl-C stops the running turn, and quits when
 //! none runs (or when pressed again), with the same quit as every front door ([`Host::shutdown`]).
 //!
-//! It hosts the data directory itself, as `hark chat` does.
+//! While the desktop app runs, it works the app's sessions through the app's control socket (the
+//! first valid answer wins across window, notification and terminal); otherwise it hosts the data
+//! directory itself, as `hark chat` does, and takes over when the app it worked through quits.
 
+mod backend;
 mod overlay;
 mod view;
 
@@ -17,14 +20,15 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use hark_core::agent::AgentEvent;
-use hark_core::error::CodedError;
-use hark_core::host::{AnswerPath, Host};
-use hark_core::service::{ContinuedQuestion, ForwardingProvider, InteractionRequest, Takeover};
+use hark_core::error::BoundaryError;
+use hark_core::host::{AnswerPath, Host, WorkingChoices};
+use hark_core::service::{ContinuedQuestion, ForwardingProvider, InteractionRequest};
 use hark_core::session::{SessionSummary, Transcript};
 use ratatui::crossterm::event::{Event as TermEvent, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
-use tokio::sync::{broadcast, mpsc};
+use tokio::sync::mpsc;
 
 use crate::chat::{self, chosen_dir, fail, fail_msg, ChatArgs};
+use backend::{Backend, Follow, Hold, Update};
 use overlay::{Action, Key, Overlay};
 
 /// How many of the newest turns the screen reads (older ones are in `hark show`).
@@ -47,37 +51,130 @@ async fn tui(args: ChatArgs) -> ExitCode {
         Ok(mcp) => mcp,
         Err(code) => return code,
     };
-    let (surface, requests) = ForwardingProvider::new();
-    let models = chat::CliModels { announce_demo: false, ..chat::models(&args) };
-    let host = match Host::start(&dir, Arc::new(surface), Arc::new(models)) {
-        Ok(host) => Arc::new(host),
-        Err(e) => return fail(&e, 1),
+    let choices = WorkingChoices { plan_first: args.plan_first.then_some(true), ptc: args.ptc.then_some(true) };
+    // While the app runs, this terminal is one more of its surfaces; otherwise it hosts the directory.
+    let (backend, status) = match Backend::app(&dir).await {
+        Some(app) => (app, app_notice(&args)),
+        None => match host_here(&dir, &args, mcp) {
+            Ok(host) => (Backend::Local(host), None),
+            Err(code) => return code,
+        },
     };
-    if let Some(config) = mcp {
-        host.set_mcp_config(config);
-    }
-    let mut screen = Screen::new(Arc::clone(&host), args.workspace.clone());
-    let opened = match &args.session {
-        Some(typed) => host.resolve(typed).and_then(|id| screen.show(&id)),
-        None => Ok(()),
-    };
+    let mut screen = Screen::new(backend, args.workspace.clone(), choices);
+    screen.status = status;
+    let opened = screen.show(args.session.as_deref()).await;
     let started = match (&args.prompt, opened) {
         (_, Err(e)) => Err(e),
-        (Some(prompt), Ok(())) => screen.send(prompt),
+        (Some(prompt), Ok(())) => screen.send(prompt).await,
         (None, Ok(())) => Ok(()),
     };
     if let Err(e) = started {
-        host.shutdown().await;
-        return fail(&e, 1);
+        screen.quit().await;
+        return chat::print_error(&e, 1);
     }
     let mut terminal = ratatui::init();
-    let ran = screen.run(&mut terminal, requests).await;
+    let keys = terminal_keys();
+    let ran = run_until_quit(&mut screen, &mut terminal, keys, &dir, &args).await;
     ratatui::restore();
-    host.shutdown().await;
+    screen.quit().await;
     match ran {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => fail_msg("TERMINAL", e.to_string()),
     }
+}
+
+/// Runs the screen; when the app it worked through quits, this terminal hosts the data directory
+/// itself and goes on, keeping what was typed and the question being answered.
+async fn run_until_quit(
+    screen: &mut Screen,
+    terminal: &mut ratatui::DefaultTerminal,
+    mut keys: mpsc::UnboundedReceiver<TermEvent>,
+    dir: &std::path::Path,
+    args: &ChatArgs,
+) -> std::io::Result<()> {
+    loop {
+        match screen.run(terminal, &mut keys).await? {
+            Ended::Quit => return Ok(()),
+            Ended::AppQuit => {
+                screen.follow = None;
+                screen.status = Some("The Hark app quit; starting here…".into());
+                terminal.draw(|frame| view::draw(frame, screen))?;
+                let host = take_over(dir, args).await;
+                let session = screen.session.clone();
+                match host {
+                    Some(host) => {
+                        screen.backend = Backend::Local(host);
+                        screen.status = Some("The Hark app quit: this terminal hosts your sessions now.".into());
+                        if let Err(e) = screen.show(session.as_deref()).await {
+                            screen.status = Some(format!("{}: {}", e.code, e.message));
+                        }
+                    }
+                    None => {
+                        screen.status = Some("The Hark app quit and this terminal could not take over.".into());
+                        terminal.draw(|frame| view::draw(frame, screen))?;
+                        return Ok(());
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The data directory's host in this process, once the app that held it has let go (its quit
+/// takes a few seconds).
+async fn take_over(dir: &std::path::Path, args: &ChatArgs) -> Option<Arc<Host>> {
+    for _ in 0..40 {
+        let mcp = chat::mcp_from(args).ok()?;
+        if let Ok(host) = host_here(dir, args, mcp) {
+            return Some(host);
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    None
+}
+
+/// A host of the data directory in this process, its questions shown on this screen.
+fn host_here(
+    dir: &std::path::Path,
+    args: &ChatArgs,
+    mcp: Option<hark_core::mcp::McpConfig>,
+) -> Result<Arc<Host>, ExitCode> {
+    let (surface, mut requests) = ForwardingProvider::new();
+    let models = chat::CliModels { announce_demo: false, ..chat::models(args) };
+    let host = Host::start(dir, Arc::new(surface), Arc::new(models)).map_err(|e| fail(&e, 1))?;
+    // The screen follows the service's own events; what the surface is handed needs no second look.
+    tokio::spawn(async move { while requests.recv().await.is_some() {} });
+    if let Some(config) = mcp {
+        host.set_mcp_config(config);
+    }
+    Ok(Arc::new(host))
+}
+
+/// What the app decides instead of this command line, said once: its models, tools and question
+/// settings are the app's.
+fn app_notice(args: &ChatArgs) -> Option<String> {
+    let given = args.flags.any_given() || args.timed || args.mcp_config.is_some();
+    given.then(|| "Working through the running Hark app: its models, tools and question settings apply.".into())
+}
+
+/// Terminal input, read on a thread of its own (crossterm's reads block).
+fn terminal_keys() -> mpsc::UnboundedReceiver<TermEvent> {
+    let (keys_tx, keys) = mpsc::unbounded_channel();
+    std::thread::spawn(move || {
+        while let Ok(event) = ratatui::crossterm::event::read() {
+            if keys_tx.send(event).is_err() {
+                break;
+            }
+        }
+    });
+    keys
+}
+
+/// Why the screen stopped.
+enum Ended {
+    Quit,
+    /// The app it worked through is gone.
+    AppQuit,
 }
 
 /// A question on screen: the overlay, and what the host gave it.
@@ -85,17 +182,20 @@ struct Shown {
     session_id: String,
     overlay: Overlay,
     /// Held while a timed question is shown, so the host's deadline waits for this screen's.
-    takeover: Option<Takeover>,
+    hold: Option<Hold>,
     /// When this screen's countdown runs out (`None`: blocking, continued, or taking your time).
     deadline: Option<Instant>,
 }
 
 pub(crate) struct Screen {
-    host: Arc<Host>,
+    backend: Backend,
     workspace: Option<PathBuf>,
+    /// `--plan` / `--ptc` for the sessions this screen starts.
+    choices: WorkingChoices,
     session: Option<String>,
-    events: Option<broadcast::Receiver<AgentEvent>>,
+    follow: Option<Follow>,
     transcript: Option<Transcript>,
+    model_label: Option<String>,
     /// Assistant text streaming in now.
     streaming: String,
     busy: bool,
@@ -117,14 +217,20 @@ pub(crate) struct Screen {
     no_color: bool,
 }
 
+fn say(e: &BoundaryError) -> String {
+    format!("{}: {}", e.code, e.message)
+}
+
 impl Screen {
-    fn new(host: Arc<Host>, workspace: Option<PathBuf>) -> Screen {
+    fn new(backend: Backend, workspace: Option<PathBuf>, choices: WorkingChoices) -> Screen {
         Screen {
-            host,
+            backend,
             workspace,
+            choices,
             session: None,
-            events: None,
+            follow: None,
             transcript: None,
+            model_label: None,
             streaming: String::new(),
             busy: false,
             waiting: Vec::new(),
@@ -140,91 +246,100 @@ impl Screen {
         }
     }
 
-    /// Follows `session`: its agent is made live and its questions read.
-    fn show(&mut self, session: &str) -> Result<(), hark_core::host::HostError> {
-        self.events = Some(self.host.activate(session)?);
-        self.session = Some(session.to_string());
-        self.busy = self.host.is_busy(session);
+    /// Whether the screen works through the running app.
+    fn through_app(&self) -> bool {
+        self.backend.is_app()
+    }
+
+    /// Follows `session` (an id or prefix; `None`: an empty composer, the next message starts a new
+    /// session): its agent is made live, and what it shows read.
+    async fn show(&mut self, session: Option<&str>) -> Result<(), BoundaryError> {
+        let (id, follow) = self.backend.follow(session).await?;
+        self.follow = Some(follow);
+        self.session = id;
+        self.transcript = None;
+        self.model_label = None;
+        self.busy = false;
         self.streaming.clear();
-        self.reread();
-        self.refresh_questions();
+        self.refresh().await;
         Ok(())
     }
 
-    /// Back to an empty composer: the next message starts a new session.
-    fn new_session(&mut self) {
-        self.session = None;
-        self.events = None;
-        self.transcript = None;
-        self.streaming.clear();
-        self.busy = false;
-        self.refresh_questions();
-    }
-
     /// A message from the composer: the session's first (starting it), or the next.
-    fn send(&mut self, text: &str) -> Result<(), hark_core::host::HostError> {
-        match &self.session {
-            Some(session) => self.host.send(session, text),
+    async fn send(&mut self, text: &str) -> Result<(), BoundaryError> {
+        match self.session.clone() {
+            Some(session) => self.backend.send(&session, text).await,
             None => {
-                let (id, events) = self.host.start_session(text, self.workspace.clone())?;
-                self.events = Some(events);
-                self.session = Some(id);
-                self.busy = true;
-                self.reread();
-                Ok(())
+                let id = self.backend.start(text, self.workspace.clone(), self.choices).await?;
+                self.show(Some(&id)).await
             }
         }
     }
 
-    fn reread(&mut self) {
-        if let Some(session) = &self.session {
-            if let Ok(transcript) = self.host.transcript(session, Some(TURNS_SHOWN)) {
-                self.transcript = Some(transcript);
-            }
-        }
-    }
-
-    /// Reads the session's questions again: the shown one closes when it was settled elsewhere,
-    /// and the next waiting one is shown.
-    fn refresh_questions(&mut self) {
-        self.waiting = self.host.service().foreground(None);
-        self.continued = self.session.as_deref().map(|s| self.host.pending(s).continued).unwrap_or_default();
-        self.sessions = self.host.store().list_sessions().unwrap_or_default();
-        let waiting: Vec<(String, String)> = self.waiting.iter().map(key_of).collect();
-        self.hidden.retain(|asked| waiting.contains(asked));
-        let still_asked = |shown: &Shown| {
-            let (session, call) = (&shown.session_id, &shown.overlay.call_id);
-            if shown.overlay.late {
-                self.session.as_ref() == Some(session)
-                    && self.continued.iter().any(|q| q.call_id == *call && q.reply_queued.is_none())
-            } else {
-                waiting.iter().any(|(s, c)| s == session && c == call)
+    /// Reads what the screen shows again: the shown session's newest turns, and every waiting
+    /// question; the shown one closes when it was settled elsewhere, and the next waiting one opens.
+    async fn refresh(&mut self) {
+        let overview = match self.backend.overview(self.session.as_deref(), TURNS_SHOWN).await {
+            Ok(overview) => overview,
+            Err(e) => {
+                self.status = Some(say(&e));
+                return;
             }
         };
-        if self.shown.as_ref().is_some_and(|s| !still_asked(s)) {
-            self.shown = None;
+        self.waiting = overview.waiting;
+        self.sessions = overview.sessions;
+        match overview.shown {
+            Some(shown) => {
+                self.transcript = Some(shown.transcript);
+                self.busy = shown.busy;
+                self.model_label = shown.model_label;
+                self.continued = shown.continued;
+            }
+            None => self.continued.clear(),
+        }
+        let waiting: Vec<(String, String)> = self.waiting.iter().map(key_of).collect();
+        self.hidden.retain(|asked| waiting.contains(asked));
+        if let Some(shown) = self.shown.as_mut() {
+            let (session, call) = (&shown.session_id, &shown.overlay.call_id);
+            let answerable_late = self.session.as_ref() == Some(session)
+                && self.continued.iter().any(|q| q.call_id == *call && q.reply_queued.is_none());
+            let still_asked = if shown.overlay.late {
+                answerable_late
+            } else {
+                waiting.iter().any(|(s, c)| s == session && c == call)
+            };
+            if !still_asked && !shown.overlay.late && answerable_late {
+                // It went on without an answer while shown (the app quit): what was chosen stays,
+                // and Enter now answers it late.
+                shown.overlay.late = true;
+                shown.hold = None;
+                shown.deadline = None;
+                shown.overlay.notice = Some("It went on without your answer; Enter answers it late.".into());
+            } else if !still_asked {
+                self.shown = None;
+            }
         }
         if self.shown.is_none() {
             if let Some(request) = self.waiting.iter().find(|r| !self.hidden.contains(&key_of(r))).cloned() {
-                self.shown = Some(self.present(&request));
+                self.shown = Some(self.present(&request).await);
             }
         }
     }
 
-    fn present(&self, request: &InteractionRequest) -> Shown {
+    async fn present(&self, request: &InteractionRequest) -> Shown {
         let timed = request.wait.is_some();
         let overlay = Overlay::new(&request.call_id, request.questions.clone(), timed, false);
         let session_id = request.session_id.clone();
         if !timed {
-            return Shown { session_id, overlay, takeover: None, deadline: None };
+            return Shown { session_id, overlay, hold: None, deadline: None };
         }
         // Shown means taken over: the host waits, and this screen's countdown decides.
-        match self.host.service().attach(&session_id, &request.call_id) {
-            Ok(attached) => {
-                let left = Duration::from_millis(attached.remaining_ms.unwrap_or(0));
-                Shown { session_id, overlay, takeover: Some(attached.takeover), deadline: Some(Instant::now() + left) }
+        match self.backend.attach(&session_id, &request.call_id).await {
+            Ok((remaining_ms, hold)) => {
+                let left = Duration::from_millis(remaining_ms.unwrap_or(0));
+                Shown { session_id, overlay, hold: Some(hold), deadline: Some(Instant::now() + left) }
             }
-            Err(_) => Shown { session_id, overlay, takeover: None, deadline: None },
+            Err(_) => Shown { session_id, overlay, hold: None, deadline: None },
         }
     }
 
@@ -236,108 +351,90 @@ impl Screen {
     async fn run(
         &mut self,
         terminal: &mut ratatui::DefaultTerminal,
-        mut requests: mpsc::UnboundedReceiver<InteractionRequest>,
-    ) -> std::io::Result<()> {
-        let (keys_tx, mut keys) = mpsc::unbounded_channel();
-        // crossterm's reads block; a thread of their own hands them over.
-        std::thread::spawn(move || {
-            while let Ok(event) = ratatui::crossterm::event::read() {
-                if keys_tx.send(event).is_err() {
-                    break;
-                }
-            }
-        });
+        keys: &mut mpsc::UnboundedReceiver<TermEvent>,
+    ) -> std::io::Result<Ended> {
         let mut tick = tokio::time::interval(Duration::from_millis(250));
-        // Every session's questions: one asked, answered elsewhere or run out closes or opens an overlay.
-        let mut questions = self.host.service().subscribe();
         loop {
             terminal.draw(|frame| view::draw(frame, self))?;
             tokio::select! {
                 event = keys.recv() => match event {
                     Some(TermEvent::Key(key)) if key.kind != KeyEventKind::Release => {
-                        if self.on_key(key) {
-                            return Ok(());
+                        if self.on_key(key).await {
+                            return Ok(Ended::Quit);
                         }
                     }
                     Some(_) => {}
-                    None => return Ok(()),
+                    None => return Ok(Ended::Quit),
                 },
-                event = next_event(&mut self.events) => self.on_agent(event),
-                Some(_) = requests.recv() => self.refresh_questions(),
-                _ = questions.recv() => {
-                    self.refresh_questions();
-                    self.reread();
-                }
-                _ = tick.tick() => self.on_tick(),
+                update = next_update(&mut self.follow) => match update {
+                    Update::Agent(event) => self.on_agent(event).await,
+                    // Every session's questions: one asked, answered elsewhere or run out closes or
+                    // opens an overlay.
+                    Update::Questions | Update::Lagged => self.refresh().await,
+                    Update::HostGone => return Ok(Ended::AppQuit),
+                },
+                _ = tick.tick() => self.on_tick().await,
             }
         }
     }
 
-    fn on_agent(&mut self, event: Option<AgentEvent>) {
+    async fn on_agent(&mut self, event: AgentEvent) {
         match event {
-            Some(AgentEvent::TextDelta { text, .. }) => self.streaming.push_str(&text),
-            Some(AgentEvent::TurnStarted { .. }) => self.busy = true,
-            Some(AgentEvent::TurnEnded { .. }) => {
-                self.busy = false;
+            AgentEvent::TextDelta { text, .. } => self.streaming.push_str(&text),
+            AgentEvent::TurnStarted { .. } => self.busy = true,
+            AgentEvent::TurnEnded { .. } => {
                 self.streaming.clear();
-                self.reread();
+                self.refresh().await;
             }
-            Some(AgentEvent::EventAppended { event }) => {
+            AgentEvent::EventAppended { event } => {
                 if matches!(event.event, hark_core::session::Event::AssistantMessage { .. }) {
                     self.streaming.clear();
                 }
-                self.reread();
+                self.refresh().await;
             }
-            // The service's own stream (every session's) refreshes the questions; this is its copy.
-            Some(AgentEvent::Question { .. }) => {}
-            Some(AgentEvent::Error { error, .. }) => self.status = Some(format!("{}: {}", error.code, error.message)),
-            Some(AgentEvent::Transcript { .. } | AgentEvent::ReasoningDelta { .. }) => {}
-            // The stream lagged: read the session again.
-            None => {
-                self.reread();
-                self.refresh_questions();
-            }
+            AgentEvent::Error { error, .. } => self.status = Some(say(&error)),
+            AgentEvent::Question { .. } | AgentEvent::Transcript { .. } | AgentEvent::ReasoningDelta { .. } => {}
         }
     }
 
-    fn on_tick(&mut self) {
+    async fn on_tick(&mut self) {
         let ran_out = self.shown.as_ref().and_then(|s| s.deadline).is_some_and(|d| Instant::now() >= d);
         if !ran_out {
             return;
         }
         if let Some(shown) = self.shown.take() {
             // The question goes on without an answer; its row answers it late.
-            if let Err(e) = self.host.expire(&shown.session_id, &shown.overlay.call_id) {
-                self.status = Some(e.boundary().code);
+            if let Err(e) = self.backend.expire(&shown.session_id, &shown.overlay.call_id).await {
+                self.status = Some(e.code);
             }
-            self.refresh_questions();
+            self.refresh().await;
         }
     }
 
     /// A key; true to quit.
-    fn on_key(&mut self, key: KeyEvent) -> bool {
+    async fn on_key(&mut self, key: KeyEvent) -> bool {
         if key.code == KeyCode::Char('c') && key.modifiers.contains(KeyModifiers::CONTROL) {
-            return self.on_ctrl_c();
+            return self.on_ctrl_c().await;
         }
         self.quit_armed = false;
         if key.code == KeyCode::Char('o') && key.modifiers.contains(KeyModifiers::CONTROL) {
             self.picker = Some(0);
-            self.refresh_questions();
+            self.refresh().await;
             return false;
         }
         let Some(key) = overlay_key(key) else { return false };
         if self.picker.is_some() {
-            self.picker_key(key);
+            self.picker_key(key).await;
         } else if self.shown.is_some() {
-            self.overlay_key(key);
+            self.overlay_key(key).await;
         } else {
-            self.composer_key(key);
+            self.composer_key(key).await;
         }
         false
     }
 
     /// The sessions list: arrows move, Enter opens, `n` starts a new session, Esc goes back.
-    fn picker_key(&mut self, key: Key) {
+    async fn picker_key(&mut self, key: Key) {
         let Some(row) = self.picker else { return };
         let rows = self.sessions.len();
         match key {
@@ -346,13 +443,15 @@ impl Screen {
             Key::Esc => self.picker = None,
             Key::Char('n') => {
                 self.picker = None;
-                self.new_session();
+                if let Err(e) = self.show(None).await {
+                    self.status = Some(say(&e));
+                }
             }
             Key::Enter => {
                 self.picker = None;
                 if let Some(id) = self.sessions.get(row).map(|s| s.id.clone()) {
-                    if let Err(e) = self.show(&id) {
-                        self.status = Some(format!("{}: {}", e.boundary().code, e.boundary().message));
+                    if let Err(e) = self.show(Some(&id)).await {
+                        self.status = Some(say(&e));
                     }
                 }
             }
@@ -361,8 +460,11 @@ impl Screen {
     }
 
     /// Ctrl-C stops the running turn; with none running (or pressed again) it quits.
-    fn on_ctrl_c(&mut self) -> bool {
-        let stopped = !self.quit_armed && self.session.as_deref().is_some_and(|s| self.host.abort(s));
+    async fn on_ctrl_c(&mut self) -> bool {
+        let stopped = match (&self.session, self.quit_armed) {
+            (Some(session), false) => self.backend.stop(session).await,
+            _ => false,
+        };
         if stopped {
             self.quit_armed = true;
             self.status = Some("Stopped. Ctrl-C again quits.".into());
@@ -371,7 +473,7 @@ impl Screen {
         true
     }
 
-    fn overlay_key(&mut self, key: Key) {
+    async fn overlay_key(&mut self, key: Key) {
         let Some(shown) = self.shown.as_mut() else { return };
         let (session, call_id) = (shown.session_id.clone(), shown.overlay.call_id.clone());
         // `h` hides the question unanswered (Tab brings it back); typed, it is a letter.
@@ -380,7 +482,7 @@ impl Screen {
                 self.hidden.insert((session, call_id));
             }
             self.shown = None;
-            self.refresh_questions();
+            self.refresh().await;
             return;
         }
         match shown.overlay.key(key) {
@@ -394,31 +496,28 @@ impl Screen {
                 self.shown = None;
                 // A continued question stays answerable from its row; a waiting one is closed.
                 if !late {
-                    if let Err(e) = self.host.cancel(&session, &call_id) {
-                        self.status = Some(e.boundary().code);
+                    if let Err(e) = self.backend.cancel(&session, &call_id).await {
+                        self.status = Some(e.code);
                     }
                 }
-                self.refresh_questions();
+                self.refresh().await;
             }
             Action::Submit(batch) => {
                 let path = if shown.overlay.late { AnswerPath::Late } else { AnswerPath::Foreground };
-                match self.host.answer_and_admit(&session, &call_id, batch, Some(path)) {
-                    Ok(_) => {
+                match self.backend.answer(&session, &call_id, batch, path).await {
+                    Ok(()) => {
                         self.shown = None;
                         self.status = None;
                     }
                     // Nothing typed is lost: the overlay stays with its drafts, saying why.
-                    Err(e) => {
-                        let error = e.boundary();
-                        shown.overlay.notice = Some(format!("{}: {}", error.code, error.message));
-                    }
+                    Err(e) => shown.overlay.notice = Some(say(&e)),
                 }
-                self.refresh_questions();
+                self.refresh().await;
             }
         }
     }
 
-    fn composer_key(&mut self, key: Key) {
+    async fn composer_key(&mut self, key: Key) {
         match key {
             Key::Char(c) => self.composer.push(c),
             Key::Backspace => {
@@ -429,27 +528,37 @@ impl Screen {
                 if text.is_empty() {
                     return;
                 }
-                match self.send(&text) {
+                match self.send(&text).await {
                     Ok(()) => {
                         self.composer.clear();
                         self.status = None;
                     }
-                    Err(e) => self.status = Some(format!("{}: {}", e.boundary().code, e.boundary().message)),
+                    Err(e) => self.status = Some(say(&e)),
                 }
             }
             // Tab brings back a hidden question, else answers the oldest continued one, late.
             Key::Tab => {
                 if let Some(request) = self.waiting.iter().find(|r| self.hidden.contains(&key_of(r))).cloned() {
                     self.hidden.remove(&key_of(&request));
-                    self.shown = Some(self.present(&request));
+                    self.shown = Some(self.present(&request).await);
                 } else if let (Some(session), Some(question)) =
                     (self.session.clone(), self.continued.iter().find(|q| q.reply_queued.is_none()).cloned())
                 {
                     let overlay = Overlay::new(&question.call_id, question.questions, false, true);
-                    self.shown = Some(Shown { session_id: session, overlay, takeover: None, deadline: None });
+                    self.shown = Some(Shown { session_id: session, overlay, hold: None, deadline: None });
                 }
             }
             _ => {}
+        }
+    }
+
+    /// Leaves: a host of its own quits as every front door does; through the app, only this
+    /// screen's holds go (a shown timed question's countdown goes on in the app).
+    async fn quit(&mut self) {
+        self.shown = None;
+        self.follow = None;
+        if let Backend::Local(host) = &self.backend {
+            host.shutdown().await;
         }
     }
 }
@@ -458,15 +567,11 @@ fn key_of(request: &InteractionRequest) -> (String, String) {
     (request.session_id.clone(), request.call_id.clone())
 }
 
-async fn next_event(events: &mut Option<broadcast::Receiver<AgentEvent>>) -> Option<AgentEvent> {
-    match events {
-        Some(rx) => loop {
-            match rx.recv().await {
-                Ok(event) => return Some(event),
-                Err(broadcast::error::RecvError::Lagged(_)) => return None,
-                // The agent is gone (the host is quitting): nothing more comes.
-                Err(broadcast::error::RecvError::Closed) => std::future::pending::<()>().await,
-            }
+async fn next_update(follow: &mut Option<Follow>) -> Update {
+    match follow {
+        Some(follow) => match follow.updates.recv().await {
+            Some(update) => update,
+            None => std::future::pending().await,
         },
         None => std::future::pending().await,
     }

@@ -42,8 +42,8 @@ pub(super) fn draw(frame: &mut Frame, screen: &Screen) {
 fn header_line(screen: &Screen) -> String {
     let title = screen.transcript.as_ref().and_then(|t| t.title.clone()).unwrap_or_else(|| "New session".into());
     let mut line = format!("Hark · {}", safe(&title));
-    if let Some(label) = screen.session.as_deref().and_then(|s| screen.host.model_label(s)) {
-        line.push_str(&format!(" · {}", safe(&label)));
+    if let Some(label) = &screen.model_label {
+        line.push_str(&format!(" · {}", safe(label)));
     }
     let waiting = screen.waiting.len() + screen.continued.len();
     if waiting > 0 {
@@ -51,6 +51,9 @@ fn header_line(screen: &Screen) -> String {
     }
     if screen.busy {
         line.push_str(" · working…");
+    }
+    if screen.through_app() {
+        line.push_str(" · in the Hark app");
     }
     line
 }
@@ -241,7 +244,7 @@ fn draw_overlay(frame: &mut Frame, screen: &Screen, shown: &Shown, area: Rect) {
     if let Some(deadline) = shown.deadline {
         let left = deadline.saturating_duration_since(Instant::now()).as_secs();
         title.push_str(&format!("· {left}s left — t takes your time "));
-    } else if overlay.timed && !overlay.late && shown.takeover.is_some() {
+    } else if overlay.timed && !overlay.late && shown.hold.is_some() {
         title.push_str("· taking your time ");
     }
     let more = screen.waiting.len().saturating_sub(1);

@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 
@@ -11,7 +11,7 @@ use crate::live::Session;
 use crate::service::{QuestionEvent, UserQuestionService};
 use crate::session::{StoredEvent, TranscriptDelta, TurnEndReason};
 
-#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum AgentEvent {
     TurnStarted {

@@ -34,7 +34,7 @@ use crate::service::{
     ContinuedQuestion, InteractionProvider, InteractionRequest, ProviderRegistration, Responded, SessionLog,
     UserQuestionService,
 };
-use crate::session::{match_session, Event, Store, Transcript};
+use crate::session::{match_session, Event, SessionSummary, Store, Transcript};
 use crate::sync::lock as guard;
 
 /// How long quitting waits for a live timed question's continuation to be recorded.
@@ -46,6 +46,27 @@ const TITLE_CHARS: usize = 60;
 #[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct PendingQuestions {
     pub foreground: Vec<InteractionRequest>,
+    pub continued: Vec<ContinuedQuestion>,
+}
+
+/// What a front door that shows one session at a time reads at once (`hark tui`, here or through
+/// the control socket): every session, every waiting question, and the shown session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Overview {
+    pub sessions: Vec<SessionSummary>,
+    /// Every session's foreground questions, oldest first.
+    pub waiting: Vec<InteractionRequest>,
+    pub shown: Option<ShownSession>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShownSession {
+    pub id: String,
+    /// Its newest turns (as many as were asked for).
+    pub transcript: Transcript,
+    pub busy: bool,
+    /// How its model is named, once its agent is live.
+    pub model_label: Option<String>,
     pub continued: Vec<ContinuedQuestion>,
 }
 
@@ -379,6 +400,21 @@ impl Host {
     /// The session's transcript; with `turns`, only its newest `turns` turns.
     pub fn transcript(&self, session: &str, turns: Option<usize>) -> Result<Transcript, HostError> {
         Ok(self.session(session)?.transcript(turns)?)
+    }
+
+    /// The sessions, every waiting question, and `session`'s newest `turns` turns.
+    pub fn overview(&self, session: Option<&str>, turns: usize) -> Result<Overview, HostError> {
+        let shown = match session {
+            Some(id) => Some(ShownSession {
+                id: id.to_string(),
+                transcript: self.transcript(id, Some(turns))?,
+                busy: self.is_busy(id),
+                model_label: self.model_label(id),
+                continued: self.service.continued(id),
+            }),
+            None => None,
+        };
+        Ok(Overview { sessions: self.store.list_sessions()?, waiting: self.service.foreground(None), shown })
     }
 
     /// Quitting, the same from every front door: a live timed question and a live plan review

@@ -38,7 +38,7 @@ impl Outcome {
     }
 }
 
-#[derive(Debug, Clone, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize, ts_rs::TS)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum QuestionEvent {
     /// A foreground question opened. Sent after the pending entry exists, so a surface that reacts

@@ -35,7 +35,7 @@ pub struct SteerMessage {
 pub type SteerReceiver = mpsc::UnboundedReceiver<SteerMessage>;
 
 /// A question answerable through the late path.
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct ContinuedQuestion {
     pub session_id: String,
     pub call_id: String,

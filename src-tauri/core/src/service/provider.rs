@@ -46,7 +46,7 @@ pub struct WaitInfo {
 }
 
 /// One foreground question as a provider receives it.
-#[derive(Debug, Clone, Serialize, Deserialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct InteractionRequest {
     pub session_id: String,
     /// Key for `submit_foreground`, `cancel`, `attach` (with the session id).

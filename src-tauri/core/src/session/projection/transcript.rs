@@ -11,7 +11,7 @@ use crate::error::BoundaryError;
 use crate::question::{AnswerBatch, FormOutcome, Question};
 use crate::session::events::{Event, ModelRef, StoredEvent, ToolOutcome, TurnEndReason};
 
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 pub struct Transcript {
     pub title: Option<String>,
     pub workspace: Option<String>,
@@ -159,7 +159,7 @@ pub struct ToolResultView {
 
 /// One change to a shown transcript, so a window that shows a session follows it without reading
 /// it again. Turn indexes count from the session's first turn, whatever page the window holds.
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TranscriptDelta {
     /// A turn began; `value.items` is empty.

@@ -29,7 +29,7 @@ pub use self::repair::{repairs_needed, RepairFold};
 pub const DB_FILE: &str = "hark.sqlite3";
 
 /// A row of the sessions list, read from the summary kept by every append (no replay).
-#[derive(Debug, Clone, PartialEq, Serialize, ts_rs::TS)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize, ts_rs::TS)]
 pub struct SessionSummary {
     pub id: SessionId,
     pub title: String,
