@@ -10,8 +10,12 @@ mod mcp;
 mod mcp_client;
 #[path = "e2e/notifications.rs"]
 mod notifications;
+#[path = "../src-tauri/cli/tests/support/pane.rs"]
+mod pane;
 #[path = "e2e/robustness.rs"]
 mod robustness;
+#[path = "e2e/tui.rs"]
+mod tui;
 
 use support::{e2e_enabled, App, Launch};
 

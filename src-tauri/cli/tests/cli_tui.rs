@@ -3,98 +3,19 @@
 //! saved as text under `target/tui/` to look at. `make test` installs tmux.
 #![cfg(unix)]
 
+#[path = "support/pane.rs"]
+mod support_pane;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde_json::Value;
+use support_pane::Pane;
 
-/// One tmux server of its own (its socket named after the test), holding one pane.
-struct Pane {
-    socket: String,
-    name: &'static str,
-    step: usize,
-}
-
-impl Pane {
-    /// Runs `hark tui ARGS` with the data directory `data`, in a new 80×24 pane.
-    fn start(name: &'static str, data: &Path, workspace: &Path, args: &[&str]) -> Pane {
-        let socket = format!("hark-tui-{}-{name}", std::process::id());
-        let hark = env!("CARGO_BIN_EXE_hark");
-        let mut command = format!(
-            "cd {} && env HARK_DATA_DIR={} NO_COLOR=1 TERM=xterm-256color {hark} tui",
-            quote(workspace),
-            quote(data)
-        );
-        for arg in args {
-            command.push(' ');
-            command.push_str(&quote(Path::new(arg)));
-        }
-        // The pane stays after the program exits, so its last screen can still be read.
-        let status = Command::new("tmux")
-            .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d", "-s", "tui", "-x", "80", "-y", "24"])
-            .arg(format!("{command}; echo '[exited]'; sleep 600"))
-            .status()
-            .expect("run tmux (make test installs it)");
-        assert!(status.success(), "tmux could not start the pane");
-        Pane { socket, name, step: 0 }
-    }
-
-    fn tmux(&self, args: &[&str]) -> std::process::Output {
-        Command::new("tmux").args(["-L", &self.socket]).args(args).output().expect("run tmux")
-    }
-
-    fn screen(&self) -> String {
-        String::from_utf8_lossy(&self.tmux(&["capture-pane", "-p", "-t", "tui"]).stdout).into_owned()
-    }
-
-    /// Sends tmux key names (`Enter`, `Tab`, `Escape`, `C-c`, or a character).
-    fn keys(&self, keys: &[&str]) {
-        for key in keys {
-            assert!(self.tmux(&["send-keys", "-t", "tui", key]).status.success(), "send {key}");
-            // Each key is its own read for the program, as when a person types.
-            std::thread::sleep(Duration::from_millis(60));
-        }
-    }
-
-    fn type_text(&self, text: &str) {
-        assert!(self.tmux(&["send-keys", "-t", "tui", "-l", text]).status.success());
-    }
-
-    /// Waits until the screen shows `text` (a terminal gives no events to wait on), then saves it.
-    fn wait_for(&mut self, text: &str, step: &str) -> String {
-        let started = Instant::now();
-        loop {
-            let screen = self.screen();
-            if screen.contains(text) {
-                self.save(step, &screen);
-                return screen;
-            }
-            if started.elapsed() > Duration::from_secs(20) {
-                self.save(step, &screen);
-                panic!("the screen never showed {text:?}; it shows:\n{screen}");
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-
-    fn save(&mut self, step: &str, screen: &str) {
-        self.step += 1;
-        let dir = target_dir().join("tui");
-        std::fs::create_dir_all(&dir).expect("target/tui");
-        std::fs::write(dir.join(format!("{}-{}-{step}.txt", self.name, self.step)), screen).expect("save the screen");
-    }
-}
-
-impl Drop for Pane {
-    fn drop(&mut self) {
-        // Ends this test's own tmux server and the pane's processes with it.
-        let _ = self.tmux(&["kill-server"]);
-    }
-}
-
-fn quote(path: &Path) -> String {
-    format!("'{}'", path.display().to_string().replace('\'', r"'\''"))
+/// `hark tui ARGS` of this build in a new pane, its screens saved under `target/tui/`.
+fn pane(name: &'static str, data: &Path, workspace: &Path, args: &[&str]) -> Pane {
+    Pane::start(name, Path::new(env!("CARGO_BIN_EXE_hark")), data, workspace, args, target_dir().join("tui"))
 }
 
 fn target_dir() -> PathBuf {
@@ -127,7 +48,7 @@ fn dirs() -> (tempfile::TempDir, PathBuf, PathBuf) {
 #[test]
 fn a_batch_is_answered_with_the_keyboard_only() {
     let (_tmp, data, ws) = dirs();
-    let mut pane = Pane::start("batch", &data, &ws, &["--provider", "demo", "--script", "batch", "set up"]);
+    let mut pane = pane("batch", &data, &ws, &["--provider", "demo", "--script", "batch", "set up"]);
     pane.wait_for("question 1/3", "asked");
     pane.keys(&["2"]);
     pane.wait_for("question 2/3", "single-chosen");
@@ -156,7 +77,7 @@ fn a_batch_is_answered_with_the_keyboard_only() {
 #[test]
 fn esc_closes_the_question_and_it_is_recorded_cancelled() {
     let (_tmp, data, ws) = dirs();
-    let mut pane = Pane::start("esc", &data, &ws, &["--provider", "demo", "--script", "timed", "--timed", "go"]);
+    let mut pane = pane("esc", &data, &ws, &["--provider", "demo", "--script", "timed", "--timed", "go"]);
     pane.wait_for("question 1/1", "asked");
     pane.keys(&["Escape"]);
     let closed = pane.wait_for("You closed the question", "closed");
@@ -178,7 +99,7 @@ fn a_timed_question_counts_down_goes_on_and_is_answered_late_from_its_row() {
     let (_tmp, data, ws) = dirs();
     let ws_arg = ws.display().to_string();
     let args = ["--provider", "demo", "--script", "timed", "--timed", "--timeout", "2", "--workspace", &ws_arg, "go"];
-    let mut pane = Pane::start("timed", &data, &ws, &args);
+    let mut pane = pane("timed", &data, &ws, &args);
     let counting = pane.wait_for("s left", "countdown");
     assert!(counting.contains("t takes your time"), "{counting}");
     let went_on = pane.wait_for("I wrote hark-notes.md", "went-on");
@@ -198,7 +119,7 @@ fn a_timed_question_counts_down_goes_on_and_is_answered_late_from_its_row() {
 fn taking_your_time_stops_the_countdown() {
     let (_tmp, data, ws) = dirs();
     let args = ["--provider", "demo", "--script", "timed", "--timed", "--timeout", "2", "go"];
-    let mut pane = Pane::start("take-time", &data, &ws, &args);
+    let mut pane = pane("take-time", &data, &ws, &args);
     pane.wait_for("s left", "countdown");
     pane.keys(&["t"]);
     pane.wait_for("taking your time", "taking-time");
@@ -218,7 +139,7 @@ fn taking_your_time_stops_the_countdown() {
 #[test]
 fn ctrl_c_stops_the_turn_then_quits_and_a_resize_redraws() {
     let (_tmp, data, ws) = dirs();
-    let mut pane = Pane::start("ctrl-c", &data, &ws, &["--provider", "demo", "--script", "batch", "set up"]);
+    let mut pane = pane("ctrl-c", &data, &ws, &["--provider", "demo", "--script", "batch", "set up"]);
     pane.wait_for("question 1/3", "asked");
     // A narrower terminal: the overlay is drawn again to fit.
     assert!(pane.tmux(&["resize-window", "-t", "tui", "-x", "60", "-y", "20"]).status.success());
@@ -244,7 +165,7 @@ fn ctrl_c_stops_the_turn_then_quits_and_a_resize_redraws() {
 #[test]
 fn questions_of_two_sessions_are_queued_one_overlay_at_a_time_and_the_list_shows_them() {
     let (_tmp, data, ws) = dirs();
-    let mut pane = Pane::start("queue", &data, &ws, &["--provider", "demo", "--script", "batch", "first"]);
+    let mut pane = pane("queue", &data, &ws, &["--provider", "demo", "--script", "batch", "first"]);
     pane.wait_for("question 1/3", "first-asked");
     // Hidden, the first session's question keeps waiting; a second session asks meanwhile.
     pane.keys(&["h", "C-o"]);

@@ -215,3 +215,120 @@ async fn an_outside_agent_asks_through_the_socket_and_closing_the_connection_wit
     }
     host.shutdown().await;
 }
+
+/// The next reply of a stream, within 10 s.
+async fn next(replies: &mut control::ReplyStream) -> Reply {
+    tokio::time::timeout(std::time::Duration::from_secs(10), replies.next())
+        .await
+        .expect("a reply in time")
+        .expect("read the reply")
+        .expect("the stream is still open")
+}
+
+/// Replies until one matches, within 10 s.
+async fn next_matching(replies: &mut control::ReplyStream, what: &str, wanted: impl Fn(&Reply) -> bool) -> Reply {
+    for _ in 0..200 {
+        let reply = next(replies).await;
+        if wanted(&reply) {
+            return reply;
+        }
+    }
+    panic!("no {what} among 200 replies");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_front_door_starts_follows_and_closes_a_question_through_the_socket() {
+    use hark_core::service::QuestionEvent;
+    let dir = tempfile::tempdir().unwrap();
+    let host = host(dir.path());
+    let server = control::serve(dir.path(), handler(&host)).expect("serve");
+
+    let mut everything = control::open(dir.path(), &Request::Watch { session: None }).await.unwrap();
+    assert_eq!(next(&mut everything).await, Reply::Watching { session_id: None });
+
+    let start = Request::Start { text: "plan the notes app".into(), workspace: None, plan_first: None, ptc: None };
+    let Reply::Started { session_id } = control::call(dir.path(), &start).await.unwrap() else { panic!("started") };
+    let asked = next_matching(&mut everything, "question asked", |r| {
+        matches!(r, Reply::Question { event: QuestionEvent::Requested { .. } })
+    })
+    .await;
+    let Reply::Question { event: QuestionEvent::Requested { request } } = asked else { unreachable!() };
+    assert_eq!(request.session_id, session_id);
+
+    let overview = Request::Overview { session: Some(session_id.clone()), turns: 20 };
+    let Reply::Overview { overview } = control::call(dir.path(), &overview).await.unwrap() else { panic!("overview") };
+    assert_eq!(overview.waiting.len(), 1, "{overview:?}");
+    assert_eq!(overview.sessions.len(), 1);
+    let shown = overview.shown.expect("the session");
+    assert_eq!(shown.transcript.title.as_deref(), Some("plan the notes app"));
+    assert!(shown.busy, "its turn waits for the question");
+
+    // Following the session by a prefix: its own events come too.
+    let mut session =
+        control::open(dir.path(), &Request::Watch { session: Some(session_id[..8].into()) }).await.unwrap();
+    assert_eq!(next(&mut session).await, Reply::Watching { session_id: Some(session_id.clone()) });
+    let cancel = Request::Cancel { session: session_id.clone(), call_id: request.call_id.clone() };
+    assert_eq!(control::call(dir.path(), &cancel).await.unwrap(), Reply::Done);
+    next_matching(&mut everything, "the question resolved", |r| {
+        matches!(r, Reply::Question { event: QuestionEvent::Resolved { .. } })
+    })
+    .await;
+    next_matching(&mut session, "the turn's end", |r| {
+        matches!(r, Reply::Agent { event: hark_core::agent::AgentEvent::TurnEnded { .. } })
+    })
+    .await;
+    let stop = Request::Stop { session: session_id.clone() };
+    assert_eq!(control::call(dir.path(), &stop).await.unwrap(), Reply::Stopped { stopped: false }, "nothing runs");
+
+    // Bad requests are refused with the host's own errors, and record nothing.
+    let empty = Request::Start { text: "  ".into(), workspace: None, plan_first: None, ptc: None };
+    let refused = |reply: Reply, code: &str| matches!(&reply, Reply::Refused { error } if error.code == code);
+    assert!(refused(control::call(dir.path(), &empty).await.unwrap(), "INVALID_ARGUMENT"));
+    let unknown = Request::Send { session: "nope".into(), text: "hello".into() };
+    assert!(refused(control::call(dir.path(), &unknown).await.unwrap(), "NOT_FOUND"));
+    let mut nowhere = control::open(dir.path(), &Request::Watch { session: Some("nope".into()) }).await.unwrap();
+    assert!(refused(next(&mut nowhere).await, "NOT_FOUND"));
+    assert_eq!(nowhere.next().await.unwrap(), None, "a refused watch closes");
+    assert_eq!(host.store().list_sessions().unwrap().len(), 1);
+
+    // Stopping the server ends open watches at once rather than waiting for them.
+    let stopping = std::time::Instant::now();
+    server.shutdown().await;
+    assert!(stopping.elapsed() < std::time::Duration::from_secs(2), "{:?}", stopping.elapsed());
+    assert_eq!(everything.next().await.unwrap(), None);
+    assert_eq!(session.next().await.unwrap(), None);
+    host.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_attach_holds_the_countdown_until_its_connection_closes() {
+    use hark_core::session::QuestionState;
+    let dir = tempfile::tempdir().unwrap();
+    let host = host(dir.path());
+    let _server = control::serve(dir.path(), handler(&host)).expect("serve");
+    // The script asks with a 5 s timeout.
+    let (session, _events) = host.start_session("plan the notes app", None).unwrap();
+    until("the question", || !host.service().foreground(None).is_empty()).await;
+    let call_id = host.service().foreground(None).remove(0).call_id;
+
+    let attach = Request::Attach { session: session.clone(), call_id: call_id.clone() };
+    let mut held = control::open(dir.path(), &attach).await.unwrap();
+    match next(&mut held).await {
+        Reply::Attached { remaining_ms: Some(ms) } => assert!(ms <= 5_000, "{ms}"),
+        other => panic!("attached with its countdown, got {other:?}"),
+    }
+    tokio::time::sleep(std::time::Duration::from_secs(6)).await;
+    assert_eq!(host.service().foreground(None).len(), 1, "held past its timeout");
+
+    // The connection closing releases it: the question goes on without an answer.
+    drop(held);
+    until("the question to continue", || host.service().foreground(None).is_empty()).await;
+    until("its continuation recorded", || {
+        project_questions(&host.store().events(&session).unwrap()).iter().any(|r| r.state == QuestionState::Continued)
+    })
+    .await;
+    let unknown = Request::Attach { session, call_id: "nope".into() };
+    let mut refused = control::open(dir.path(), &unknown).await.unwrap();
+    assert!(matches!(next(&mut refused).await, Reply::Refused { error } if error.code == "NOT_PENDING"));
+    host.shutdown().await;
+}
