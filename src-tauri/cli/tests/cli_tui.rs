@@ -1,6 +1,7 @@
 //! `hark tui` as a real process in a real terminal: tmux runs it in a pane of 80×24 with `NO_COLOR`,
 //! keys go in with `send-keys` and the screen comes back with `capture-pane`. Every step's screen is
-//! saved as text under `target/tui/` to look at. `make test` installs tmux.
+//! saved as text under `target/tui/` to look at. `make test` installs tmux. (Beside the real desktop
+//! window it is tested in the end-to-end suite, `tests/e2e/tui.rs`.)
 #![cfg(unix)]
 
 #[path = "support/pane.rs"]
@@ -194,4 +195,106 @@ fn questions_of_two_sessions_are_queued_one_overlay_at_a_time_and_the_list_shows
         let q = hark_json(&data, &["questions", session["id"].as_str().unwrap(), "--json"]);
         assert_eq!(q[0]["state"], "settled", "{q}");
     }
+}
+
+/// A stand-in for the desktop app in this process: a host of the data directory serving its control
+/// socket with the app's handler, its sessions on the demo model's timed script.
+mod app {
+    use std::path::Path;
+    use std::sync::Arc;
+
+    use hark_core::control::{self, ControlServer};
+    use hark_core::host::{Host, ModelSource};
+    use hark_core::model::{provider_for, ModelError, ModelProvider};
+    use hark_core::question::ToolMode;
+    use hark_core::service::ForwardingProvider;
+    use hark_core::session::{ModelKind, ModelRef};
+    use hark_core::tools::QuestionSettings;
+
+    struct Timed;
+
+    impl ModelSource for Timed {
+        fn for_new(&self) -> ModelRef {
+            ModelRef { provider: ModelKind::Demo, base_url: None, model: None, script: Some("timed".into()) }
+        }
+        fn for_existing(&self, recorded: Option<ModelRef>) -> ModelRef {
+            recorded.unwrap_or_else(|| self.for_new())
+        }
+        fn forced_questions(&self) -> Option<QuestionSettings> {
+            Some(QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: 600 })
+        }
+        fn default_questions(&self) -> QuestionSettings {
+            QuestionSettings::default()
+        }
+        fn provider(&self, model: &ModelRef) -> Result<Arc<dyn ModelProvider>, ModelError> {
+            provider_for(model, None)
+        }
+    }
+
+    pub struct App {
+        pub runtime: tokio::runtime::Runtime,
+        pub host: Arc<Host>,
+        server: ControlServer,
+    }
+
+    impl App {
+        pub fn start(data: &Path) -> App {
+            let runtime = tokio::runtime::Runtime::new().unwrap();
+            let _entered = runtime.enter();
+            let (surface, requests) = ForwardingProvider::new();
+            // Kept open for the app's life: a closed channel would refuse every question.
+            std::mem::forget(requests);
+            let host = Arc::new(Host::start(data, Arc::new(surface), Arc::new(Timed)).unwrap());
+            let server = control::serve(data, hark_core::host::control_handler(Arc::clone(&host))).unwrap();
+            App { runtime, host, server }
+        }
+
+        /// Quits as the app does: the socket stops, then the host (a live timed question continues).
+        pub fn quit(self) {
+            let App { runtime, host, server } = self;
+            runtime.block_on(async move {
+                server.shutdown().await;
+                host.shutdown().await;
+            });
+        }
+    }
+}
+
+#[test]
+fn beside_a_running_app_the_terminal_takes_over_when_it_quits_and_keeps_the_answer_being_given() {
+    let (_tmp, data, ws) = dirs();
+    std::fs::create_dir_all(&data).unwrap();
+    let app = app::App::start(&data);
+    {
+        let _entered = app.runtime.enter();
+        app.host.start_session("plan the notes app", Some(ws.clone())).unwrap();
+    }
+    let ws_arg = ws.display().to_string();
+    let args = ["--provider", "demo", "--script", "timed", "--timed", "--workspace", &ws_arg];
+    let mut pane = pane("takeover", &data, &ws, &args);
+    let asked = pane.wait_for("question 1/1", "asked-through-the-app");
+    // The script asks with a 5 s timeout: this screen takes its time first.
+    pane.keys(&["t"]);
+    assert!(asked.contains("· in the Hark app"), "{asked}");
+    assert!(asked.contains("In the running Hark app: its models, tools and question settings apply."), "{asked}");
+    pane.wait_for("taking your time", "taking-time");
+    pane.keys(&["2"]);
+    pane.wait_for("(•) 2 Postgres", "chosen");
+
+    app.quit();
+    let taken = pane.wait_for("this terminal hosts your sessions now", "taken-over");
+    assert!(taken.contains("(•) 2 Postgres"), "the choice stays:\n{taken}");
+    pane.wait_for("Enter answers it late", "went-on-while-shown");
+    pane.keys(&["Enter"]);
+    let late = pane.wait_for("Your answer to my earlier question arrived", "answered-late");
+    assert!(late.contains("answered late"), "{late}");
+    pane.keys(&["C-c"]);
+    std::thread::sleep(Duration::from_millis(500));
+    if !pane.screen().contains("[exited]") {
+        pane.keys(&["C-c"]);
+    }
+    pane.wait_for("[exited]", "quit");
+    let q = questions(&data);
+    assert_eq!(q[0]["answered_late"], true, "{q}");
+    assert_eq!(q[0]["answers"]["answers"][0]["selected"], serde_json::json!(["Postgres"]), "{q}");
 }

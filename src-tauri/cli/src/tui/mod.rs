@@ -57,7 +57,7 @@ async fn tui(args: ChatArgs) -> ExitCode {
         Some(app) => (app, app_notice(&args)),
         None => match host_here(&dir, &args, mcp) {
             Ok(host) => (Backend::Local(host), None),
-            Err(code) => return code,
+            Err(e) => return fail(&e, 1),
         },
     };
     let mut screen = Screen::new(backend, args.workspace.clone(), choices);
@@ -100,7 +100,8 @@ async fn run_until_quit(
                 screen.status = Some("The Hark app quit; starting here…".into());
                 terminal.draw(|frame| view::draw(frame, screen))?;
                 let host = take_over(dir, args).await;
-                let session = screen.session.clone();
+                // The session whose question is being answered is shown, so that question stays.
+                let session = screen.shown.as_ref().map(|s| s.session_id.clone()).or_else(|| screen.session.clone());
                 match host {
                     Some(host) => {
                         screen.backend = Backend::Local(host);
@@ -123,9 +124,9 @@ async fn run_until_quit(
 /// The data directory's host in this process, once the app that held it has let go (its quit
 /// takes a few seconds).
 async fn take_over(dir: &std::path::Path, args: &ChatArgs) -> Option<Arc<Host>> {
+    let mcp = chat::mcp_from(args).ok()?;
     for _ in 0..40 {
-        let mcp = chat::mcp_from(args).ok()?;
-        if let Ok(host) = host_here(dir, args, mcp) {
+        if let Ok(host) = host_here(dir, args, mcp.clone()) {
             return Some(host);
         }
         tokio::time::sleep(Duration::from_millis(250)).await;
@@ -138,10 +139,10 @@ fn host_here(
     dir: &std::path::Path,
     args: &ChatArgs,
     mcp: Option<hark_core::mcp::McpConfig>,
-) -> Result<Arc<Host>, ExitCode> {
+) -> Result<Arc<Host>, hark_core::host::HostError> {
     let (surface, mut requests) = ForwardingProvider::new();
     let models = chat::CliModels { announce_demo: false, ..chat::models(args) };
-    let host = Host::start(dir, Arc::new(surface), Arc::new(models)).map_err(|e| fail(&e, 1))?;
+    let host = Host::start(dir, Arc::new(surface), Arc::new(models))?;
     // The screen follows the service's own events; what the surface is handed needs no second look.
     tokio::spawn(async move { while requests.recv().await.is_some() {} });
     if let Some(config) = mcp {
@@ -154,7 +155,7 @@ fn host_here(
 /// settings are the app's.
 fn app_notice(args: &ChatArgs) -> Option<String> {
     let given = args.flags.any_given() || args.timed || args.mcp_config.is_some();
-    given.then(|| "Working through the running Hark app: its models, tools and question settings apply.".into())
+    given.then(|| "In the running Hark app: its models, tools and question settings apply.".into())
 }
 
 /// Terminal input, read on a thread of its own (crossterm's reads block).
