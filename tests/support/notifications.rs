@@ -160,6 +160,11 @@ impl NotificationServer {
 
     /// The person clicked `action` on notification `id`.
     pub async fn invoke(&self, id: u32, action: &str) {
+        // A person cannot click within a moment of a notification appearing; a test can. The app
+        // listens for the click on the handle the server's reply gave it, so it subscribes to
+        // `ActionInvoked` just after the server took the notification, and a signal emitted in
+        // between never reaches it (seen once in CI under load). Half a second is well past that.
+        tokio::time::sleep(Duration::from_millis(500)).await;
         let iface = self.conn.object_server().interface::<_, Server>(PATH).await.expect("our interface");
         Server::action_invoked(iface.signal_emitter(), id, action).await.expect("emit ActionInvoked");
     }
