@@ -78,23 +78,25 @@ async fn tui(args: ChatArgs) -> ExitCode {
     ratatui::restore();
     screen.quit().await;
     match ran {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(None) => ExitCode::SUCCESS,
+        Ok(Some(stranded)) => fail_msg("APP_QUIT", stranded),
         Err(e) => fail_msg("TERMINAL", e.to_string()),
     }
 }
 
 /// Runs the screen; when the app it worked through quits, this terminal hosts the data directory
-/// itself and goes on, keeping what was typed and the question being answered.
+/// itself and goes on, keeping what was typed and the question being answered. When it cannot
+/// (another process took the directory), it says so once the screen is gone, with the unsent text.
 async fn run_until_quit(
     screen: &mut Screen,
     terminal: &mut ratatui::DefaultTerminal,
     mut keys: mpsc::UnboundedReceiver<TermEvent>,
     dir: &std::path::Path,
     args: &ChatArgs,
-) -> std::io::Result<()> {
+) -> std::io::Result<Option<String>> {
     loop {
         match screen.run(terminal, &mut keys).await? {
-            Ended::Quit => return Ok(()),
+            Ended::Quit => return Ok(None),
             Ended::AppQuit => {
                 screen.follow = None;
                 screen.status = Some("The Hark app quit; starting here…".into());
@@ -107,13 +109,17 @@ async fn run_until_quit(
                         screen.backend = Backend::Local(host);
                         screen.status = Some("The Hark app quit: this terminal hosts your sessions now.".into());
                         if let Err(e) = screen.show(session.as_deref()).await {
-                            screen.status = Some(format!("{}: {}", e.code, e.message));
+                            screen.status = Some(say(&e));
                         }
                     }
                     None => {
-                        screen.status = Some("The Hark app quit and this terminal could not take over.".into());
-                        terminal.draw(|frame| view::draw(frame, screen))?;
-                        return Ok(());
+                        let mut stranded = "the Hark app quit and this terminal could not take over its data \
+                                            directory (another Hark process holds it)"
+                            .to_string();
+                        if !screen.composer.trim().is_empty() {
+                            stranded.push_str(&format!("; your unsent message: {}", screen.composer));
+                        }
+                        return Ok(Some(stranded));
                     }
                 }
             }
