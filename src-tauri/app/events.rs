@@ -45,12 +45,22 @@ pub fn launch_error(app: &AppHandle, error: &BoundaryError) {
 
 /// Follows every question of every session, open in the window or not: badges and the tray change,
 /// a resolved question's take-overs are let go, and the notifier decides whether to tell anyone.
+/// Every new session, whichever front door started it, is listed at once.
 pub fn watch_questions(app: AppHandle, hub: Arc<Hub>, notifier: Arc<Notifier>) {
     let mut events = hub.service().subscribe();
+    let mut created = hub.host().subscribe_created();
+    let mut creating = true;
     let mut requests = hub.take_requests();
     tauri::async_runtime::spawn(async move {
         loop {
             tokio::select! {
+                made = created.recv(), if creating => match made {
+                    Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => {
+                        sessions_changed(&app);
+                        refresh_tray(&app, &hub);
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => creating = false,
+                },
                 event = events.recv() => match event {
                     Ok(event) => {
                         if let QuestionEvent::Resolved { session_id, call_id, .. } = &event {

@@ -67,7 +67,7 @@ pub fn save(data_dir: &Path, entries: &[McpEntry]) -> Result<(), CommandError> {
         crate::secrets::mcp_set(&secret.name, &secret.value)?;
     }
     let tmp = path.with_extension("json.saving");
-    std::fs::write(&tmp, &text)
+    hark_core::data_dir::private::write(&tmp, text.as_bytes())
         .and_then(|()| std::fs::rename(&tmp, &path))
         .map_err(|e| invalid(&path, format!("could not write it: {e}")))?;
     Ok(())

@@ -198,7 +198,7 @@ pub fn save(dir: &Path, settings: &Settings) -> Result<(), SettingsError> {
     let text = serde_json::to_string_pretty(settings)
         .map_err(|e| SettingsError::Write { path: path.display().to_string(), reason: e.to_string() })?;
     let tmp: PathBuf = dir.join(format!("{SETTINGS_FILE}.tmp"));
-    std::fs::write(&tmp, text).map_err(write_err)?;
+    hark_core::data_dir::private::write(&tmp, text.as_bytes()).map_err(write_err)?;
     std::fs::rename(&tmp, &path).map_err(write_err)
 }
 

@@ -72,3 +72,45 @@ async fn a_second_launch_that_names_no_session_says_so_in_the_window() {
     app.screenshot("shown").await;
     app.close().await;
 }
+
+#[tokio::test]
+async fn a_session_another_program_starts_shows_in_the_window_at_once_with_who_started_it() {
+    if !e2e_enabled("a_session_another_program_starts_shows_in_the_window_at_once_with_who_started_it") {
+        return;
+    }
+    use hark_core::control::{self, ControlError, Reply, Request};
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let data_dir = tmp.path().join("hark-data");
+    let app = App::launch("started-elsewhere", Launch::with_args(&data_dir, &["--script", "hello"])).await;
+    app.find("textarea[aria-label='Message']").await;
+
+    // A program of this user's starts a session over the control socket; it asks no question, so
+    // nothing but the start itself can make the window list it.
+    let start = Request::Start {
+        text: "tidy the notes".into(),
+        workspace: None,
+        by: Some("a nightly script".into()),
+        plan_first: Some(false),
+        ptc: None,
+    };
+    let started = std::time::Instant::now();
+    let session_id = loop {
+        match control::call(&data_dir, &start).await {
+            Ok(Reply::Started { session_id }) => break session_id,
+            Err(ControlError::Unavailable { .. }) if started.elapsed() < Duration::from_secs(20) => {
+                tokio::time::sleep(Duration::from_millis(200)).await;
+            }
+            other => panic!("the app starts the session: {other:?}"),
+        }
+    };
+    let row = format!("nav[aria-label='Sessions'] button[data-session-id='{session_id}']");
+    app.wait_until("the session in the sidebar", Duration::from_secs(5), || app.exists(&row)).await;
+    app.screenshot("1-listed").await;
+    app.find(&row).await.click().await.expect("open the session");
+    app.wait_until("where it came from", Duration::from_secs(10), || async {
+        app.text_of("[data-testid='started-by']").await.contains("Started from a nightly script")
+    })
+    .await;
+    app.screenshot("2-started-by").await;
+    app.close().await;
+}

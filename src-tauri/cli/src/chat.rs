@@ -177,18 +177,28 @@ impl ModelSource for CliModels {
     }
 }
 
-/// Renders the agent's stream for a terminal until the agent is dropped.
-pub(crate) fn print_events(
-    mut rx: tokio::sync::broadcast::Receiver<AgentEvent>,
-    shown: Arc<Shown>,
-) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(async move {
+/// The task that renders an agent's stream; [`drain`] ends it.
+pub(crate) struct Printer {
+    task: tokio::task::JoinHandle<()>,
+    done: tokio_util::sync::CancellationToken,
+}
+
+/// Renders the agent's stream for a terminal until the stream closes or [`drain`] is called.
+pub(crate) fn print_events(mut rx: tokio::sync::broadcast::Receiver<AgentEvent>, shown: Arc<Shown>) -> Printer {
+    let done = tokio_util::sync::CancellationToken::new();
+    let finished = done.clone();
+    let task = tokio::spawn(async move {
         let mut at_line_start = true;
         loop {
-            let event = match rx.recv().await {
-                Ok(e) => e,
-                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
-                Err(_) => break,
+            // Events already sent are printed before `done` is heeded: the stream is polled first.
+            let event = tokio::select! {
+                biased;
+                event = rx.recv() => match event {
+                    Ok(e) => e,
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                    Err(_) => break,
+                },
+                _ = finished.cancelled() => break,
             };
             let line = |text: String, at_line_start: &mut bool| {
                 let lead = if *at_line_start { "" } else { "\n" };
@@ -255,12 +265,15 @@ pub(crate) fn print_events(
                 _ => {}
             }
         }
-    })
+    });
+    Printer { task, done }
 }
 
-/// Lets the printer show the last events; it ends when the agent's event stream closes.
-pub(crate) async fn drain(printer: tokio::task::JoinHandle<()>) {
-    let _ = tokio::time::timeout(std::time::Duration::from_secs(2), printer).await;
+/// Lets the printer show the events sent so far, then ends it: called once the agent is idle, so
+/// nothing more is coming, and the command ends as soon as its work is done.
+pub(crate) async fn drain(printer: Printer) {
+    printer.done.cancel();
+    let _ = printer.task.await;
 }
 
 /// Runs the agent until it is idle; Ctrl-C or stdin closing while a question waits aborts the turn

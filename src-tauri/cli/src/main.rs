@@ -55,6 +55,10 @@ commands:
 ";
 
 fn main() -> ExitCode {
+    // A `run_code` script runs in a process of this program, started with the worker argument.
+    if let Some(code) = hark_core::ptc::worker::main_if_worker() {
+        return code;
+    }
     let args: Vec<String> = std::env::args().skip(1).collect();
     let Some((command, rest)) = args.split_first() else {
         return usage_error("no command given");

@@ -44,7 +44,8 @@ pub fn run(args: &[String]) -> ExitCode {
         Err(code) => return code,
     };
     let cwd = std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_default();
-    let server = HarkServer { dir, cwd, chosen, settings: OnceLock::new(), client: Mutex::new(None) };
+    let asker = format!("hark-mcp-{}", uuid::Uuid::new_v4().simple());
+    let server = HarkServer { dir, cwd, asker, chosen, settings: OnceLock::new(), client: Mutex::new(None) };
     crate::chat::on_runtime(async move {
         let served = async {
             let running = server.serve(rmcp::transport::stdio()).await?;
@@ -90,6 +91,9 @@ fn parse_flags(args: &[String]) -> Result<Option<QuestionSettings>, String> {
 struct HarkServer {
     dir: PathBuf,
     cwd: String,
+    /// This process's own id: the answers to its questions are returned to it alone, not to another
+    /// agent of the same name in the same folder.
+    asker: String,
     chosen: Option<QuestionSettings>,
     /// The settings the tool list was made under; every call is asked under them.
     settings: OnceLock<QuestionSettings>,
@@ -100,7 +104,7 @@ struct HarkServer {
 impl HarkServer {
     fn client(&self) -> ClientId {
         let name = hark_core::sync::lock(&self.client).clone().unwrap_or_else(|| "MCP client".into());
-        ClientId { name, cwd: self.cwd.clone() }
+        ClientId { name, cwd: self.cwd.clone(), asker: Some(self.asker.clone()) }
     }
 
     /// The settings in force: the command line's, else the app's (asked once; the defaults when
@@ -132,7 +136,10 @@ impl HarkServer {
 
     async fn ask(&self, arguments: serde_json::Value) -> CallToolResult {
         let settings = self.settings().await;
-        let request = Request::Ask { client: self.client(), settings: Some(settings), arguments };
+        // Chosen here, so the call can be named even when the app goes before it replies.
+        let call_id = format!("mcp-{}", uuid::Uuid::new_v4().simple());
+        let request =
+            Request::Ask { client: self.client(), settings: Some(settings), arguments, call_id: Some(call_id.clone()) };
         match self.forward(&request).await {
             Ok(Reply::Asked { answer }) => {
                 let structured = serde_json::json!({
@@ -143,6 +150,14 @@ impl HarkServer {
                 result(answer.text, structured, false)
             }
             Ok(other) => refused(other),
+            Err(ControlError::Closed { .. }) => failed(BoundaryError::new(
+                "ControlError",
+                "HARK_GONE",
+                format!(
+                    "Hark stopped (it quit or crashed) before the person answered your question {call_id}; \
+                     it was not answered. Ask it again if you still need the answer."
+                ),
+            )),
             Err(e) => failed(e.boundary()),
         }
     }

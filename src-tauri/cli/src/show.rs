@@ -29,13 +29,16 @@ pub fn line(e: &StoredEvent) -> String {
 fn details(event: &Event) -> String {
     let text = |t: &str| safe_text(t, TEXT_CHARS);
     match event {
-        Event::SessionCreated { title, workspace, model, client } => {
+        Event::SessionCreated { title, workspace, model, client, started_by } => {
             let mut s = format!("title={}", text(title));
             if let Some(w) = workspace {
                 s.push_str(&format!(" workspace={}", text(w)));
             }
             if let Some(c) = client {
                 s.push_str(&format!(" client={}", text(c)));
+            }
+            if let Some(by) = started_by {
+                s.push_str(&format!(" started_by={}", text(by)));
             }
             if let Some(m) = model {
                 s.push_str(&format!(" provider={}", m.provider));
@@ -84,6 +87,7 @@ fn details(event: &Event) -> String {
             format!("{}: {}: {}", text(server), text(&error.code), text(&error.message))
         }
         Event::AnswersReturned { call_ids } => format!("returned to the client: {}", text(&call_ids.join(","))),
+        Event::ClientAsked { call_id, asker } => format!("{} asked by {}", text(call_id), text(asker)),
         Event::McpForm { server, message, outcome, .. } => {
             let outcome = match outcome {
                 hark_core::question::FormOutcome::Accept { answers } => {

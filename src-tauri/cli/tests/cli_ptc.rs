@@ -95,3 +95,108 @@ async fn a_scripts_timed_question_is_listed_continued_and_answered_late_from_the
     assert_eq!(late["call_id"], "run1.1");
     assert_eq!(late["answers"][0]["selected"], json!(["Postgres"]));
 }
+
+/// Spins inside one engine builtin for hours, where the engine's own interrupt check never comes.
+const SPIN_IN_BUILTIN: &str = "Array.prototype.reverse.call({ length: 2 ** 40 }); return 1;";
+
+/// The pids of `parent`'s children that are `run_code` workers (not yet reaped).
+fn workers_of(parent: u32) -> Vec<u32> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let (Ok(stat), Ok(cmdline)) =
+            (std::fs::read_to_string(entry.path().join("stat")), std::fs::read(entry.path().join("cmdline")))
+        else {
+            continue;
+        };
+        let fields: Vec<&str> = stat.rsplit(')').next().unwrap_or("").split_whitespace().collect();
+        let (state, ppid) = (fields.first().copied(), fields.get(1).copied());
+        if ppid == Some(parent.to_string().as_str())
+            && state != Some("Z")
+            && String::from_utf8_lossy(&cmdline).contains(hark_core::ptc::worker::WORKER_ARG)
+        {
+            found.push(pid);
+        }
+    }
+    found
+}
+
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|stat| stat.rsplit(')').next().and_then(|rest| rest.split_whitespace().next()) != Some("Z"))
+}
+
+/// `hark chat --ptc` whose model runs the spinning script, once its worker is running: the chat
+/// process and its worker's pid.
+async fn spinning_chat(server: &TestServer, data: &Path, workspace: &Path) -> (std::process::Child, u32) {
+    let mut chat = hark(data);
+    chat.args(["chat", "--provider", "openai", "--base-url", &server.base_url(), "--model", "test-model"])
+        .args(["--ptc", "--workspace"])
+        .arg(workspace)
+        .arg("spin")
+        .stdin(Stdio::piped());
+    let mut child = chat.spawn().unwrap();
+    let pid = child.id();
+    let started = std::time::Instant::now();
+    while started.elapsed() < std::time::Duration::from_secs(20) {
+        if let Some(worker) = workers_of(pid).first() {
+            return (child, *worker);
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    panic!("the script never started");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn ctrl_c_stops_a_script_spinning_in_a_builtin_and_hark_chat_ends_within_two_seconds() {
+    let server = TestServer::start(vec![tool_reply(
+        "One script.",
+        &[("run1", "run_code", json!({ "code": SPIN_IN_BUILTIN }).to_string())],
+    )])
+    .await;
+    let (data, workspace) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (child, worker) = spinning_chat(&server, data.path(), workspace.path()).await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    let pid = i32::try_from(child.id()).unwrap();
+    // SAFETY: a signal to the process this test started, by its pid.
+    assert_eq!(unsafe { libc::kill(pid, libc::SIGINT) }, 0);
+    let stopping = std::time::Instant::now();
+    let status = tokio::task::spawn_blocking(move || child.wait_with_output()).await.unwrap().unwrap();
+    let took = stopping.elapsed();
+    assert!(took < std::time::Duration::from_secs(2), "hark chat took {took:?} to end after Ctrl-C");
+    assert!(status.status.success(), "{}", text(&status.stderr));
+    assert!(!alive(worker), "the worker {worker} outlived the stopped turn");
+    assert!(text(&status.stderr).contains("stopped; the session is saved"), "{}", text(&status.stderr));
+
+    let mut show = hark(data.path());
+    show.args(["sessions", "--json"]);
+    let listed: Value = serde_json::from_slice(&output(show).await.stdout).unwrap();
+    let session = listed[0]["id"].as_str().unwrap().to_string();
+    let store = hark_core::session::Store::open(data.path()).unwrap();
+    let recorded = store.events(&session).unwrap();
+    assert!(
+        recorded.iter().any(|e| matches!(&e.event, hark_core::session::Event::ToolResult { call_id, outcome:
+            hark_core::session::ToolOutcome::Error { error } } if call_id == "run1" && error.code == "ABORTED")),
+        "{recorded:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_terminal_killed_outright_takes_its_spinning_script_with_it() {
+    let server = TestServer::start(vec![tool_reply(
+        "One script.",
+        &[("run1", "run_code", json!({ "code": SPIN_IN_BUILTIN }).to_string())],
+    )])
+    .await;
+    let (data, workspace) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (mut child, worker) = spinning_chat(&server, data.path(), workspace.path()).await;
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let gone = std::time::Instant::now();
+    while alive(worker) {
+        assert!(gone.elapsed() < std::time::Duration::from_secs(2), "the worker {worker} outlived hark chat");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}

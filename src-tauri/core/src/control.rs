@@ -18,6 +18,7 @@
 //! data directory, local clients only, whose access list admits only its owner.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
@@ -53,8 +54,14 @@ pub enum Request {
         path: Option<AnswerPath>,
     },
     /// An outside agent's `ask_user_question` call, asked in its session under `settings` (`None`:
-    /// the host's). Replied to when the question ends.
-    Ask { client: ClientId, settings: Option<QuestionSettings>, arguments: serde_json::Value },
+    /// the host's), under `call_id` when the client chose one. Replied to when the question ends.
+    Ask {
+        client: ClientId,
+        settings: Option<QuestionSettings>,
+        arguments: serde_json::Value,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        call_id: Option<String>,
+    },
     /// The outside agent's late answers not returned before.
     Answers { client: ClientId },
     /// The question settings an outside agent's calls get unless it chooses its own.
@@ -65,10 +72,13 @@ pub enum Request {
     /// What a front door shows now: the sessions, every waiting question, and `session`'s newest
     /// `turns` turns.
     Overview { session: Option<String>, turns: usize },
-    /// A new session with its first message (`workspace`: an absolute folder).
+    /// A new session with its first message (`workspace`: an absolute folder), recorded as started
+    /// by `by` (the front door's name; "another program" when it gives none).
     Start {
         text: String,
         workspace: Option<PathBuf>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        by: Option<String>,
         #[serde(default)]
         plan_first: Option<bool>,
         #[serde(default)]
@@ -146,7 +156,7 @@ pub type Replies = futures_util::stream::BoxStream<'static, Reply>;
 /// What the host does with each request (the desktop answers as its panel does). The token is
 /// cancelled when the peer goes away before the last reply (or the server stops): an ask then ends,
 /// and is recorded, as withdrawn; a watch ends.
-pub type Handler = std::sync::Arc<dyn Fn(Request, CancellationToken) -> Replies + Send + Sync>;
+pub type Handler = Arc<dyn Fn(Request, CancellationToken) -> Replies + Send + Sync>;
 
 /// The one reply `reply` resolves to.
 pub fn single(reply: impl std::future::Future<Output = Reply> + Send + 'static) -> Replies {
@@ -163,6 +173,9 @@ pub enum ControlError {
     Io { path: PathBuf, detail: String },
     #[error("the running Hark app sent a reply this version cannot read: {0}")]
     Protocol(String),
+    /// The host closed the connection before its reply: it quit or crashed meanwhile.
+    #[error("the Hark app on {path} closed the connection before it replied")]
+    Closed { path: PathBuf },
 }
 
 impl CodedError for ControlError {
@@ -174,6 +187,7 @@ impl CodedError for ControlError {
             ControlError::Unavailable { .. } => "CONTROL_UNAVAILABLE",
             ControlError::Io { .. } => "CONTROL_IO",
             ControlError::Protocol(_) => "CONTROL_PROTOCOL",
+            ControlError::Closed { .. } => "CONTROL_CLOSED",
         }
     }
     fn message(&self) -> String {
@@ -204,18 +218,23 @@ where
     };
     let mut replies = handler(request, gone.clone());
     let mut unread = tokio::io::sink();
-    let mut listening = true;
+    // `gone` is also cancelled when the server stops; the peer is still there then, and hears how
+    // its request ended (an agent waiting on a timed question is told it is pending).
+    let mut peer_left = false;
     loop {
         let reply = tokio::select! {
             reply = replies.next() => reply,
-            _ = tokio::io::copy(peer, &mut unread), if listening => {
-                listening = false;
+            _ = tokio::io::copy(peer, &mut unread), if !peer_left => {
+                peer_left = true;
                 gone.cancel();
                 continue;
             }
         };
         let Some(reply) = reply else { return };
-        if !gone.is_cancelled() && !write_reply(write, &reply).await {
+        // A peer that stops reading (a watch nobody drains) is let go once a line cannot be written
+        // in time, rather than holding its handler, and the events it lags behind, for ever.
+        if !peer_left && !matches!(tokio::time::timeout(WRITE_TIMEOUT, write_reply(write, &reply)).await, Ok(true)) {
+            peer_left = true;
             gone.cancel();
         }
     }
@@ -235,6 +254,35 @@ const READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 const DRAIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(1);
 /// How long quitting waits for requests already taken; a peer that stalls cannot hold it up.
 const SHUTDOWN_WAIT: std::time::Duration = std::time::Duration::from_secs(3);
+/// How long one reply line may take to reach a peer that does not read.
+const WRITE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+/// The most connections answered at once that have not sent their request yet (each is cut after
+/// [`READ_TIMEOUT`] anyway); past it a new connection is refused at once.
+pub const MAX_WAITING_CONNECTIONS: usize = 512;
+/// The most requests being answered at once (an ask or a watch holds its connection for as long as
+/// it lasts); past it a request is refused with `BUSY`.
+pub const MAX_ACTIVE_REQUESTS: usize = 256;
+
+/// What bounds one server's connections: each holds a permit of `waiting` until its request is in,
+/// then one of `active` until it is answered.
+#[derive(Clone)]
+struct Admission {
+    waiting: Arc<tokio::sync::Semaphore>,
+    active: Arc<tokio::sync::Semaphore>,
+}
+
+impl Admission {
+    fn new() -> Admission {
+        Admission {
+            waiting: Arc::new(tokio::sync::Semaphore::new(MAX_WAITING_CONNECTIONS)),
+            active: Arc::new(tokio::sync::Semaphore::new(MAX_ACTIVE_REQUESTS)),
+        }
+    }
+}
+
+fn busy(what: &str) -> Reply {
+    refused("BUSY", format!("the Hark app is answering too many {what} at once; try again shortly"))
+}
 
 /// The host's replies to one request, read as they come. Dropping it closes the connection, which
 /// withdraws an ask, ends a watch and releases an attach.
@@ -285,36 +333,47 @@ where
 /// Sends `request` to the host of `data_dir` and waits for its (first) reply, however long it takes
 /// (an ask waits for the person); dropping the future withdraws it.
 pub async fn call(data_dir: &Path, request: &Request) -> Result<Reply, ControlError> {
-    open(data_dir, request)
-        .await?
-        .next()
-        .await?
-        .ok_or_else(|| ControlError::Protocol("the running Hark app closed the connection without a reply".into()))
+    let mut replies = open(data_dir, request).await?;
+    let path = replies.path.clone();
+    replies.next().await?.ok_or(ControlError::Closed { path })
 }
 
 /// Answers one connection: one request line (refused unless `same_user`), its reply lines. `gone`
 /// is cancelled when the peer leaves or the server stops.
-async fn answer<S>(stream: S, same_user: bool, handler: Handler, gone: CancellationToken)
+async fn answer<S>(stream: S, same_user: bool, handler: Handler, gone: CancellationToken, admission: Admission)
 where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
 {
     use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
     let (read, mut write) = tokio::io::split(stream);
     let mut reader = tokio::io::BufReader::new(read);
-    let refusal = if same_user {
+    let waiting = admission.waiting.try_acquire_owned();
+    let refusal = if !same_user {
+        Some(refused("PEER_REFUSED", "the control socket answers only the user running Hark"))
+    } else if waiting.is_err() {
+        Some(busy("connections"))
+    } else {
         let mut line = Vec::new();
         let mut limited = (&mut reader).take(REQUEST_LIMIT as u64 + 1);
-        match tokio::time::timeout(READ_TIMEOUT, limited.read_until(b'\n', &mut line)).await {
-            Ok(Ok(_)) if line.len() > REQUEST_LIMIT => Some(refused("BAD_REQUEST", "the request is too long")),
-            Ok(Ok(_)) => {
-                reply_to(&line, &handler, gone, &mut reader, &mut write).await;
-                None
-            }
-            Ok(Err(e)) => Some(refused("BAD_REQUEST", format!("reading the request failed: {e}"))),
-            Err(_) => Some(refused("BAD_REQUEST", "no request within 10 s")),
+        let read = tokio::select! {
+            read = tokio::time::timeout(READ_TIMEOUT, limited.read_until(b'\n', &mut line)) => Some(read),
+            // Quitting does not wait for a peer that has not said anything yet.
+            _ = gone.cancelled() => None,
+        };
+        drop(waiting);
+        match read {
+            None => None,
+            Some(Ok(Ok(_))) if line.len() > REQUEST_LIMIT => Some(refused("BAD_REQUEST", "the request is too long")),
+            Some(Ok(Ok(_))) => match admission.active.try_acquire_owned() {
+                Ok(_active) => {
+                    reply_to(&line, &handler, gone.clone(), &mut reader, &mut write).await;
+                    None
+                }
+                Err(_) => Some(busy("requests")),
+            },
+            Some(Ok(Err(e))) => Some(refused("BAD_REQUEST", format!("reading the request failed: {e}"))),
+            Some(Err(_)) => Some(refused("BAD_REQUEST", "no request within 10 s")),
         }
-    } else {
-        Some(refused("PEER_REFUSED", "the control socket answers only the user running Hark"))
     };
     if let Some(refusal) = refusal {
         write_reply(&mut write, &refusal).await;
@@ -322,8 +381,13 @@ where
     let _ = write.shutdown().await;
     // What the peer sent and was not read (a refused request) is drained, and the peer's close
     // awaited, before the connection goes: closing with unread input resets it (a pipe drops what
-    // the peer has not read yet), and the peer would lose the reply.
-    let _ = tokio::time::timeout(DRAIN_TIMEOUT, tokio::io::copy(&mut reader, &mut tokio::io::sink())).await;
+    // the peer has not read yet), and the peer would lose the reply. Not when quitting: a silent
+    // peer must not hold the quit up.
+    let mut unread = tokio::io::sink();
+    tokio::select! {
+        _ = tokio::time::timeout(DRAIN_TIMEOUT, tokio::io::copy(&mut reader, &mut unread)) => {}
+        _ = gone.cancelled() => {}
+    }
 }
 
 #[cfg(unix)]
@@ -334,7 +398,7 @@ pub use windows::{open, pipe_name, request, serve, ControlServer};
 #[cfg(unix)]
 mod unix {
     use std::io::{BufRead, BufReader, Write};
-    use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
     use std::os::unix::net::UnixStream as StdStream;
     use std::path::{Path, PathBuf};
     use std::time::Duration;
@@ -377,6 +441,18 @@ mod unix {
         }
     }
 
+    /// Binds the socket owner-only from the start: a mode set after `bind` leaves a moment in which
+    /// another user could connect. The umask is the process's, so it is put back at once; a file
+    /// another thread creates in that instant is only ever made more private, never less.
+    fn bind_private(path: &Path) -> std::io::Result<UnixListener> {
+        // SAFETY: umask only swaps the process's file-creation mask; it cannot fail.
+        let old = unsafe { libc::umask(0o177) };
+        let bound = UnixListener::bind(path);
+        // SAFETY: as above, restoring the mask read a moment ago.
+        unsafe { libc::umask(old) };
+        bound
+    }
+
     /// Listens on the data directory's control socket, answering each request with `handler` (run
     /// off the async threads: it may read the store). A socket file left by a host that died is
     /// replaced; one a live host answers on is not (AddrInUse). Call inside a tokio runtime.
@@ -394,12 +470,11 @@ mod unix {
             }
             std::fs::remove_file(&path)?;
         }
-        let listener = UnixListener::bind(&path)?;
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))?;
+        let listener = bind_private(&path)?;
         let owner = std::fs::metadata(&path)?.uid();
         let stop = CancellationToken::new();
         let requests = TaskTracker::new();
-        let (stopped, taken) = (stop.clone(), requests.clone());
+        let (stopped, taken, admission) = (stop.clone(), requests.clone(), Admission::new());
         tokio::spawn(async move {
             loop {
                 let accepted = tokio::select! {
@@ -408,8 +483,8 @@ mod unix {
                 };
                 match accepted {
                     Ok((stream, _)) => {
-                        let (handler, gone) = (handler.clone(), stopped.child_token());
-                        taken.spawn(async move { answer_peer(stream, owner, handler, gone).await });
+                        let (handler, gone, admission) = (handler.clone(), stopped.child_token(), admission.clone());
+                        taken.spawn(async move { answer_peer(stream, owner, handler, gone, admission).await });
                     }
                     // Out of descriptors and the like: wait rather than spin on the error.
                     Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
@@ -419,9 +494,15 @@ mod unix {
         Ok(ControlServer { path, stop, requests })
     }
 
-    async fn answer_peer(stream: UnixStream, owner: u32, handler: Handler, gone: CancellationToken) {
+    async fn answer_peer(
+        stream: UnixStream,
+        owner: u32,
+        handler: Handler,
+        gone: CancellationToken,
+        admission: Admission,
+    ) {
         let same_user = stream.peer_cred().is_ok_and(|peer| peer.uid() == owner);
-        answer(stream, same_user, handler, gone).await;
+        answer(stream, same_user, handler, gone, admission).await;
     }
 
     /// Sends `request` to the host of `data_dir`; its replies are read from what this returns.
@@ -581,7 +662,7 @@ mod windows {
         let mut server = security.create(&name, true)?;
         let stop = CancellationToken::new();
         let requests = TaskTracker::new();
-        let (stopped, taken, pipe) = (stop.clone(), requests.clone(), name.clone());
+        let (stopped, taken, pipe, admission) = (stop.clone(), requests.clone(), name.clone(), Admission::new());
         let accepting = tokio::spawn(async move {
             loop {
                 let connected = tokio::select! {
@@ -598,9 +679,9 @@ mod windows {
                 };
                 let client = std::mem::replace(&mut server, next);
                 if connected.is_ok() {
-                    let (handler, gone) = (handler.clone(), stopped.child_token());
+                    let (handler, gone, admission) = (handler.clone(), stopped.child_token(), admission.clone());
                     // Only the owner can open the pipe (see OWNER_ONLY).
-                    taken.spawn(async move { answer(client, true, handler, gone).await });
+                    taken.spawn(async move { answer(client, true, handler, gone, admission).await });
                 }
             }
         });

@@ -41,15 +41,110 @@ pub fn choose(explicit: Option<PathBuf>, platform_default: Option<PathBuf>) -> R
         .ok_or(DataDirError::Unknown)
 }
 
-/// Creates the directory if missing and proves it is writable, so a bad path fails here with a clear
-/// message instead of deep inside SQLite.
+/// Creates the directory if missing (owner-only) and proves it is writable, so a bad path fails here
+/// with a clear message instead of deep inside SQLite. A directory an older Hark left readable by
+/// other users is made private, once, with a note on stderr: it holds every transcript and answer.
 pub fn prepare(path: &Path) -> Result<PathBuf, DataDirError> {
     let unusable = |reason: String| DataDirError::Unusable { path: path.to_path_buf(), reason };
-    std::fs::create_dir_all(path).map_err(|e| unusable(e.to_string()))?;
+    private::create_dir(path).map_err(|e| unusable(e.to_string()))?;
     let probe = path.join(".hark-write-probe");
     std::fs::write(&probe, b"ok").map_err(|e| unusable(format!("not writable: {e}")))?;
     let _ = std::fs::remove_file(&probe);
+    match private::tighten(path) {
+        Ok(0) => {}
+        Ok(fixed) => eprintln!(
+            "hark: {} was readable by other users; it and {} entries in it are now private to you",
+            path.display(),
+            fixed.saturating_sub(1)
+        ),
+        Err(e) => return Err(unusable(format!("cannot make it private: {e}"))),
+    }
     path.canonicalize().map_err(|e| unusable(e.to_string()))
+}
+
+/// Owner-only files and directories: a data directory holds everything the person typed and answered.
+pub mod private {
+    use std::fs::OpenOptions;
+    use std::io::Write;
+    use std::path::Path;
+
+    /// Directories only their owner may enter.
+    #[cfg(unix)]
+    pub const DIR_MODE: u32 = 0o700;
+    /// Files only their owner may read or write.
+    #[cfg(unix)]
+    pub const FILE_MODE: u32 = 0o600;
+
+    /// Creates `path` and its missing parents as owner-only directories.
+    pub fn create_dir(path: &Path) -> std::io::Result<()> {
+        let mut builder = std::fs::DirBuilder::new();
+        builder.recursive(true);
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, DIR_MODE);
+        builder.create(path)
+    }
+
+    /// Options that create a file owner-only (the mode applies when the file is created).
+    pub fn options() -> OpenOptions {
+        let mut options = OpenOptions::new();
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, FILE_MODE);
+        options
+    }
+
+    /// Writes `bytes` to `path`, creating it owner-only or replacing what it held.
+    pub fn write(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+        let mut file = options().write(true).create(true).truncate(true).open(path)?;
+        file.write_all(bytes)?;
+        file.sync_all()
+    }
+
+    /// Creates `path` empty and owner-only unless it exists, so what a library creates in its place
+    /// later (SQLite's journal files copy the database's mode) is owner-only too.
+    pub fn touch(path: &Path) -> std::io::Result<()> {
+        match options().write(true).create_new(true).open(path) {
+            Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => Err(e),
+            _ => Ok(()),
+        }
+    }
+
+    /// Takes group and other access away from `dir` and everything under it, when `dir` itself still
+    /// grants any (a directory made private before is not walked again). Returns how many entries
+    /// changed; symbolic links are left alone, as is what they point to.
+    #[cfg(unix)]
+    pub fn tighten(dir: &Path) -> std::io::Result<usize> {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        if std::fs::symlink_metadata(dir)?.mode() & 0o077 == 0 {
+            return Ok(0);
+        }
+        fn walk(path: &Path, depth: usize, fixed: &mut usize) -> std::io::Result<()> {
+            let meta = std::fs::symlink_metadata(path)?;
+            if meta.file_type().is_symlink() {
+                return Ok(());
+            }
+            let mode = meta.mode() & 0o7777;
+            if mode & 0o077 != 0 {
+                std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode & 0o700))?;
+                *fixed += 1;
+            }
+            // Hark's own layout is two levels deep; anything deeper is not its to change.
+            if meta.is_dir() && depth < 3 {
+                for entry in std::fs::read_dir(path)? {
+                    walk(&entry?.path(), depth + 1, fixed)?;
+                }
+            }
+            Ok(())
+        }
+        let mut fixed = 0;
+        walk(dir, 0, &mut fixed)?;
+        Ok(fixed)
+    }
+
+    /// Elsewhere a new directory inherits its parent's access list, which is the user's own profile.
+    #[cfg(not(unix))]
+    pub fn tighten(_dir: &Path) -> std::io::Result<usize> {
+        Ok(0)
+    }
 }
 
 #[cfg(test)]
@@ -64,6 +159,60 @@ mod tests {
         assert_eq!(chosen, want);
         let ready = prepare(&chosen).unwrap();
         assert!(ready.is_dir());
+    }
+
+    #[cfg(unix)]
+    fn mode(path: &Path) -> u32 {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::symlink_metadata(path).unwrap().permissions().mode() & 0o7777
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_new_directory_is_private() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = prepare(&tmp.path().join("a/b/data")).unwrap();
+        assert_eq!(mode(&dir), 0o700);
+        assert_eq!(mode(&tmp.path().join("a")), 0o700, "parents it had to create too");
+        private::write(&dir.join("f"), b"x").unwrap();
+        assert_eq!(mode(&dir.join("f")), 0o600);
+        private::touch(&dir.join("g")).unwrap();
+        private::touch(&dir.join("g")).unwrap();
+        assert_eq!(mode(&dir.join("g")), 0o600);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_old_open_directory_is_made_private_once() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("data");
+        let set = |p: &Path, m: u32| std::fs::set_permissions(p, std::fs::Permissions::from_mode(m)).unwrap();
+        std::fs::create_dir_all(dir.join("snapshots")).unwrap();
+        std::fs::write(dir.join("hark.sqlite3"), b"").unwrap();
+        std::fs::write(dir.join("snapshots/s.json"), b"{}").unwrap();
+        let outside = tmp.path().join("outside.txt");
+        std::fs::write(&outside, b"not ours").unwrap();
+        std::os::unix::fs::symlink(&outside, dir.join("link")).unwrap();
+        for (p, m) in [(&dir, 0o755), (&dir.join("snapshots"), 0o755)] {
+            set(p, m);
+        }
+        for p in [dir.join("hark.sqlite3"), dir.join("snapshots/s.json"), outside.clone()] {
+            set(&p, 0o644);
+        }
+        assert_eq!(private::tighten(&dir).unwrap(), 4);
+        assert_eq!(mode(&dir), 0o700);
+        assert_eq!(mode(&dir.join("snapshots")), 0o700);
+        assert_eq!(mode(&dir.join("hark.sqlite3")), 0o600);
+        assert_eq!(mode(&dir.join("snapshots/s.json")), 0o600);
+        assert_eq!(mode(&outside), 0o644, "a link's target is not the data directory's");
+        // Once private, it is not walked again.
+        set(&dir.join("hark.sqlite3"), 0o644);
+        assert_eq!(private::tighten(&dir).unwrap(), 0);
+        set(&dir, 0o750);
+        prepare(&dir).unwrap();
+        assert_eq!(mode(&dir), 0o700);
+        assert_eq!(mode(&dir.join("hark.sqlite3")), 0o600);
     }
 
     #[test]

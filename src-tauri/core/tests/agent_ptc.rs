@@ -13,6 +13,8 @@ use hark_core::session::{project_questions, Event, QuestionState, ToolOutcome};
 use serde_json::{json, Value};
 
 fn ptc(mode: ToolMode) -> AgentConfig {
+    // `run_code` scripts run in a worker process; this test harness's `main` cannot be one.
+    hark_core::ptc::worker::set_program(env!("CARGO_BIN_EXE_hark-run-code"));
     AgentConfig { ptc: true, ..config(mode) }
 }
 

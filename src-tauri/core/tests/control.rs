@@ -162,12 +162,13 @@ async fn an_outside_agent_asks_through_the_socket_and_closing_the_connection_wit
     let dir = tempfile::tempdir().unwrap();
     let host = host(dir.path());
     let _server = control::serve(dir.path(), handler(&host)).expect("serve");
-    let client = ClientId { name: "Codex".into(), cwd: "/src/app".into() };
+    let client = ClientId { name: "Codex".into(), cwd: "/src/app".into(), asker: None };
     let blocking = QuestionSettings { mode: ToolMode::Legacy, default_timeout_secs: 120 };
     let question = serde_json::json!({"questions": [{"id": "db", "header": "DB", "question": "Which?",
         "multi_select": false, "options": [{"label": "SQLite", "description": "a file"},
         {"label": "Postgres", "description": "a server"}]}]});
-    let ask_request = Request::Ask { client: client.clone(), settings: Some(blocking), arguments: question };
+    let ask_request =
+        Request::Ask { client: client.clone(), settings: Some(blocking), arguments: question, call_id: None };
 
     // The host's own settings are what a client gets unless it chooses (this host forces timed ones).
     let settings = control::call(dir.path(), &Request::Settings).await.unwrap();
@@ -246,8 +247,14 @@ async fn a_front_door_starts_follows_and_closes_a_question_through_the_socket() 
     let mut everything = control::open(dir.path(), &Request::Watch { session: None }).await.unwrap();
     assert_eq!(next(&mut everything).await, Reply::Watching { session_id: None });
 
-    let start = Request::Start { text: "plan the notes app".into(), workspace: None, plan_first: None, ptc: None };
+    let mut created = host.subscribe_created();
+    let start =
+        Request::Start { text: "plan the notes app".into(), workspace: None, by: None, plan_first: None, ptc: None };
     let Reply::Started { session_id } = control::call(dir.path(), &start).await.unwrap() else { panic!("started") };
+    // Every surface hears of it at once, and it says it came from elsewhere.
+    assert_eq!(created.try_recv().unwrap(), session_id, "announced before the reply");
+    let transcript = host.transcript(&session_id, None).unwrap();
+    assert_eq!(transcript.started_by.as_deref(), Some("another program"));
     let asked = next_matching(&mut everything, "question asked", |r| {
         matches!(r, Reply::Question { event: QuestionEvent::Requested { .. } })
     })
@@ -281,21 +288,36 @@ async fn a_front_door_starts_follows_and_closes_a_question_through_the_socket() 
     assert_eq!(control::call(dir.path(), &stop).await.unwrap(), Reply::Stopped { stopped: false }, "nothing runs");
 
     // Bad requests are refused with the host's own errors, and record nothing.
-    let empty = Request::Start { text: "  ".into(), workspace: None, plan_first: None, ptc: None };
+    let empty = Request::Start { text: "  ".into(), workspace: None, by: None, plan_first: None, ptc: None };
     let refused = |reply: Reply, code: &str| matches!(&reply, Reply::Refused { error } if error.code == code);
     assert!(refused(control::call(dir.path(), &empty).await.unwrap(), "INVALID_ARGUMENT"));
+    let named = Request::Start {
+        text: "and the docs".into(),
+        workspace: None,
+        by: Some("hark\u{202e} tui\n".into()),
+        plan_first: None,
+        ptc: None,
+    };
+    let Reply::Started { session_id: named } = control::call(dir.path(), &named).await.unwrap() else { panic!() };
+    assert_eq!(host.transcript(&named, None).unwrap().started_by.as_deref(), Some("hark tui"), "a plain name");
+    host.abort(&named);
     let unknown = Request::Send { session: "nope".into(), text: "hello".into() };
     assert!(refused(control::call(dir.path(), &unknown).await.unwrap(), "NOT_FOUND"));
     let mut nowhere = control::open(dir.path(), &Request::Watch { session: Some("nope".into()) }).await.unwrap();
     assert!(refused(next(&mut nowhere).await, "NOT_FOUND"));
     assert_eq!(nowhere.next().await.unwrap(), None, "a refused watch closes");
-    assert_eq!(host.store().list_sessions().unwrap().len(), 1);
+    assert_eq!(host.store().list_sessions().unwrap().len(), 2, "the refused requests recorded nothing");
 
     // Stopping the server ends open watches at once rather than waiting for them.
     let stopping = std::time::Instant::now();
     server.shutdown().await;
     assert!(stopping.elapsed() < std::time::Duration::from_secs(2), "{:?}", stopping.elapsed());
-    assert_eq!(everything.next().await.unwrap(), None);
+    // What the watch was sent before (the second session's question) is read, then it ends.
+    let mut left = 0;
+    while everything.next().await.unwrap().is_some() {
+        left += 1;
+        assert!(left < 100, "the watch ended");
+    }
     assert_eq!(session.next().await.unwrap(), None);
     host.shutdown().await;
 }
@@ -331,4 +353,202 @@ async fn an_attach_holds_the_countdown_until_its_connection_closes() {
     let mut refused = control::open(dir.path(), &unknown).await.unwrap();
     assert!(matches!(next(&mut refused).await, Reply::Refused { error } if error.code == "NOT_PENDING"));
     host.shutdown().await;
+}
+
+fn timed_client_question() -> serde_json::Value {
+    serde_json::json!({"questions": [{"id": "db", "header": "DB", "question": "Which?", "multi_select": false,
+        "options": [{"label": "SQLite", "description": "a file"}, {"label": "Postgres", "description": "a server"}]}]})
+}
+
+fn agent(n: usize) -> hark_core::host::ClientId {
+    hark_core::host::ClientId { name: format!("Agent {n}"), cwd: "/src/app".into(), asker: Some(format!("run-{n}")) }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn at_quit_every_agent_waiting_on_a_timed_question_is_told_it_is_pending() {
+    use hark_core::question::ToolMode;
+    use hark_core::tools::QuestionSettings;
+    let dir = tempfile::tempdir().unwrap();
+    let host = host(dir.path());
+    let server = control::serve(dir.path(), handler(&host)).expect("serve");
+    let timed = QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: 600 };
+    let asks: Vec<_> = (0..12)
+        .map(|n| {
+            let request = Request::Ask {
+                client: agent(n),
+                settings: Some(timed),
+                arguments: timed_client_question(),
+                call_id: None,
+            };
+            let dir = dir.path().to_path_buf();
+            tokio::spawn(async move { control::call(&dir, &request).await })
+        })
+        .collect();
+    until("all twelve questions", || host.service().foreground(None).len() == 12).await;
+    // The desktop's quit order: the clients' asks end, then the socket stops, then the host.
+    host.end_client_asks();
+    server.shutdown().await;
+    for (n, asking) in asks.into_iter().enumerate() {
+        match asking.await.unwrap() {
+            Ok(Reply::Asked { answer }) => {
+                assert!(answer.answers.is_none() && answer.text.starts_with("PENDING"), "agent {n}: {answer:?}")
+            }
+            other => panic!("agent {n} was not told its question is pending: {other:?}"),
+        }
+    }
+    host.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_late_answer_whose_reply_was_lost_is_handed_out_again() {
+    use hark_core::question::ToolMode;
+    use hark_core::tools::QuestionSettings;
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let host = host(dir.path());
+    let server = control::serve(dir.path(), handler(&host)).expect("serve");
+    let timed = QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: 1 };
+    let request =
+        Request::Ask { client: agent(1), settings: Some(timed), arguments: timed_client_question(), call_id: None };
+    let Reply::Asked { answer } = control::call(dir.path(), &request).await.unwrap() else { panic!("asked") };
+    assert!(answer.answers.is_none(), "it continued");
+    host.answer_and_admit(&answer.session_id, &answer.call_id, db("Postgres"), None).unwrap();
+    until("the late answer to settle", || {
+        host.session(&answer.session_id).unwrap().question_records().iter().all(|r| r.answered_late)
+    })
+    .await;
+
+    // The client asks for its answers and is gone before the reply reaches it (cancelled, killed).
+    let line = serde_json::to_vec(&Request::Answers { client: agent(1) }).unwrap();
+    let socket = server.path().to_path_buf();
+    tokio::task::spawn_blocking(move || {
+        let mut stream = std::os::unix::net::UnixStream::connect(&socket).unwrap();
+        stream.write_all(&line).unwrap();
+        stream.write_all(b"\n").unwrap();
+        stream.shutdown(std::net::Shutdown::Both).unwrap();
+    })
+    .await
+    .unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+
+    let answers = |reply: Reply| match reply {
+        Reply::Answers { answers } => answers.answers.into_iter().map(|a| a.call_id).collect::<Vec<_>>(),
+        other => panic!("{other:?}"),
+    };
+    let again = answers(control::call(dir.path(), &Request::Answers { client: agent(1) }).await.unwrap());
+    assert_eq!(again, vec![answer.call_id.clone()], "the lost reply's answer is handed out again");
+    // That reply was read: the answer was delivered, and is not handed out a third time.
+    until("the delivery to be recorded", || {
+        host.session(&answer.session_id).unwrap().question_records().iter().all(|r| r.returned)
+    })
+    .await;
+    let then = answers(control::call(dir.path(), &Request::Answers { client: agent(1) }).await.unwrap());
+    assert!(then.is_empty(), "{then:?}");
+    server.shutdown().await;
+    host.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hosts_data_directory_is_private_to_its_user() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = hark_core::data_dir::prepare(&dir.path().join("data")).unwrap();
+    let host = host(&data);
+    let server = control::serve(&data, handler(&host)).expect("serve");
+    let (session, _) = host.start_session("plan the notes app", None).unwrap();
+    until("the question", || !host.pending(&session).foreground.is_empty()).await;
+    let mode = |p: &Path| std::fs::symlink_metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&data), 0o700);
+    let mut seen = Vec::new();
+    for entry in std::fs::read_dir(&data).unwrap() {
+        let path = entry.unwrap().path();
+        let want = if path.is_dir() { 0o700 } else { 0o600 };
+        assert_eq!(mode(&path), want, "{}", path.display());
+        seen.push(path.file_name().unwrap().to_string_lossy().into_owned());
+    }
+    for name in ["hark.sqlite3", "hark.sqlite3-wal", "control.sock"] {
+        assert!(seen.iter().any(|s| s == name), "{name} in {seen:?}");
+    }
+    server.shutdown().await;
+    host.shutdown().await;
+}
+
+/// A handler whose every request is a stream that lasts until its peer is gone: `lines` replies of
+/// `size` bytes each (or none), then silence. `ended` hears of each stream's end.
+fn endless(lines: usize, size: usize, ended: tokio::sync::mpsc::UnboundedSender<()>) -> Handler {
+    use futures_util::StreamExt;
+    Arc::new(move |_request, gone: tokio_util::sync::CancellationToken| {
+        let ended = ended.clone();
+        let big = Reply::Refused { error: hark_core::error::BoundaryError::new("Test", "TEST", "x".repeat(size)) };
+        let replies = futures_util::stream::iter(std::iter::repeat_n(big, lines));
+        let until_gone = futures_util::stream::once(async move {
+            gone.cancelled().await;
+            let _ = ended.send(());
+        })
+        .filter_map(|()| async { None::<Reply> });
+        replies.chain(until_gone).boxed()
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_watch_that_never_reads_is_let_go_and_a_silent_peer_does_not_hold_up_quitting() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let (ended, mut ends) = tokio::sync::mpsc::unbounded_channel();
+    // Far more than a socket buffers: the writes stall once the peer stops reading.
+    let server = control::serve(dir.path(), endless(100_000, 4096, ended)).expect("serve");
+    let socket = server.path().to_path_buf();
+    let line = serde_json::to_vec(&Request::Watch { session: None }).unwrap();
+    let deaf = {
+        let mut stream = std::os::unix::net::UnixStream::connect(&socket).unwrap();
+        stream.write_all(&line).unwrap();
+        stream.write_all(b"\n").unwrap();
+        stream
+    };
+    let started = std::time::Instant::now();
+    tokio::time::timeout(std::time::Duration::from_secs(10), ends.recv())
+        .await
+        .expect("the peer that does not read is let go")
+        .unwrap();
+    assert!(started.elapsed() >= std::time::Duration::from_secs(4), "not before its line timed out");
+
+    // A peer that connects and says nothing is not waited for at quit.
+    let _silent = std::os::unix::net::UnixStream::connect(&socket).unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    let quitting = std::time::Instant::now();
+    server.shutdown().await;
+    assert!(quitting.elapsed() < std::time::Duration::from_millis(900), "quit waited {:?}", quitting.elapsed());
+    drop(deaf);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_past_the_cap_are_refused_busy_and_taken_again_once_one_ends() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ended, _ends) = tokio::sync::mpsc::unbounded_channel();
+    let server = control::serve(dir.path(), endless(1, 8, ended)).expect("serve");
+    let watch = Request::Watch { session: None };
+    let mut held = Vec::new();
+    for _ in 0..control::MAX_ACTIVE_REQUESTS {
+        let mut replies = control::open(dir.path(), &watch).await.unwrap();
+        // Its first line says it is being answered, holding a place.
+        assert!(matches!(replies.next().await.unwrap(), Some(Reply::Refused { error }) if error.code == "TEST"));
+        held.push(replies);
+    }
+    let over = control::call(dir.path(), &watch).await.unwrap();
+    assert!(matches!(&over, Reply::Refused { error } if error.code == "BUSY"), "{over:?}");
+    held.pop();
+    let mut taken = None;
+    for _ in 0..50 {
+        match control::call(dir.path(), &watch).await.unwrap() {
+            Reply::Refused { error } if error.code == "BUSY" => {
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await
+            }
+            reply => {
+                taken = Some(reply);
+                break;
+            }
+        }
+    }
+    assert!(matches!(&taken, Some(Reply::Refused { error }) if error.code == "TEST"), "{taken:?}");
+    drop(held);
+    server.shutdown().await;
 }

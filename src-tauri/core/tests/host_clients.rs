@@ -20,7 +20,7 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 fn client() -> ClientId {
-    ClientId { name: "Claude Code".into(), cwd: "/home/me/notes-app".into() }
+    ClientId { name: "Claude Code".into(), cwd: "/home/me/notes-app".into(), asker: None }
 }
 
 fn question() -> serde_json::Value {
@@ -63,9 +63,9 @@ async fn a_blocking_question_is_shown_in_the_clients_session_and_returns_the_ans
     let mut heard = host.service().subscribe();
     let asking = {
         let host = Arc::clone(&host);
-        tokio::spawn(
-            async move { host.client_ask(&client(), Some(BLOCKING), question(), CancellationToken::new()).await },
-        )
+        tokio::spawn(async move {
+            host.client_ask(&client(), None, Some(BLOCKING), question(), CancellationToken::new()).await
+        })
     };
     let request = shown(&host, &mut heard).await;
     assert!(request.wait.is_none(), "a blocking question has no countdown");
@@ -92,16 +92,19 @@ async fn a_blocking_question_is_shown_in_the_clients_session_and_returns_the_ans
     // The same client in the same folder asks in the same session; another folder gets its own.
     let again = host.client_answers(&client()).unwrap();
     assert_eq!(again.session_id, answer.session_id);
+    // A client that never asked has no answers, and asking for them makes it no session.
     let elsewhere = ClientId { cwd: "/home/me/other".into(), ..client() };
-    assert_ne!(host.client_answers(&elsewhere).unwrap().session_id, answer.session_id);
+    let none = host.client_answers(&elsewhere).unwrap();
+    assert!(none.session_id.is_empty() && none.answers.is_empty() && none.waiting.is_empty(), "{none:?}");
+    assert_eq!(host.store().list_sessions().unwrap().len(), 1, "no session for a client that never asked");
     host.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_timed_question_returns_pending_and_its_late_answer_is_returned_once_also_after_a_restart() {
+async fn a_timed_question_returns_pending_and_its_late_answer_is_returned_until_delivered_also_after_a_restart() {
     let dir = tempfile::tempdir().unwrap();
     let host = start(dir.path());
-    let answer = host.client_ask(&client(), Some(timed(1)), question(), CancellationToken::new()).await.unwrap();
+    let answer = host.client_ask(&client(), None, Some(timed(1)), question(), CancellationToken::new()).await.unwrap();
     assert_eq!(answer.answers, None);
     assert!(answer.text.starts_with("PENDING"), "{}", answer.text);
     assert!(answer.text.contains("get_answers"), "the client is told how to collect it: {}", answer.text);
@@ -137,6 +140,12 @@ async fn a_timed_question_returns_pending_and_its_late_answer_is_returned_once_a
     assert_eq!(taken.answers[0].answers, db("SQLite"));
     assert!(taken.answers[0].text.contains("answer_to_pending_question"), "{}", taken.answers[0].text);
     assert!(taken.waiting.is_empty());
+    // Handed out until a reply with it reached the client (the socket says when), then no more.
+    assert_eq!(host.client_answers(&client()).unwrap().answers, taken.answers, "not returned yet");
+    host.client_answers_returned(&session, std::slice::from_ref(&answer.call_id)).unwrap();
+    host.client_answers_returned(&session, std::slice::from_ref(&answer.call_id)).unwrap();
+    let returned = events(&host, &session).iter().filter(|e| matches!(e, Event::AnswersReturned { .. })).count();
+    assert_eq!(returned, 1, "recorded once");
     assert!(host.client_answers(&client()).unwrap().answers.is_empty(), "an answer is returned once");
     host.shutdown().await;
     drop(host);
@@ -153,7 +162,8 @@ async fn a_late_answer_given_while_the_app_was_closed_is_returned_after_the_next
     let dir = tempfile::tempdir().unwrap();
     let (session, call_id) = {
         let host = start(dir.path());
-        let answer = host.client_ask(&client(), Some(timed(1)), question(), CancellationToken::new()).await.unwrap();
+        let answer =
+            host.client_ask(&client(), None, Some(timed(1)), question(), CancellationToken::new()).await.unwrap();
         host.shutdown().await;
         (answer.session_id, answer.call_id)
     };
@@ -166,6 +176,92 @@ async fn a_late_answer_given_while_the_app_was_closed_is_returned_after_the_next
     host.shutdown().await;
 }
 
+/// A timed question of `asker`, continued at once, and answered late with `choice`.
+async fn asked_and_answered_late(host: &Host, asker: &str, choice: &str) -> String {
+    let client = ClientId { asker: Some(asker.into()), ..client() };
+    let answer = host.client_ask(&client, None, Some(timed(1)), question(), CancellationToken::new()).await.unwrap();
+    assert!(answer.text.starts_with("PENDING"), "{}", answer.text);
+    let mut heard = host.service().subscribe();
+    host.answer_and_admit(&answer.session_id, &answer.call_id, db(choice), None).unwrap();
+    tokio::time::timeout(Duration::from_secs(10), async {
+        while !matches!(heard.recv().await, Ok(QuestionEvent::Resolved { ref call_id, .. }) if *call_id == answer.call_id) {}
+    })
+    .await
+    .expect("the late answer is admitted");
+    answer.call_id
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_agents_with_one_name_in_one_folder_each_get_only_their_own_late_answers() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = start(dir.path());
+    let first = asked_and_answered_late(&host, "run-1", "SQLite").await;
+    let second = asked_and_answered_late(&host, "run-2", "Postgres").await;
+    let of = |asker: &str| {
+        let answers = host.client_answers(&ClientId { asker: Some(asker.into()), ..client() }).unwrap();
+        answers.answers.iter().map(|a| (a.call_id.clone(), a.answers.clone())).collect::<Vec<_>>()
+    };
+    assert_eq!(of("run-1"), vec![(first.clone(), db("SQLite"))]);
+    assert_eq!(of("run-2"), vec![(second.clone(), db("Postgres"))]);
+    assert!(of("run-3").is_empty(), "a third run of the same agent gets neither");
+    assert!(host.client_answers(&client()).unwrap().answers.is_empty(), "nor does one that gives no asker");
+    let sessions = host.store().list_sessions().unwrap();
+    assert_eq!(sessions.len(), 1, "they share the client's session");
+    // Who asked is recorded, so it holds after a restart too.
+    let session = sessions[0].id.clone();
+    host.shutdown().await;
+    drop(host);
+    let host = start(dir.path());
+    let of = |asker: &str| {
+        let answers = host.client_answers(&ClientId { asker: Some(asker.into()), ..client() }).unwrap();
+        answers.answers.into_iter().map(|a| a.call_id).collect::<Vec<_>>()
+    };
+    assert_eq!((of("run-1"), of("run-2")), (vec![first], vec![second]));
+    assert!(events(&host, &session).iter().any(|e| matches!(e, Event::ClientAsked { asker, .. } if asker == "run-1")));
+    host.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_clients_own_call_id_is_used_once_and_must_be_plain() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = start(dir.path());
+    let me = client();
+    let ask = |id: &str| host.client_ask(&me, Some(id.into()), Some(timed(1)), question(), CancellationToken::new());
+    let answer = ask("mcp-abc").await.unwrap();
+    assert_eq!(answer.call_id, "mcp-abc");
+    assert_eq!(ask("mcp-abc").await.unwrap_err().code(), "INVALID_ARGUMENT", "a second call may not reuse it");
+    for bad in ["", "has space", "a\u{202e}b", &"x".repeat(65)] {
+        assert_eq!(ask(bad).await.unwrap_err().code(), "INVALID_ARGUMENT", "{bad:?}");
+    }
+    let calls = events(&host, &answer.session_id).iter().filter(|e| matches!(e, Event::ToolCall { .. })).count();
+    assert_eq!(calls, 1, "a refused id records nothing");
+    host.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_clients_self_chosen_name_becomes_a_plain_title() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = start(dir.path());
+    let sly = ClientId {
+        name: "Claude\u{202e}edoC\u{200b} \u{1b}[31mred\n\tagent ".to_string() + &"x".repeat(80),
+        cwd: "/home/me/notes\u{2066}-app".into(),
+        asker: None,
+    };
+    let answer = host.client_ask(&sly, None, Some(timed(1)), question(), CancellationToken::new()).await.unwrap();
+    let title = host.transcript(&answer.session_id, None).unwrap().title.unwrap();
+    let (name, folder) = title.split_once(" · ").unwrap();
+    assert!(name.starts_with("ClaudeedoC [31mred agent xx"), "{name:?}");
+    assert_eq!(name.chars().count(), 60, "{name:?}");
+    assert!(name.ends_with('…'), "{name:?}");
+    assert_eq!(folder, "/home/me/notes-app");
+    assert!(!title.chars().any(|c| c.is_control() || ('\u{200b}'..='\u{206f}').contains(&c) && c != '…'), "{title:?}");
+    // The same client finds the same session again; a name of nothing but invisible characters is
+    // shown as an MCP client.
+    assert_eq!(host.client_answers(&sly).unwrap().session_id, answer.session_id);
+    assert_eq!(hark_core::host::plain_name("\u{200b}\u{202e} \u{7}"), "MCP client");
+    host.shutdown().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_that_goes_away_withdraws_its_question() {
     let dir = tempfile::tempdir().unwrap();
@@ -174,7 +270,7 @@ async fn a_client_that_goes_away_withdraws_its_question() {
     let gone = CancellationToken::new();
     let asking = {
         let (host, gone) = (Arc::clone(&host), gone.clone());
-        tokio::spawn(async move { host.client_ask(&client(), Some(BLOCKING), question(), gone).await })
+        tokio::spawn(async move { host.client_ask(&client(), None, Some(BLOCKING), question(), gone).await })
     };
     let request = shown(&host, &mut heard).await;
     gone.cancel();
@@ -199,11 +295,11 @@ async fn quitting_continues_a_clients_timed_question_and_ends_a_blocking_one() {
         let other = ClientId { name: "Codex".into(), ..client() };
         (
             tokio::spawn(async move {
-                a.client_ask(&client(), Some(timed(600)), question(), CancellationToken::new()).await
+                a.client_ask(&client(), None, Some(timed(600)), question(), CancellationToken::new()).await
             }),
-            tokio::spawn(
-                async move { b.client_ask(&other, Some(BLOCKING), question(), CancellationToken::new()).await },
-            ),
+            tokio::spawn(async move {
+                b.client_ask(&other, None, Some(BLOCKING), question(), CancellationToken::new()).await
+            }),
         )
     };
     shown(&host, &mut heard).await;
@@ -222,9 +318,9 @@ async fn a_call_that_does_not_fit_is_refused_with_its_code_and_recorded_nowhere(
     // A client that does not choose gets the settings this run forces (else the Settings').
     assert_eq!(Some(host.client_settings()), host_support::timed());
     let bad = json!({"questions": []});
-    let error = host.client_ask(&client(), Some(BLOCKING), bad, CancellationToken::new()).await.unwrap_err();
+    let error = host.client_ask(&client(), None, Some(BLOCKING), bad, CancellationToken::new()).await.unwrap_err();
     assert_eq!(error.code(), "INVALID_REQUEST", "{error}");
-    let not_an_object = host.client_ask(&client(), Some(BLOCKING), json!("ask"), CancellationToken::new()).await;
+    let not_an_object = host.client_ask(&client(), None, Some(BLOCKING), json!("ask"), CancellationToken::new()).await;
     assert_eq!(not_an_object.unwrap_err().code(), "INVALID_REQUEST");
     let session = host.client_answers(&client()).unwrap().session_id;
     assert_eq!(events(&host, &session).len(), 1, "only session/created");

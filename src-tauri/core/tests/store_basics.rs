@@ -52,7 +52,13 @@ fn reopening_keeps_sessions_and_appending_continues_the_sequence() {
     assert_eq!(events.iter().map(|e| e.seq).collect::<Vec<_>>(), [1, 2, 3, 4]);
     assert_eq!(
         events[0].event,
-        Event::SessionCreated { title: "first".into(), workspace: Some("/work".into()), model: None, client: None }
+        Event::SessionCreated {
+            title: "first".into(),
+            workspace: Some("/work".into()),
+            model: None,
+            client: None,
+            started_by: None,
+        }
     );
     assert_eq!(&events[2..], &next[..], "what append returned is what is read back");
 }

@@ -266,7 +266,11 @@ reply_queued: string | null,
 /**
  * In a client session: the late answer was returned to the outside agent.
  */
-returned: boolean, };
+returned: boolean, 
+/**
+ * In a client session: the run of the outside agent that asked (`None`: one that did not say).
+ */
+asker: string | null, };
 
 export type QuestionState = "open" | "continued" | "settled";
 
@@ -331,7 +335,11 @@ export type Transcript = { title: string | null, workspace: string | null, model
 /**
  * The outside agent whose questions this session holds (a `hark mcp` client), if it is one.
  */
-client: string | null, turns: Array<Turn>, 
+client: string | null, 
+/**
+ * The front door that started the session, when another than the one the person works in.
+ */
+started_by: string | null, turns: Array<Turn>, 
 /**
  * Older turns left out by [`Transcript::keep_last_turns`]; 0 when `turns` is the whole session.
  */

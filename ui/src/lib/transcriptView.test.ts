@@ -34,6 +34,7 @@ const record = (over: Partial<QuestionRecord>): QuestionRecord => ({
   answered_late: false,
   reply_queued: null,
   returned: false,
+  asker: null,
   ...over,
 });
 

@@ -16,7 +16,7 @@ use tokio::sync::{broadcast, mpsc};
 /// What happened that the screen may show differently.
 pub(super) enum Update {
     /// One of the followed session's events.
-    Agent(AgentEvent),
+    Agent(Box<AgentEvent>),
     /// Some session's question was asked, settled, or got a reply queued.
     Questions,
     /// Events were dropped: read everything again.
@@ -120,6 +120,7 @@ impl Backend {
                 let request = Request::Start {
                     text: text.to_string(),
                     workspace,
+                    by: Some("hark tui".into()),
                     plan_first: choices.plan_first,
                     ptc: choices.ptc,
                 };
@@ -243,7 +244,7 @@ async fn forward_local(
             event = from_agent => match event {
                 // Question events come with every session's, below.
                 Ok(AgentEvent::Question { .. }) => continue,
-                Ok(event) => Update::Agent(event),
+                Ok(event) => Update::Agent(Box::new(event)),
                 Err(RecvError::Lagged(_)) => Update::Lagged,
                 // The agent is gone (the host is quitting): its session says nothing more.
                 Err(RecvError::Closed) => {
@@ -266,7 +267,7 @@ async fn forward_local(
 async fn forward_app(mut replies: ReplyStream, tx: mpsc::UnboundedSender<Update>) {
     loop {
         let update = match replies.next().await {
-            Ok(Some(Reply::Agent { event })) => Update::Agent(event),
+            Ok(Some(Reply::Agent { event })) => Update::Agent(Box::new(event)),
             Ok(Some(Reply::Question { .. })) => Update::Questions,
             Ok(Some(Reply::Lagged)) => Update::Lagged,
             Ok(Some(_)) => continue,

@@ -374,7 +374,7 @@ impl Screen {
                     None => return Ok(Ended::Quit),
                 },
                 update = next_update(&mut self.follow) => match update {
-                    Update::Agent(event) => self.on_agent(event).await,
+                    Update::Agent(event) => self.on_agent(*event).await,
                     // Every session's questions: one asked, answered elsewhere or run out closes or
                     // opens an overlay.
                     Update::Questions | Update::Lagged => self.refresh().await,

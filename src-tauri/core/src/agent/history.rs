@@ -297,6 +297,7 @@ impl HistoryFold {
             | Event::McpUnavailable { .. }
             | Event::McpForm { .. }
             | Event::AnswersReturned { .. }
+            | Event::ClientAsked { .. }
             // A script's own calls: the model reads the script's result, not them.
             | Event::PtcDispatch { .. }
             | Event::PtcResult { .. } => {}

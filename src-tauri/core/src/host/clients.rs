@@ -2,7 +2,8 @@
 //! through this host, and its questions live in a session of their own, one per client and working
 //! directory, shown, notified and answered like those of Hark's own agent. Such a session has no
 //! agent: its [`Relay`] is the live root that asks, records each call as the agent would, admits
-//! late answers as they come, and hands them to the client once, when it calls `get_answers`.
+//! late answers as they come, and hands them to the client when it calls `get_answers`, until one
+//! such reply reached it.
 
 use std::sync::{Arc, Mutex};
 
@@ -21,18 +22,73 @@ use crate::tools::{outcome_of, AskUserQuestionTool, QuestionSettings, ToolContex
 
 use super::HostError;
 
-/// Who asks: the name the MCP client gave in its `initialize`, and the folder it works in.
+/// Who asks: the name the MCP client gave in its `initialize`, and the folder it works in, which
+/// name its session; and which run of it asks (`asker`: the `hark mcp` process's own id, a hook's
+/// agent session id), whose late answers are its own. Two agents with one name in one folder share
+/// the session but never each other's answers.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct ClientId {
     pub name: String,
     pub cwd: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asker: Option<String>,
 }
 
+/// The longest client name a title shows, in characters.
+pub const MAX_CLIENT_NAME_CHARS: usize = 60;
+/// The name of a client that gave none worth showing.
+const UNNAMED_CLIENT: &str = "MCP client";
+
 impl ClientId {
-    /// The session's title, which is also how a client finds its session again.
+    /// The session's title, which is also how a client finds its session again. Both parts are the
+    /// client's own words, so they are made plain (see [`plain_name`]).
     pub fn title(&self) -> String {
-        format!("{} · {}", self.name, self.cwd)
+        format!("{} · {}", plain_name(&self.name), plain_text(&self.cwd))
     }
+
+    /// The client's session key: its name as the window shows it, and its folder.
+    fn plain(&self) -> ClientId {
+        ClientId { name: plain_name(&self.name), cwd: self.cwd.clone(), asker: None }
+    }
+}
+
+/// A client's self-chosen name as one plain line: no control, bidirectional-override or zero-width
+/// characters (which could hide or reorder what the person reads), spaces collapsed, at most
+/// [`MAX_CLIENT_NAME_CHARS`] characters; "MCP client" when nothing is left.
+pub fn plain_name(name: &str) -> String {
+    plain_label(name, UNNAMED_CLIENT)
+}
+
+/// Any self-chosen label as [`plain_name`] makes a client's name: `fallback` when nothing is left.
+pub fn plain_label(text: &str, fallback: &str) -> String {
+    let plain = plain_text(text);
+    let mut chars = plain.chars();
+    let mut cut: String = chars.by_ref().take(MAX_CLIENT_NAME_CHARS).collect();
+    if chars.next().is_some() {
+        cut.pop();
+        cut = format!("{}…", cut.trim_end());
+    }
+    if cut.is_empty() {
+        fallback.to_string()
+    } else {
+        cut
+    }
+}
+
+/// `text` without invisible or reordering characters, its whitespace runs as single spaces.
+fn plain_text(text: &str) -> String {
+    let invisible = |c: char| {
+        c.is_control()
+            || matches!(c,
+                '\u{200B}'..='\u{200F}' // zero-width space/joiners, left-to-right and right-to-left marks
+                | '\u{202A}'..='\u{202E}' // bidirectional embeddings and overrides
+                | '\u{2060}'..='\u{2064}' // word joiner and invisible operators
+                | '\u{2066}'..='\u{2069}' // bidirectional isolates
+                | '\u{061C}' | '\u{FEFF}' | '\u{00AD}' | '\u{180E}')
+    };
+    let kept: String =
+        text.chars().map(|c| if c.is_whitespace() { ' ' } else { c }).filter(|c| !invisible(*c)).collect();
+    kept.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// How a client's question ended for it.
@@ -71,13 +127,28 @@ struct Turn {
     aborted: bool,
 }
 
+/// The longest call id a client may choose.
+const MAX_CALL_ID_CHARS: usize = 64;
+
+/// One `ask_user_question` call of an outside agent.
+#[derive(Debug, Clone)]
+pub struct ClientAsk {
+    /// The run of the agent that asks (see [`ClientId::asker`]).
+    pub asker: Option<String>,
+    /// The id the client chose, so it can name the call even if no reply ever comes; `None`: one
+    /// is made here.
+    pub call_id: Option<String>,
+    pub settings: QuestionSettings,
+    pub arguments: serde_json::Value,
+}
+
 /// The live root of a client session.
 pub struct Relay {
     session: Arc<Session>,
     service: UserQuestionService,
     instance: String,
     turn: Mutex<Turn>,
-    /// Held while late answers are handed out, so one is never returned twice.
+    /// Held while late answers are marked returned, so none is recorded twice.
     returning: Mutex<()>,
     /// Cancelled when the host quits: every ask still waiting ends.
     quit: CancellationToken,
@@ -132,23 +203,24 @@ impl Relay {
     /// Asks the person the client's `ask_user_question` call under `settings`: validated as Hark's
     /// own agent's call is (a refused call records nothing), recorded as a call and its result in the
     /// session's turn. `gone` is the client going away, which withdraws the question.
-    pub async fn ask(
-        &self,
-        settings: QuestionSettings,
-        arguments: serde_json::Value,
-        gone: CancellationToken,
-    ) -> Result<ClientAnswer, HostError> {
+    pub async fn ask(&self, ask: ClientAsk, gone: CancellationToken) -> Result<ClientAnswer, HostError> {
+        let ClientAsk { asker, call_id, settings, arguments } = ask;
         let tool = AskUserQuestionTool::for_client(self.service.clone(), settings);
         let settings = tool.settings();
         parse_request(&arguments, settings.mode, settings.default_timeout_secs)?;
-        let call_id = format!("mcp-{}", uuid::Uuid::new_v4().simple());
+        let call_id = match call_id {
+            Some(id) => self.fresh_call_id(id)?,
+            None => format!("mcp-{}", uuid::Uuid::new_v4().simple()),
+        };
         let arguments = tool.canonical_arguments(arguments);
         self.begin(settings)?;
-        let asked = self.session.record_one(Event::ToolCall {
+        let mut events = vec![Event::ToolCall {
             call_id: call_id.clone(),
             name: TOOL_NAME.to_string(),
             arguments: arguments.clone(),
-        });
+        }];
+        events.extend(asker.map(|asker| Event::ClientAsked { call_id: call_id.clone(), asker }));
+        let asked = self.session.record(events);
         let result = match asked {
             Ok(_) => {
                 let caller = Caller::root(self.session.id(), &self.instance);
@@ -174,6 +246,20 @@ impl Relay {
         let output = result?.map_err(HostError::Tool)?;
         let answers = (!output.pending).then(|| crate::question::result_answers(&output.content)).flatten();
         Ok(ClientAnswer { session_id: self.session.id().to_string(), call_id, text: output.content, answers })
+    }
+
+    /// A call id the client chose: short, plain, and not used in the session before.
+    fn fresh_call_id(&self, id: String) -> Result<String, HostError> {
+        let plain = id.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+        if id.is_empty() || id.len() > MAX_CALL_ID_CHARS || !plain {
+            return Err(HostError::InvalidArgument(format!(
+                "call_id {id:?}: give 1 to {MAX_CALL_ID_CHARS} letters, digits, '-', '_' or '.'"
+            )));
+        }
+        if self.session.question_records().iter().any(|r| r.call_id == id) {
+            return Err(HostError::InvalidArgument(format!("call_id {id:?} was asked before")));
+        }
+        Ok(id)
     }
 
     /// Opens the turn for an ask (with the schema it is asked under), or joins the one open.
@@ -223,11 +309,12 @@ impl Relay {
         self.quit.cancel();
     }
 
-    /// The late answers the client has not been given yet, recorded as returned before they are
-    /// handed out, and the calls still waiting for one.
-    pub fn take_answers(&self) -> Result<ClientAnswers, HostError> {
-        let _returning = lock(&self.returning);
-        let records = self.session.question_records();
+    /// The late answers `asker` has not been given yet, and its calls still waiting for one.
+    /// They stay unreturned until [`mark_returned`](Self::mark_returned): a reply that never reached
+    /// the client must not take the person's answer with it.
+    pub fn unreturned_answers(&self, asker: Option<&str>) -> ClientAnswers {
+        let records: Vec<_> =
+            self.session.question_records().into_iter().filter(|r| r.asker.as_deref() == asker).collect();
         let answers: Vec<LateAnswer> = records
             .iter()
             .filter(|r| r.state == QuestionState::Settled && r.answered_late && !r.returned)
@@ -237,12 +324,25 @@ impl Relay {
                 Some(LateAnswer { call_id: r.call_id.clone(), text, answers: batch })
             })
             .collect();
-        if !answers.is_empty() {
-            let call_ids = answers.iter().map(|a| a.call_id.clone()).collect();
-            self.session.record_one(Event::AnswersReturned { call_ids })?;
-        }
         let waiting = records.iter().filter(|r| r.state != QuestionState::Settled).map(|r| r.call_id.clone()).collect();
-        Ok(ClientAnswers { session_id: self.session.id().to_string(), answers, waiting })
+        ClientAnswers { session_id: self.session.id().to_string(), answers, waiting }
+    }
+
+    /// Records that the client was given the late answers to `call_ids` (those not recorded before),
+    /// so they are not handed out again.
+    pub fn mark_returned(&self, call_ids: &[String]) -> Result<(), HostError> {
+        // Only answers already handed out (so only the asker's own) reach here.
+        let _returning = lock(&self.returning);
+        let records = self.session.question_records();
+        let fresh: Vec<String> = call_ids
+            .iter()
+            .filter(|id| records.iter().any(|r| &r.call_id == *id && r.answered_late && !r.returned))
+            .cloned()
+            .collect();
+        if !fresh.is_empty() {
+            self.session.record_one(Event::AnswersReturned { call_ids: fresh })?;
+        }
+        Ok(())
     }
 }
 
@@ -281,13 +381,14 @@ impl super::Host {
     pub async fn client_ask(
         &self,
         client: &ClientId,
+        call_id: Option<String>,
         settings: Option<QuestionSettings>,
         arguments: serde_json::Value,
         abort: CancellationToken,
     ) -> Result<ClientAnswer, HostError> {
         let relay = self.client_relay(client)?;
         let settings = settings.unwrap_or_else(|| self.client_settings());
-        relay.ask(settings, arguments, abort).await
+        relay.ask(ClientAsk { asker: client.asker.clone(), call_id, settings, arguments }, abort).await
     }
 
     /// Quitting, for the clients' questions: a timed one continues (its client is told it is
@@ -305,30 +406,47 @@ impl super::Host {
         }
     }
 
-    /// The client's late answers not returned before (see [`Relay::take_answers`]).
+    /// The client's late answers not returned before (see [`Relay::unreturned_answers`]). A client
+    /// that never asked has none, and gets no session for asking.
     pub fn client_answers(&self, client: &ClientId) -> Result<ClientAnswers, HostError> {
-        self.client_relay(client)?.take_answers()
+        match self.client_session(&client.plain(), false)? {
+            Some(id) => Ok(self.relay(&id)?.unreturned_answers(client.asker.as_deref())),
+            None => Ok(ClientAnswers { session_id: String::new(), answers: Vec::new(), waiting: Vec::new() }),
+        }
+    }
+
+    /// Records that the client of `session` was given the late answers to `call_ids` (see
+    /// [`Relay::mark_returned`]): called once they reached it, not before.
+    pub fn client_answers_returned(&self, session: &str, call_ids: &[String]) -> Result<(), HostError> {
+        self.relay(session)?.mark_returned(call_ids)
     }
 
     fn client_relay(&self, client: &ClientId) -> Result<Arc<Relay>, HostError> {
+        match self.client_session(&client.plain(), true)? {
+            Some(id) => self.relay(&id),
+            None => Err(HostError::InvalidArgument(format!("no session for {}", client.title()))),
+        }
+    }
+
+    /// The client's session: known, found in the store, or (when `create`) created.
+    fn client_session(&self, client: &ClientId, create: bool) -> Result<Option<String>, HostError> {
         let known = lock(&self.clients).get(client).cloned();
-        let id = match known {
+        if known.is_some() {
+            return Ok(known);
+        }
+        let _finding = lock(&self.finding_client);
+        let id = match self.find_client_session(client)? {
             Some(id) => id,
-            None => {
-                let _finding = lock(&self.finding_client);
-                let id = match self.find_client_session(client)? {
-                    Some(id) => id,
-                    None => {
-                        let id = self.store.create_client_session(&client.title(), &client.cwd, &client.name)?;
-                        self.sessions.get(&id)?;
-                        id
-                    }
-                };
-                lock(&self.clients).insert(client.clone(), id.clone());
+            None if create => {
+                let id = self.store.create_client_session(&client.title(), &client.cwd, &client.name)?;
+                self.sessions.get(&id)?;
+                self.announce_created(&id);
                 id
             }
+            None => return Ok(None),
         };
-        self.relay(&id)
+        lock(&self.clients).insert(client.clone(), id.clone());
+        Ok(Some(id))
     }
 
     /// The client's newest session: titled after it, and recorded as its.

@@ -3,7 +3,7 @@
 //! The host holds an OS advisory lock on `hark.lock` for its whole life; the OS drops it when the
 //! process dies, so a crash never leaves a stale lock behind.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
@@ -57,8 +57,13 @@ impl HostLock {
         let path = data_dir.join(LOCK_FILE);
         let io = |e: std::io::Error| LockError::Io { path: path.clone(), detail: e.to_string() };
         // Not truncated on open: the holder's pid must stay readable to a process that loses the race.
-        let mut file =
-            OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(io)?;
+        let mut file = crate::data_dir::private::options()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(io)?;
         if !file.try_lock_exclusive().map_err(io)? {
             let mut text = String::new();
             let _ = file.read_to_string(&mut text);

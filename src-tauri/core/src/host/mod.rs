@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
 pub use catalogue::{catalogue, Bounds, Catalogue, ProviderPreset};
-pub use clients::{ClientAnswer, ClientAnswers, ClientId, LateAnswer, Relay};
+pub use clients::{plain_label, plain_name, ClientAnswer, ClientAnswers, ClientAsk, ClientId, LateAnswer, Relay};
 pub use error::HostError;
 pub use lock::{HostLock, LockError, LOCK_FILE};
 pub use models::{label, plan_first_for, ptc_for, questions_for, ModelSource};
@@ -108,6 +108,8 @@ pub struct Host {
     /// Held while an agent is being opened, so a session never gets two (a second live root would
     /// retire the first); `live` itself is only ever held briefly.
     opening: Mutex<()>,
+    /// Each new session's id, whichever front door made it: every surface lists it at once.
+    created: broadcast::Sender<String>,
     // Dropped last: the surface before the lock, so questions end before another host may start.
     _surface: ProviderRegistration,
     _lock: HostLock,
@@ -144,6 +146,7 @@ impl Host {
             clients: Mutex::new(HashMap::new()),
             finding_client: Mutex::new(()),
             opening: Mutex::new(()),
+            created: broadcast::channel(64).0,
             _surface: registration,
             _lock: lock,
         })
@@ -155,6 +158,16 @@ impl Host {
 
     pub fn service(&self) -> &UserQuestionService {
         &self.service
+    }
+
+    /// The ids of sessions created from now on, by any front door (the socket's `start`, an outside
+    /// agent's first question, the window itself): what a list of sessions refreshes on.
+    pub fn subscribe_created(&self) -> broadcast::Receiver<String> {
+        self.created.subscribe()
+    }
+
+    fn announce_created(&self, session: &str) {
+        let _ = self.created.send(session.to_string());
     }
 
     /// Replaces the MCP servers (from `mcp.json`) for agents opened from now on. How each server
@@ -210,6 +223,18 @@ impl Host {
         workspace: Option<PathBuf>,
         choices: WorkingChoices,
     ) -> Result<(String, broadcast::Receiver<AgentEvent>), HostError> {
+        self.start_session_by(text, workspace, choices, None)
+    }
+
+    /// [`start_session_with`](Self::start_session_with) for another front door, recorded as
+    /// `started_by` it (see [`crate::session::Event::SessionCreated`]).
+    pub fn start_session_by(
+        &self,
+        text: &str,
+        workspace: Option<PathBuf>,
+        choices: WorkingChoices,
+        started_by: Option<&str>,
+    ) -> Result<(String, broadcast::Receiver<AgentEvent>), HostError> {
         let text = text.trim();
         if text.is_empty() {
             return Err(HostError::InvalidArgument("a message needs some text".into()));
@@ -232,11 +257,12 @@ impl Host {
             ..AgentConfig::default()
         };
         let workspace = workspace.map(|w| w.to_string_lossy().into_owned());
-        let session = self.sessions.create(&title, workspace.as_deref(), Some(model.clone()))?;
+        let session = self.sessions.create(&title, workspace.as_deref(), Some(model.clone()), started_by)?;
         let (agent, events) = Agent::attach(deps, session, config);
         let id = agent.session_id().to_string();
         agent.steer(text)?;
         guard(&self.live).insert(id.clone(), Live { agent: Arc::new(agent), model_label: label(&model) });
+        self.announce_created(&id);
         Ok((id, events))
     }
 

@@ -19,9 +19,43 @@ pub fn control_handler(host: Arc<Host>) -> Handler {
         match request {
             Request::Watch { session } => watch(host, session, gone),
             Request::Attach { session, call_id } => attach(host, session, call_id, gone),
+            Request::Answers { client } => answers(host, client, gone),
             request => single(async move { reply(host, request, gone).await.unwrap_or_else(refusal) }),
         }
     })
+}
+
+/// A client's late answers, recorded as returned only once their line was written: the socket
+/// asks for the next reply only after writing one, and cancels `gone` when it could not (the client
+/// was cancelled, killed, or the connection broke). An answer is handed out until a reply with it
+/// reached the client.
+fn answers(host: Arc<Host>, client: crate::host::ClientId, gone: CancellationToken) -> Replies {
+    let read = {
+        let host = Arc::clone(&host);
+        async move { off_thread_as(move || host.client_answers(&client).map_err(refused)).await }
+    };
+    stream::once(read)
+        .flat_map(move |read| {
+            let (host, gone) = (Arc::clone(&host), gone.clone());
+            match read {
+                Err(error) => stream::iter(vec![refusal(error)]).boxed(),
+                Ok(answers) => {
+                    let (session, call_ids): (String, Vec<String>) =
+                        (answers.session_id.clone(), answers.answers.iter().map(|a| a.call_id.clone()).collect());
+                    let delivered = stream::once(async move {
+                        if !gone.is_cancelled() && !call_ids.is_empty() {
+                            let _ = off_thread_as(move || {
+                                host.client_answers_returned(&session, &call_ids).map_err(refused)
+                            })
+                            .await;
+                        }
+                    })
+                    .filter_map(|()| async { None::<Reply> });
+                    stream::iter(vec![Reply::Answers { answers }]).chain(delivered).boxed()
+                }
+            }
+        })
+        .boxed()
 }
 
 fn refusal(error: BoundaryError) -> Reply {
@@ -34,8 +68,8 @@ fn refused(e: HostError) -> BoundaryError {
 
 async fn reply(host: Arc<Host>, request: Request, gone: CancellationToken) -> Result<Reply, BoundaryError> {
     match request {
-        Request::Ask { client, settings, arguments } => {
-            let answer = host.client_ask(&client, settings, arguments, gone).await.map_err(refused)?;
+        Request::Ask { client, settings, arguments, call_id } => {
+            let answer = host.client_ask(&client, call_id, settings, arguments, gone).await.map_err(refused)?;
             Ok(Reply::Asked { answer })
         }
         Request::Settings => Ok(Reply::Settings { settings: host.client_settings() }),
@@ -47,9 +81,6 @@ async fn reply(host: Arc<Host>, request: Request, gone: CancellationToken) -> Re
             })
             .await
         }
-        Request::Answers { client } => {
-            off_thread(move || Ok(Reply::Answers { answers: host.client_answers(&client).map_err(refused)? })).await
-        }
         Request::Overview { session, turns } => {
             off_thread(move || {
                 let overview = host.overview(session.as_deref(), turns).map_err(refused)?;
@@ -57,10 +88,12 @@ async fn reply(host: Arc<Host>, request: Request, gone: CancellationToken) -> Re
             })
             .await
         }
-        Request::Start { text, workspace, plan_first, ptc } => {
+        Request::Start { text, workspace, by, plan_first, ptc } => {
             off_thread(move || {
                 let choices = WorkingChoices { plan_first, ptc };
-                let (session_id, _) = host.start_session_with(&text, workspace, choices).map_err(refused)?;
+                // Whoever asked, the window shows the session came from elsewhere.
+                let by = super::plain_label(by.as_deref().unwrap_or_default(), "another program");
+                let (session_id, _) = host.start_session_by(&text, workspace, choices, Some(&by)).map_err(refused)?;
                 Ok(Reply::Started { session_id })
             })
             .await
@@ -81,7 +114,7 @@ async fn reply(host: Arc<Host>, request: Request, gone: CancellationToken) -> Re
             host.expire(&session, &call_id).map_err(refused)?;
             Ok(Reply::Done)
         }
-        Request::Watch { .. } | Request::Attach { .. } => {
+        Request::Watch { .. } | Request::Attach { .. } | Request::Answers { .. } => {
             Err(BoundaryError::new("ControlError", "BAD_REQUEST", "a stream is not a single reply"))
         }
     }

@@ -43,8 +43,10 @@ impl OpenSessions {
         title: &str,
         workspace: Option<&str>,
         model: Option<ModelRef>,
+        started_by: Option<&str>,
     ) -> Result<Arc<Session>, StoreError> {
-        let session = Session::create(Arc::clone(&self.store), title, workspace, model, self.keep_tokens)?;
+        let id = self.store.create_session_started_by(title, workspace, model, started_by)?;
+        let session = Session::open(Arc::clone(&self.store), &id, self.keep_tokens)?;
         lock(&self.open).insert(session.id().to_string(), Arc::clone(&session));
         Ok(session)
     }

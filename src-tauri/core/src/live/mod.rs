@@ -269,6 +269,7 @@ impl Session {
                 tail.workspace().map(String::from),
                 tail.model().cloned(),
                 tail.client().map(String::from),
+                tail.started_by().map(String::from),
             );
             (
                 from_turn,
@@ -289,7 +290,7 @@ impl Session {
         })?;
         let mut transcript = page.finish(&questions, &inbox, Some(&texts));
         // A page starts after `session/created`.
-        (transcript.title, transcript.workspace, transcript.model, transcript.client) = meta;
+        (transcript.title, transcript.workspace, transcript.model, transcript.client, transcript.started_by) = meta;
         transcript.seq = through;
         Ok(transcript)
     }

@@ -66,7 +66,7 @@ pub(super) fn save(
     let snapshot = Snapshot { version: VERSION, session, seq: folds.last_seq(), at, keep_tokens, folds };
     let body = serde_json::to_vec(&snapshot).map_err(std::io::Error::other)?;
     let dir = data_dir.join(DIR);
-    std::fs::create_dir_all(&dir)?;
+    crate::data_dir::private::create_dir(&dir)?;
     let mut temp = tempfile::NamedTempFile::new_in(&dir)?;
     temp.write_all(&body)?;
     temp.persist(&target).map_err(|e| e.error)?;

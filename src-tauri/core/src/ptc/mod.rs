@@ -4,6 +4,7 @@
 
 mod sandbox;
 mod tool;
+pub mod worker;
 
 pub use sandbox::{run, CallFailure, CallHost, Limits, RunOutput, SandboxError};
 pub use tool::{RunCodeArguments, RunCodeTool, MAX_CODE_CHARS, RUN_CODE_TOOL_NAME};

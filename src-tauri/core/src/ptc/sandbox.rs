@@ -1,5 +1,5 @@
-//! The JavaScript sandbox of `run_code`: one QuickJS runtime per run, on the calling thread, with no
-//! I/O at all. The only ways out are `tools.<name>(args)` (each a call the host makes, recorded and
+//! The JavaScript sandbox of `run_code`: one QuickJS runtime per run, on the calling thread (the
+//! worker process's, see `worker`), with no I/O at all. The only ways out are `tools.<name>(args)` (each a call the host makes, recorded and
 //! gated like any tool call) and `console.log`. Memory, JavaScript time, output and the number of
 //! calls are bounded; each bound has its own error code.
 
@@ -12,7 +12,7 @@ use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 /// What one run may use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Limits {
     /// Heap of the JavaScript runtime.
     pub memory_bytes: usize,
@@ -38,7 +38,7 @@ impl Default for Limits {
 }
 
 /// Why a run failed. Each reaches the model as `{name, code, message}`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
 pub enum SandboxError {
     /// The script threw (or did not parse); the message is the exception and its stack.
     #[error("the script failed: {0}")]
@@ -72,7 +72,7 @@ impl SandboxError {
 }
 
 /// A tool call's failure as the script sees it: thrown as an `Error` with this `code`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CallFailure {
     pub code: String,
     pub message: String,
@@ -82,7 +82,7 @@ pub struct CallFailure {
 pub type CallHost = Box<dyn FnMut(&str, Value) -> Result<Value, CallFailure> + Send>;
 
 /// What a finished run produced.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RunOutput {
     /// The script's return value as JSON (`null` for `undefined`).
     pub result: Value,

@@ -1,4 +1,4 @@
-//! The `run_code` tool: the model's script runs in the sandbox on a blocking thread, and each of its
+//! The `run_code` tool: the model's script runs in the sandbox in a worker process, and each of its
 //! `tools.<name>(args)` calls runs here, recorded as `tool/ptc-dispatch` then `tool/ptc-result`
 //! before the script sees its result, through the same registry (and plan gate) as the model's own
 //! calls.
@@ -11,7 +11,8 @@ use serde_json::{json, Value};
 
 use std::sync::Mutex;
 
-use super::sandbox::{self, CallFailure, CallHost, Limits, SandboxError};
+use super::sandbox::{CallFailure, Limits};
+use super::worker;
 use crate::error::CodedError;
 use crate::live::Session;
 use crate::model::ToolCallRequest;
@@ -100,13 +101,17 @@ impl RunCodeTool {
                 format!("run_code: the code has {chars} characters; give 1 to {MAX_CODE_CHARS}"),
             ));
         }
-        let made = Arc::new(Mutex::new(Vec::new()));
-        let host = self.host(ctx, call_id, Arc::clone(&made));
+        let made = Mutex::new(Vec::new());
         let names = self.children.names();
-        let (limits, abort) = (self.limits, ctx.abort.clone());
-        let ran = tokio::task::spawn_blocking(move || sandbox::run(&args.code, &names, limits, &abort, host))
-            .await
-            .map_err(|e| SandboxError::Engine(format!("the script's thread failed: {e}")));
+        let mut count = 0usize;
+        let call = |name: String, args: Value| {
+            // Numbered as they come, like the model's own calls; a name the script made up gets none.
+            let known = self.children.get(&name).is_some();
+            count += usize::from(known);
+            let (number, made) = (count, &made);
+            async move { self.call(ctx, call_id, made, known.then_some(number), &name, args).await }
+        };
+        let ran = worker::run(&args.code, &names, self.limits, &ctx.abort, call).await;
         let made = std::mem::take(&mut *lock(&made));
         // A call whose result could not be recorded (or whose thread died) is closed as unknown, as
         // the model's own calls are, so no dispatch is left open.
@@ -115,7 +120,7 @@ impl RunCodeTool {
                 .session
                 .record_one(Event::PtcResult { call_id: call.call_id.clone(), outcome: ToolOutcome::Unknown });
         }
-        match ran.and_then(|r| r) {
+        match ran {
             Ok(out) => {
                 let content = json!({ "result": out.result, "logs": out.logs }).to_string();
                 // Logs and result are each bounded; escaping can still make the whole larger.
@@ -133,50 +138,50 @@ impl RunCodeTool {
         }
     }
 
-    /// What runs a script's calls: on the runtime that runs this tool, while the script's thread waits.
-    fn host(&self, ctx: &ToolContext, parent: &str, made: Arc<Mutex<Vec<Made>>>) -> CallHost {
-        let runtime = tokio::runtime::Handle::current();
-        let (children, session, ctx, parent) =
-            (self.children.clone(), Arc::clone(&self.session), ctx.clone(), parent.to_string());
-        let mut count = 0usize;
-        Box::new(move |name: &str, args: Value| {
-            if ctx.abort.is_cancelled() {
-                return Err(CallFailure { code: "ABORTED".into(), message: "the turn was stopped".into() });
-            }
-            if children.get(name).is_none() {
-                let known = children.names().join(", ");
-                return Err(CallFailure {
-                    code: "UNKNOWN_TOOL".into(),
-                    message: format!("no tool {name:?}; use {known}"),
-                });
-            }
-            count += 1;
-            // Derived from the script's own call id, and unique in the session like the model's.
-            let mut id =
-                [ToolCallRequest { id: format!("{parent}.{count}"), name: name.to_string(), arguments: String::new() }];
-            session.make_call_ids_unique(&mut id);
-            let [ToolCallRequest { id: call_id, .. }] = id;
-            let dispatch = Event::PtcDispatch {
-                parent_call_id: parent.clone(),
-                call_id: call_id.clone(),
-                name: name.to_string(),
-                arguments: children.canonical_arguments(name, args.clone()),
-            };
-            session.record_one(dispatch).map_err(|e| failure(&e))?;
-            // Listed once its dispatch is recorded: only a recorded dispatch needs closing later.
-            lock(&made).push(Made { call_id: call_id.clone(), name: name.to_string(), outcome: None });
-            let result = runtime.block_on(children.execute(&ctx, &call_id, name, args));
-            let outcome = outcome_of(&result);
-            let recorded = Event::PtcResult { call_id: call_id.clone(), outcome: outcome.clone() };
-            session.record_one(recorded).map_err(|e| failure(&e))?;
-            if let Some(call) = lock(&made).iter_mut().rev().find(|c| c.call_id == call_id) {
-                call.outcome = Some(outcome);
-            }
-            match result {
-                Ok(out) => Ok(serde_json::from_str(&out.content).unwrap_or(Value::String(out.content))),
-                Err(e) => Err(failure(&e)),
-            }
-        })
+    /// Runs one of a script's calls: recorded as a dispatch, run through the registry (and its plan
+    /// gate) like the model's own calls, its result recorded before the script sees it. `number` is
+    /// the call's place among the script's calls to known tools; `None` for an unknown tool.
+    async fn call(
+        &self,
+        ctx: &ToolContext,
+        parent: &str,
+        made: &Mutex<Vec<Made>>,
+        number: Option<usize>,
+        name: &str,
+        args: Value,
+    ) -> Result<Value, CallFailure> {
+        if ctx.abort.is_cancelled() {
+            return Err(CallFailure { code: "ABORTED".into(), message: "the turn was stopped".into() });
+        }
+        let Some(number) = number else {
+            let known = self.children.names().join(", ");
+            return Err(CallFailure { code: "UNKNOWN_TOOL".into(), message: format!("no tool {name:?}; use {known}") });
+        };
+        // Derived from the script's own call id, and unique in the session like the model's.
+        let mut id =
+            [ToolCallRequest { id: format!("{parent}.{number}"), name: name.to_string(), arguments: String::new() }];
+        self.session.make_call_ids_unique(&mut id);
+        let [ToolCallRequest { id: call_id, .. }] = id;
+        let dispatch = Event::PtcDispatch {
+            parent_call_id: parent.to_string(),
+            call_id: call_id.clone(),
+            name: name.to_string(),
+            arguments: self.children.canonical_arguments(name, args.clone()),
+        };
+        self.session.record_one(dispatch).map_err(|e| failure(&e))?;
+        // Listed once its dispatch is recorded: only a recorded dispatch needs closing later.
+        lock(made).push(Made { call_id: call_id.clone(), name: name.to_string(), outcome: None });
+        let result = self.children.execute(ctx, &call_id, name, args).await;
+        let outcome = outcome_of(&result);
+        let recorded = Event::PtcResult { call_id: call_id.clone(), outcome: outcome.clone() };
+        self.session.record_one(recorded).map_err(|e| failure(&e))?;
+        if let Some(call) = lock(made).iter_mut().rev().find(|c| c.call_id == call_id) {
+            call.outcome = Some(outcome);
+        }
+        match result {
+            Ok(out) => Ok(serde_json::from_str(&out.content).unwrap_or(Value::String(out.content))),
+            Err(e) => Err(failure(&e)),
+        }
     }
 
     fn description(&self) -> String {

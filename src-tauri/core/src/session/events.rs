@@ -135,6 +135,11 @@ events! {
         /// session holds; such a session has no agent of Hark's own.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         client: Option<String>,
+        /// The front door that started the session when it is not the window or terminal the person
+        /// works in (`hark tui` through the app, another program over the control socket), so a
+        /// session nobody watched start is still seen to have come from somewhere else.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        started_by: Option<String>,
     },
     /// The tools and question schema in force for the requests that follow.
     "request/header" => RequestHeader { tools: Vec<String>, question_mode: ToolMode, default_timeout_secs: u64 },
@@ -184,6 +189,10 @@ events! {
     /// The outside agent of a client session took these late answers (through `get_answers`): each
     /// is returned once.
     "client/answers-returned" => AnswersReturned { call_ids: Vec<String> },
+    /// Which run of an outside agent made the call (one `hark mcp` process, one agent session of a
+    /// hook): its late answer is returned to that asker alone, never to another agent that shares
+    /// the client's name and folder.
+    "client/asked" => ClientAsked { call_id: String, asker: String },
 }
 
 /// An unknown event as JSON: its `type`, then the fields of its stored body (a body that is not an
@@ -377,6 +386,7 @@ mod tests {
                 workspace: None,
                 model: None,
                 client: Some("Claude Code".into()),
+                started_by: None,
             },
             Event::AnswersReturned { call_ids: vec!["c".into()] },
             Event::RequestHeader { tools: vec![], question_mode: ToolMode::Timed, default_timeout_secs: 120 },

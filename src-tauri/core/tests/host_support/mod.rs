@@ -47,6 +47,8 @@ pub fn timed() -> Option<QuestionSettings> {
 
 /// A host whose question surface shows nothing and never answers (the person is away).
 pub fn host(dir: &Path, script: &'static str, forced: Option<QuestionSettings>) -> Host {
+    // `run_code` scripts run in a worker process; this test harness's `main` cannot be one.
+    hark_core::ptc::worker::set_program(env!("CARGO_BIN_EXE_hark-run-code"));
     let (surface, requests) = ForwardingProvider::new();
     // Kept open for the test's life: a closed channel would refuse every question.
     std::mem::forget(requests);

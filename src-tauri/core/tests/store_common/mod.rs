@@ -95,7 +95,7 @@ pub fn turn_ended(turn_id: &str, reason: &str) -> Event {
 }
 
 pub fn created(title: &str) -> Event {
-    Event::SessionCreated { title: title.into(), workspace: None, model: None, client: None }
+    Event::SessionCreated { title: title.into(), workspace: None, model: None, client: None, started_by: None }
 }
 
 /// Events as they would be stored, without a store.

@@ -27,7 +27,7 @@ function frozen<T>(value: T): T {
 }
 
 function tx(turns: Turn[], over: Partial<Transcript> = {}): Transcript {
-  return frozen({ title: 't', workspace: null, model: null, client: null, turns, earlier_turns: 0, questions: [], queued: [], seq: 10, ...over });
+  return frozen({ title: 't', workspace: null, model: null, client: null, started_by: null, turns, earlier_turns: 0, questions: [], queued: [], seq: 10, ...over });
 }
 
 /** The applied transcript; fails the test on a re-read. */

@@ -108,11 +108,12 @@ export function record(callId: string, state: QuestionRecord['state']): Question
     answered_late: false,
     reply_queued: null,
     returned: false,
+    asker: null,
   };
 }
 
 export function transcript(records: QuestionRecord[] = []): Transcript {
-  return { title: 't', workspace: null, model: null, client: null, turns: [], earlier_turns: 0, questions: records, queued: [], seq: 0 };
+  return { title: 't', workspace: null, model: null, client: null, started_by: null, turns: [], earlier_turns: 0, questions: records, queued: [], seq: 0 };
 }
 
 export const turn = (id: string, items: TranscriptItem[] = [], ended: Turn['ended'] = null): Turn => ({

@@ -4,7 +4,7 @@ import Transcript from './Transcript.svelte';
 import type { QuestionRecord, Transcript as Data, TranscriptItem, Turn } from '../types';
 
 const turn = (id: string, items: TranscriptItem[]): Turn => ({ turn_id: id, run_id: null, started_at: '', ended: null, items });
-const data = (turns: Turn[]): Data => ({ title: 't', workspace: null, model: null, client: null, turns, earlier_turns: 0, questions: [], queued: [], seq: 0 });
+const data = (turns: Turn[]): Data => ({ title: 't', workspace: null, model: null, client: null, started_by: null, turns, earlier_turns: 0, questions: [], queued: [], seq: 0 });
 const user = (seq: number, text: string): TranscriptItem => ({ kind: 'user_message', seq, at: '', message_id: `m${seq}`, text });
 const assistant = (seq: number, text: string): TranscriptItem => ({ kind: 'assistant_message', seq, at: '', text, reasoning: null, tool_calls: [] });
 const modelError: TranscriptItem = { kind: 'model_error', seq: 9, at: '', error: { name: 'ModelError', code: 'HTTP_401', message: 'Unauthorized' } };
@@ -15,7 +15,7 @@ const tool = (seq: number, content: string): TranscriptItem => ({
 const ask = (seq: number, state: QuestionRecord['state']): TranscriptItem => ({
   kind: 'tool_call', seq, at: '', call_id: `q${seq}`, name: 'ask_user_question', arguments: { questions: [] },
   result: null, queued_answers: null,
-  question: { call_id: `q${seq}`, state, intent: { kind: 'question' }, parent_call_id: null, timed: true, questions: [], answers: null, answered_late: false, reply_queued: null, returned: false },
+  question: { call_id: `q${seq}`, state, intent: { kind: 'question' }, parent_call_id: null, timed: true, questions: [], answers: null, answered_late: false, reply_queued: null, returned: false, asker: null },
 });
 const turnsOf = (container: HTMLElement) => Array.from(container.querySelectorAll<HTMLDetailsElement>('details.turn'));
 /** A turn of `n` items: the person's request, then assistant steps; `at` replaces items by position. */

@@ -46,6 +46,9 @@ pub struct QuestionRecord {
     /// In a client session: the late answer was returned to the outside agent.
     #[serde(default)]
     pub returned: bool,
+    /// In a client session: the run of the outside agent that asked (`None`: one that did not say).
+    #[serde(default)]
+    pub asker: Option<String>,
 }
 
 /// How many questions of a session need the user, for badges and the sessions list.
@@ -115,6 +118,13 @@ impl QuestionFold {
                 }
                 changed
             }
+            Event::ClientAsked { call_id, asker } => match self.record_mut(call_id) {
+                Some(record) if record.asker.is_none() => {
+                    record.asker = Some(asker.clone());
+                    true
+                }
+                _ => false,
+            },
             // What a newer build recorded cannot be understood here, so it changes nothing.
             Event::Unknown { .. } => false,
         }
@@ -189,6 +199,7 @@ impl QuestionFold {
             answered_late: false,
             reply_queued: None,
             returned: false,
+            asker: None,
         }));
         true
     }

@@ -18,6 +18,8 @@ pub struct Transcript {
     pub model: Option<ModelRef>,
     /// The outside agent whose questions this session holds (a `hark mcp` client), if it is one.
     pub client: Option<String>,
+    /// The front door that started the session, when another than the one the person works in.
+    pub started_by: Option<String>,
     pub turns: Vec<Turn>,
     /// Older turns left out by [`Transcript::keep_last_turns`]; 0 when `turns` is the whole session.
     pub earlier_turns: usize,
@@ -238,6 +240,8 @@ pub struct TranscriptFold {
     model: Option<ModelRef>,
     #[serde(default)]
     client: Option<String>,
+    #[serde(default)]
+    started_by: Option<String>,
     /// Turns before the first one held (a page's offset).
     offset: usize,
     turns: Vec<Turn>,
@@ -260,6 +264,7 @@ impl TranscriptFold {
             workspace: None,
             model: None,
             client: None,
+            started_by: None,
             offset,
             turns: Vec::new(),
             current_open: false,
@@ -290,14 +295,15 @@ impl TranscriptFold {
     pub fn add(&mut self, stored: &StoredEvent, questions: &QuestionFold, out: Option<&mut Vec<TranscriptDelta>>) {
         let (seq, at) = (stored.seq, stored.at);
         match &stored.event {
-            Event::SessionCreated { title, workspace, model, client } => {
+            Event::SessionCreated { title, workspace, model, client, started_by } => {
                 self.title = Some(title.clone());
                 self.workspace = workspace.clone();
                 self.model = model.clone();
                 self.client = client.clone();
+                self.started_by = started_by.clone();
             }
             // A returned answer already shows on its row as answered late.
-            Event::RequestHeader { .. } | Event::AnswersReturned { .. } => {}
+            Event::RequestHeader { .. } | Event::AnswersReturned { .. } | Event::ClientAsked { .. } => {}
             Event::TurnStarted { turn_id, run_id } => {
                 let turn = Turn {
                     turn_id: Some(turn_id.clone()),
@@ -605,6 +611,7 @@ impl TranscriptFold {
             workspace: self.workspace,
             model: self.model,
             client: self.client,
+            started_by: self.started_by,
             turns: self.turns,
             earlier_turns: self.offset,
             questions: questions.records().cloned().collect(),
@@ -632,5 +639,9 @@ impl TranscriptFold {
 
     pub fn client(&self) -> Option<&str> {
         self.client.as_deref()
+    }
+
+    pub fn started_by(&self) -> Option<&str> {
+        self.started_by.as_deref()
     }
 }

@@ -100,7 +100,13 @@ mod tests {
 
     fn every_variant() -> Vec<Event> {
         vec![
-            Event::SessionCreated { title: "t".into(), workspace: Some("/w".into()), model: None, client: None },
+            Event::SessionCreated {
+                title: "t".into(),
+                workspace: Some("/w".into()),
+                model: None,
+                client: None,
+                started_by: None,
+            },
             Event::RequestHeader { tools: vec!["a".into()], question_mode: ToolMode::Timed, default_timeout_secs: 9 },
             Event::TurnStarted { turn_id: "t".into(), run_id: "r".into() },
             Event::UserMessage {

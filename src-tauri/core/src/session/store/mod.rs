@@ -53,6 +53,9 @@ impl Store {
     /// STORE_CORRUPT; neither is modified.
     pub fn open(data_dir: &Path) -> Result<Store, StoreError> {
         let path = data_dir.join(DB_FILE);
+        // Owner-only from its first byte; SQLite gives its journal files the database's mode.
+        crate::data_dir::private::touch(&path)
+            .map_err(|e| StoreError::Io { path: path.clone(), detail: e.to_string() })?;
         connection::check_header(&path)?;
         let mut conn = connection::open_writer(&path)?;
         // Everything that could refuse the file is decided before the first write to it.
@@ -74,12 +77,24 @@ impl Store {
         workspace: Option<&str>,
         model: Option<ModelRef>,
     ) -> Result<SessionId, StoreError> {
-        self.create(title, workspace, model, None)
+        self.create(title, workspace, model, None, None)
+    }
+
+    /// [`create_session`](Self::create_session), started by another front door (see
+    /// [`Event::SessionCreated`]'s `started_by`).
+    pub fn create_session_started_by(
+        &self,
+        title: &str,
+        workspace: Option<&str>,
+        model: Option<ModelRef>,
+        started_by: Option<&str>,
+    ) -> Result<SessionId, StoreError> {
+        self.create(title, workspace, model, None, started_by.map(str::to_string))
     }
 
     /// Creates the session of an outside agent (see [`Event::SessionCreated`]'s `client`).
     pub fn create_client_session(&self, title: &str, workspace: &str, client: &str) -> Result<SessionId, StoreError> {
-        self.create(title, Some(workspace), None, Some(client.to_string()))
+        self.create(title, Some(workspace), None, Some(client.to_string()), None)
     }
 
     fn create(
@@ -88,10 +103,11 @@ impl Store {
         workspace: Option<&str>,
         model: Option<ModelRef>,
         client: Option<String>,
+        started_by: Option<String>,
     ) -> Result<SessionId, StoreError> {
         let id = uuid::Uuid::new_v4().to_string();
         let workspace = workspace.map(str::to_string);
-        let created = Event::SessionCreated { title: title.to_string(), workspace, model, client };
+        let created = Event::SessionCreated { title: title.to_string(), workspace, model, client, started_by };
         self.writer().create(&self.path, &id, title, created)?;
         Ok(id)
     }

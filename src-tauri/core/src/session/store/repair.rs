@@ -56,6 +56,7 @@ impl RepairFold {
             | Event::McpUnavailable { .. }
             | Event::McpForm { .. }
             | Event::AnswersReturned { .. }
+            | Event::ClientAsked { .. }
             | Event::HistoryCompacted { .. } => {}
             // Whatever a newer build's event leaves open, only that build can close.
             Event::Unknown { .. } => {}
