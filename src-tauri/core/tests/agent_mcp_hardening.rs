@@ -8,9 +8,16 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
+use std::time::Duration;
+
+use agent_support::*;
+use hark_core::agent::{Agent, AgentConfig, NewSession};
+use hark_core::error::BoundaryError;
 
 use hark_core::mcp::{McpConfig, McpServers};
+use hark_core::question::ToolMode;
 use hark_core::service::Caller;
+use hark_core::session::{Event, StoredEvent, ToolOutcome};
 use hark_core::tools::ToolContext;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
@@ -39,6 +46,78 @@ fn entry(script: &str, args: &[&str], extra: Value) -> Value {
 fn mcp_config(servers: Value) -> Arc<McpConfig> {
     let text = json!({ "mcpServers": servers }).to_string();
     Arc::new(McpConfig::parse(&text, &|_| None).unwrap())
+}
+
+/// An agent with these MCP servers, whose first turn is `prompt`.
+fn start(h: &Harness, servers: Value, prompt: &str) -> Agent {
+    let config = AgentConfig { mcp: mcp_config(servers), ..config(ToolMode::Legacy) };
+    let session = NewSession { title: "t".into(), workspace: Some(h.workspace.path().to_path_buf()), model: None };
+    let agent = Agent::create(h.deps(), session, config).unwrap();
+    agent.steer(prompt).unwrap();
+    agent
+}
+
+async fn idle(agent: &Agent) {
+    tokio::time::timeout(Duration::from_secs(60), agent.wait_idle()).await.expect("the agent went idle");
+}
+
+/// The `mcp/unavailable` events, by server.
+fn unavailable(events: &[StoredEvent]) -> Vec<(String, BoundaryError)> {
+    events
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::McpUnavailable { server, error } => Some((server.clone(), error.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The names of the tools each model request offered.
+fn offered(h: &Harness) -> Vec<Vec<String>> {
+    let names = |body: &Value| -> Vec<String> {
+        let tools = body["tools"].as_array().cloned().unwrap_or_default();
+        tools.iter().map(|t| t["function"]["name"].as_str().unwrap_or_default().to_string()).collect()
+    };
+    h.server.requests().iter().map(|r| names(&r.body)).collect()
+}
+
+fn result_text(events: &[StoredEvent], call_id: &str) -> String {
+    match results(events).into_iter().find(|(id, _)| id == call_id) {
+        Some((_, ToolOutcome::Ok { content })) => content,
+        other => panic!("{call_id} did not succeed: {other:?}"),
+    }
+}
+
+// --- a tool list without end -----------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_paging_its_tools_for_ever_is_cut_off_and_the_turn_goes_on() {
+    let h = Harness::new(vec![
+        tool_reply("Using the good one.", &[("g1", "mcp__good__t001", "{}".into())]),
+        text_reply("Done."),
+    ])
+    .await;
+    // Before the pages were bounded this server was read until its start-up timeout.
+    let agent = start(
+        &h,
+        json!({
+            "endless": entry("unruly_server.py", &["endless-pages"], json!({ "startup_timeout_sec": 20 })),
+            "good": entry("tools_server.py", &["many", "3"], json!({})),
+        }),
+        "use the tools",
+    );
+    idle(&agent).await;
+    let events = h.events(&agent);
+    let failures = unavailable(&events);
+    let [(server, error)] = &failures[..] else { panic!("{failures:?}") };
+    assert_eq!((server.as_str(), error.code.as_str()), ("endless", "MCP_TOOL_LIST_TOO_LONG"), "{}", error.message);
+    assert!(error.message.contains("more than 100 pages"), "{}", error.message);
+    assert_eq!(result_text(&events, "g1"), "t001");
+    assert_eq!((turn_end(&events).as_str(), last_assistant_text(&events).as_str()), ("completed", "Done."));
+    let offered = offered(&h);
+    assert!(offered[0].iter().any(|n| n == "mcp__good__t002"), "{offered:?}");
+    assert!(!offered[0].iter().any(|n| n.starts_with("mcp__endless__")), "{offered:?}");
+    drop(agent);
 }
 
 // --- a stdio server's environment ----------------------------------------------------------------

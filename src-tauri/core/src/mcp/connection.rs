@@ -7,7 +7,7 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rmcp::model::Tool;
+use rmcp::model::{PaginatedRequestParams, Tool};
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
@@ -21,6 +21,15 @@ use crate::tools::ToolHandler;
 
 /// The most of a server's stderr kept, to explain a failed start.
 const STDERR_TAIL: usize = 2048;
+
+/// How much of one server's tool list is taken. A server may page its list, and one that hands out
+/// a next cursor for ever (or pages without end through a bug) would otherwise keep Hark reading and
+/// holding its tools until the start-up timeout, with no bound on memory; far fewer tools than these
+/// are already more than a model can use.
+const MAX_LIST_PAGES: usize = 100;
+const MAX_SERVER_TOOLS: usize = 1000;
+/// The tools' definitions as JSON, summed.
+const MAX_LISTED_BYTES: usize = 8 * 1024 * 1024;
 
 /// What a stdio server inherits from Hark's environment: what a program needs to find its tools,
 /// its home, the locale, a display or session bus. Everything else (the model vendors' keys, Hark's
@@ -242,7 +251,7 @@ async fn start(
                 handler.clone().serve(transport).await.map_err(|e| failed(e.to_string()))?
             }
         };
-        let tools = client.list_all_tools().await.map_err(|e| failed(format!("listing its tools failed: {e}")))?;
+        let tools = list_tools(name, &client).await?;
         Ok(Connection {
             server: name.to_string(),
             client,
@@ -263,4 +272,50 @@ async fn start(
         }
         other => other,
     })
+}
+
+/// Every page of the server's tool list, within [`MAX_LIST_PAGES`], [`MAX_SERVER_TOOLS`] and
+/// [`MAX_LISTED_BYTES`].
+async fn list_tools(name: &str, client: &RunningService<RoleClient, Elicitor>) -> Result<Vec<Tool>, McpError> {
+    let too_long = |limit: String| McpError::ToolListTooLong { server: name.to_string(), limit };
+    let mut tools = Vec::new();
+    let mut bytes = 0usize;
+    let mut cursor = None;
+    for _ in 0..MAX_LIST_PAGES {
+        let page =
+            client.list_tools(Some(PaginatedRequestParams::default().with_cursor(cursor))).await.map_err(|e| {
+                McpError::StartFailed { server: name.to_string(), message: format!("listing its tools failed: {e}") }
+            })?;
+        bytes = page.tools.iter().fold(bytes, |sum, tool| sum.saturating_add(json_len(tool)));
+        tools.extend(page.tools);
+        if tools.len() > MAX_SERVER_TOOLS {
+            return Err(too_long(format!("more than {MAX_SERVER_TOOLS} tools")));
+        }
+        if bytes > MAX_LISTED_BYTES {
+            return Err(too_long(format!("more than {} MiB of tool definitions", MAX_LISTED_BYTES / (1024 * 1024))));
+        }
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => return Ok(tools),
+        }
+    }
+    Err(too_long(format!("more than {MAX_LIST_PAGES} pages of tools")))
+}
+
+/// The length of `tool` as JSON, counted without keeping the text.
+fn json_len(tool: &Tool) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // A tool that came from JSON serialises again; were it ever to fail, the count so far stands.
+    let _ = serde_json::to_writer(&mut count, tool);
+    count.0
 }

@@ -14,6 +14,9 @@ pub enum McpError {
     StartFailed { server: String, message: String },
     #[error("the MCP server {server:?} did not finish starting within {secs} s")]
     StartTimeout { server: String, secs: u64 },
+    /// The server's tool list went past what Hark takes from one server (`limit` says which bound).
+    #[error("the MCP server {server:?} listed {limit}, more than Hark takes from one server")]
+    ToolListTooLong { server: String, limit: String },
     #[error("the MCP server {server:?} stopped while {tool:?} ran; the call's outcome is unknown")]
     ServerClosed { server: String, tool: String },
     #[error("the MCP server {server:?} did not answer {tool:?} within {secs} s")]
@@ -34,6 +37,7 @@ impl McpError {
             McpError::StartFailed { server, .. }
             | McpError::Unavailable { server, .. }
             | McpError::StartTimeout { server, .. }
+            | McpError::ToolListTooLong { server, .. }
             | McpError::ServerClosed { server, .. }
             | McpError::CallTimeout { server, .. }
             | McpError::Refused { server, .. }
@@ -52,6 +56,7 @@ impl CodedError for McpError {
             McpError::StartFailed { .. } => "MCP_START_FAILED",
             McpError::Unavailable { .. } => "MCP_UNAVAILABLE",
             McpError::StartTimeout { .. } => "MCP_START_TIMEOUT",
+            McpError::ToolListTooLong { .. } => "MCP_TOOL_LIST_TOO_LONG",
             McpError::ServerClosed { .. } => "MCP_SERVER_CLOSED",
             McpError::CallTimeout { .. } => "MCP_TIMEOUT",
             McpError::Refused { .. } => "MCP_REFUSED",
