@@ -186,3 +186,27 @@ fn a_stdio_server_inherits_only_the_safe_environment() {
         names.iter().filter(|n| !allowed.contains(&n.as_str()) && !n.starts_with("LC_")).collect();
     assert!(leaked.is_empty(), "the server got {leaked:?}");
 }
+
+// --- names that collide once sanitised ---------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tools_whose_names_collide_are_both_offered_and_each_reaches_its_own() {
+    let h = Harness::new(vec![
+        tool_reply(
+            "Both.",
+            &[("a", "mcp__clash__run_tests", "{}".into()), ("b", "mcp__clash__run_tests_2", "{}".into())],
+        ),
+        text_reply("Ran both."),
+    ])
+    .await;
+    let agent = start(&h, json!({ "clash": entry("tools_server.py", &["clash"], json!({})) }), "run the tests");
+    idle(&agent).await;
+    let events = h.events(&agent);
+    let offered = offered(&h);
+    let mcp: Vec<&String> = offered[0].iter().filter(|n| n.starts_with("mcp__")).collect();
+    assert_eq!(mcp, ["mcp__clash__run_tests", "mcp__clash__run_tests_2"]);
+    // `run_tests` needed no change and keeps its name; `run.tests` takes the suffix.
+    assert_eq!((result_text(&events, "a"), result_text(&events, "b")), ("run_tests".into(), "run.tests".into()));
+    assert_eq!(turn_end(&events), "completed");
+    drop(agent);
+}

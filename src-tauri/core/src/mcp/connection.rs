@@ -15,6 +15,7 @@ use rmcp::ServiceExt;
 use tokio::io::AsyncReadExt;
 
 use super::elicit::{Asker, Elicitor, Forms};
+use super::tool::distinct_names;
 use super::{McpConfig, McpError, McpTool, ServerSpec, ServerTransport};
 use crate::service::lock;
 use crate::tools::ToolHandler;
@@ -159,19 +160,24 @@ impl McpServers {
             };
             slots.insert(name.clone(), slot);
         }
-        let mut tools: Vec<Arc<dyn ToolHandler>> = Vec::new();
-        let mut names = std::collections::HashSet::new();
-        for slot in slots.values() {
-            if let Slot::Live(connection) = slot {
-                for tool in &connection.tools {
-                    let tool = McpTool::new(Arc::clone(connection), tool.clone());
-                    // Two remote names can map to one offered name; the first keeps it.
-                    if names.insert(tool.name().to_string()) {
-                        tools.push(Arc::new(tool));
-                    }
-                }
-            }
-        }
+        // By server name, then by tool name: the order the offered names are given in, and the
+        // order a cap on the number of tools keeps them in.
+        let listed: Vec<(&Arc<Connection>, &Tool)> = slots
+            .values()
+            .filter_map(|slot| match slot {
+                Slot::Live(connection) => Some(connection),
+                Slot::Failed => None,
+            })
+            .flat_map(|connection| connection.tools.iter().map(move |tool| (connection, tool)))
+            .collect();
+        let keys: Vec<(&str, &str)> = listed.iter().map(|(c, t)| (c.server.as_str(), t.name.as_ref())).collect();
+        let tools = listed
+            .iter()
+            .zip(distinct_names(&keys))
+            .map(|((connection, tool), name)| {
+                Arc::new(McpTool::new(Arc::clone(connection), (*tool).clone(), name)) as Arc<dyn ToolHandler>
+            })
+            .collect();
         (tools, failures)
     }
 
@@ -251,7 +257,11 @@ async fn start(
                 handler.clone().serve(transport).await.map_err(|e| failed(e.to_string()))?
             }
         };
-        let tools = list_tools(name, &client).await?;
+        let mut tools = list_tools(name, &client).await?;
+        // Sorted, the offered names do not depend on the order the server happens to list in; a
+        // name listed twice is one tool.
+        tools.sort_by(|a, b| a.name.cmp(&b.name));
+        tools.dedup_by(|a, b| a.name == b.name);
         Ok(Connection {
             server: name.to_string(),
             client,
