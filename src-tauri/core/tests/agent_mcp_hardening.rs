@@ -137,7 +137,7 @@ async fn child_reports_its_mcp_servers_environment() {
         "env": { "GIVEN_BY_ENTRY": "yes" }, "tool_timeout_sec": 20,
     })) }));
     let servers = McpServers::new(config, None, None);
-    let (tools, failures) = servers.tools().await;
+    let (tools, failures) = servers.tools(&CancellationToken::new()).await.expect("not stopped");
     assert!(failures.is_empty(), "{failures:?}");
     let tool = tools.iter().find(|t| t.name() == "mcp__env__environment").expect("the environment tool");
     let ctx = ToolContext { caller: Caller::root("s", "a"), abort: CancellationToken::new(), workspace: None };
@@ -208,5 +208,33 @@ async fn tools_whose_names_collide_are_both_offered_and_each_reaches_its_own() {
     // `run_tests` needed no change and keeps its name; `run.tests` takes the suffix.
     assert_eq!((result_text(&events, "a"), result_text(&events, "b")), ("run_tests".into(), "run.tests".into()));
     assert_eq!(turn_end(&events), "completed");
+    drop(agent);
+}
+
+// --- a server that never answers `initialize` ------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread")]
+async fn stop_ends_a_turn_whose_server_never_answers_at_once_without_asking_the_model() {
+    let h = Harness::new(vec![text_reply("Should not be asked.")]).await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port().to_string();
+    let silent = entry("unruly_server.py", &["silent", &port], json!({ "startup_timeout_sec": 60 }));
+    let agent = start(&h, json!({ "silent": silent }), "hello");
+    // The server connects once Hark's `initialize` reached it: the start is under way.
+    let (mut server, _) =
+        tokio::time::timeout(Duration::from_secs(30), listener.accept()).await.expect("the server started").unwrap();
+    assert!(agent.abort(), "a turn was running");
+    tokio::time::timeout(Duration::from_secs(2), agent.wait_idle()).await.expect("Stop ended the turn within 2 s");
+    let events = h.events(&agent);
+    assert_eq!(turn_end(&events), "aborted");
+    let turns = events.iter().filter(|e| matches!(e.event, Event::TurnStarted { .. })).count();
+    assert_eq!(turns, 1, "the stopped prompt started no other turn: {:?}", types(&events));
+    assert!(events.iter().any(|e| matches!(&e.event, Event::UserMessage { text, .. } if text == "hello")));
+    assert!(h.server.requests().is_empty(), "the model was asked");
+    assert!(unavailable(&events).is_empty(), "a stop is not the server's failure");
+    // The abandoned start took its process with it: the server's connection closes.
+    let mut buf = [0u8; 16];
+    let read = tokio::time::timeout(Duration::from_secs(10), tokio::io::AsyncReadExt::read(&mut server, &mut buf));
+    assert_eq!(read.await.expect("the server process ended").unwrap(), 0);
     drop(agent);
 }

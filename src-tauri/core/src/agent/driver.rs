@@ -48,8 +48,9 @@ pub(super) fn append(shared: &Shared, event: Event) -> Result<(), AgentError> {
 /// The tools the model is offered: the question tool, the workspace's and the MCP servers', or with
 /// programmatic tool calls only `run_code`, whose scripts reach those; `submit_plan` in a plan-first
 /// session. In a plan-first session every registry refuses workspace changes until a plan is
-/// approved. An MCP server that fails to start is reported and left out.
-async fn registry(shared: &Shared) -> Result<ToolRegistry, AgentError> {
+/// approved. An MCP server that fails to start is reported and left out. `None` when the turn was
+/// stopped while servers started.
+async fn registry(shared: &Shared, abort: &CancellationToken) -> Result<Option<ToolRegistry>, AgentError> {
     let plan = shared.config.plan_first.then(|| Arc::clone(&shared.session) as Arc<dyn PlanApproval>);
     // Names are distinct by construction, so registration cannot fail.
     let mut tools = ToolRegistry::new();
@@ -60,7 +61,7 @@ async fn registry(shared: &Shared) -> Result<ToolRegistry, AgentError> {
             let _ = tools.register(tool);
         }
     }
-    let (mcp_tools, failures) = shared.mcp.tools().await;
+    let Some((mcp_tools, failures)) = shared.mcp.tools(abort).await else { return Ok(None) };
     for failure in failures {
         append(shared, Event::McpUnavailable { server: failure.server().to_string(), error: failure.boundary() })?;
     }
@@ -80,7 +81,7 @@ async fn registry(shared: &Shared) -> Result<ToolRegistry, AgentError> {
         let _ = tools.register(Arc::new(SubmitPlanTool::new(shared.deps.service.clone())));
         tools.require_plan(plan);
     }
-    Ok(tools)
+    Ok(Some(tools))
 }
 
 /// Records `request/header` when the tools or question settings differ from the last recorded one.
@@ -112,7 +113,13 @@ async fn turn(shared: &Shared, abort: &CancellationToken) -> Result<(), AgentErr
 }
 
 async fn steps(shared: &Shared, abort: &CancellationToken) -> Result<TurnEndReason, AgentError> {
-    let tools = registry(shared).await?;
+    let Some(tools) = registry(shared, abort).await? else {
+        // Stopped while its servers started: the turn ends before the model is asked anything. What
+        // waited for it is admitted as its first step would have, so the stopped prompt is in the
+        // log and does not start the next turn at once.
+        admit(shared)?;
+        return Ok(TurnEndReason::Aborted);
+    };
     header(shared, &tools)?;
     let mut taken = 0u32;
     let mut continues = true;

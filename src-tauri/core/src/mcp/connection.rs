@@ -13,6 +13,7 @@ use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::ServiceExt;
 use tokio::io::AsyncReadExt;
+use tokio_util::sync::CancellationToken;
 
 use super::elicit::{Asker, Elicitor, Forms};
 use super::tool::distinct_names;
@@ -119,8 +120,15 @@ impl McpServers {
 
     /// Every live server's tools, starting the servers that are not running yet (all at once, each
     /// within its start timeout). The errors are the servers that failed to start on this call.
-    pub async fn tools(&self) -> (Vec<Arc<dyn ToolHandler>>, Vec<McpError>) {
-        let mut slots = self.slots.lock().await;
+    ///
+    /// `None` when `abort` fires first: a server that never answers would otherwise hold the turn's
+    /// Stop for its whole start-up timeout. The starts under way are dropped, which kills their
+    /// processes, and nothing is recorded against them, so the next turn starts them afresh.
+    pub async fn tools(&self, abort: &CancellationToken) -> Option<(Vec<Arc<dyn ToolHandler>>, Vec<McpError>)> {
+        let mut slots = tokio::select! {
+            _ = abort.cancelled() => return None,
+            slots = self.slots.lock() => slots,
+        };
         let wanted: Vec<(&String, &ServerSpec)> = self
             .config
             .servers
@@ -131,10 +139,13 @@ impl McpServers {
                 Some(Slot::Failed) => false,
             })
             .collect();
-        let started = futures_util::future::join_all(
+        let starting = futures_util::future::join_all(
             wanted.iter().map(|(name, spec)| start(name, spec, self.cwd.clone(), self.asker.clone())),
-        )
-        .await;
+        );
+        let started = tokio::select! {
+            _ = abort.cancelled() => return None,
+            started = starting => started,
+        };
         let mut failures = Vec::new();
         for (name, why) in &self.config.unavailable {
             if !slots.contains_key(name) {
@@ -178,7 +189,7 @@ impl McpServers {
                 Arc::new(McpTool::new(Arc::clone(connection), (*tool).clone(), name)) as Arc<dyn ToolHandler>
             })
             .collect();
-        (tools, failures)
+        Some((tools, failures))
     }
 
     /// Stops every server this agent started.
