@@ -18,7 +18,7 @@ use hark_core::mcp::{McpConfig, McpServers};
 use hark_core::question::ToolMode;
 use hark_core::service::Caller;
 use hark_core::session::{Event, StoredEvent, ToolOutcome};
-use hark_core::tools::ToolContext;
+use hark_core::tools::{ToolContext, ToolHandler};
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 
@@ -236,5 +236,43 @@ async fn stop_ends_a_turn_whose_server_never_answers_at_once_without_asking_the_
     let mut buf = [0u8; 16];
     let read = tokio::time::timeout(Duration::from_secs(10), tokio::io::AsyncReadExt::read(&mut server, &mut buf));
     assert_eq!(read.await.expect("the server process ended").unwrap(), 0);
+    drop(agent);
+}
+
+// --- more tools than a model takes ---------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread")]
+async fn with_more_tools_than_a_model_takes_the_first_128_are_offered_and_the_rest_named() {
+    // The server refuses, as OpenAI does, a request with more than 128 tools.
+    let h = Harness::strict(
+        vec![tool_reply("Using one.", &[("c1", "mcp__many__t100", "{}".into())]), text_reply("Answered.")],
+        Strict { context_tokens: 10_000_000 },
+    )
+    .await;
+    let agent = start(&h, json!({ "many": entry("tools_server.py", &["many", "201"], json!({})) }), "go");
+    idle(&agent).await;
+    let events = h.events(&agent);
+    assert!(h.server.rejections().is_empty(), "{:?}", h.server.rejections());
+    assert_eq!((turn_end(&events).as_str(), last_assistant_text(&events).as_str()), ("completed", "Answered."));
+    assert_eq!(result_text(&events, "c1"), "t100");
+
+    let offered = offered(&h);
+    assert_eq!(offered[0].len(), 128);
+    // Hark's own tools are all offered; the MCP tools fill the rest in order.
+    let own: Vec<&String> = offered[0].iter().filter(|n| !n.starts_with("mcp__")).collect();
+    assert!(own.iter().any(|n| *n == "ask_user_question") && own.len() > 1, "{own:?}");
+    let kept = 128 - own.len();
+    let expected: Vec<String> = (0..kept).map(|i| format!("mcp__many__t{i:03}")).collect();
+    let mcp: Vec<String> = offered[0].iter().filter(|n| n.starts_with("mcp__")).cloned().collect();
+    assert_eq!(mcp, expected);
+
+    // The person is told which tools were left out, once.
+    let failures = unavailable(&events);
+    let [(server, error)] = &failures[..] else { panic!("{failures:?}") };
+    assert_eq!((server.as_str(), error.code.as_str()), ("many", "MCP_TOOLS_LEFT_OUT"));
+    let left_out: Vec<String> = (kept..201).map(|i| format!("mcp__many__t{i:03}")).collect();
+    assert!(error.message.contains(&left_out.join(", ")), "{}", error.message);
+    assert!(error.message.contains(&format!("{} of the MCP server", left_out.len())), "{}", error.message);
+    assert!(!error.message.contains(&format!("mcp__many__t{:03},", kept - 1)), "{}", error.message);
     drop(agent);
 }

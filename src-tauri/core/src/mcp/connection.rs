@@ -19,7 +19,6 @@ use super::elicit::{Asker, Elicitor, Forms};
 use super::tool::distinct_names;
 use super::{McpConfig, McpError, McpTool, ServerSpec, ServerTransport};
 use crate::service::lock;
-use crate::tools::ToolHandler;
 
 /// The most of a server's stderr kept, to explain a failed start.
 const STDERR_TAIL: usize = 2048;
@@ -124,7 +123,7 @@ impl McpServers {
     /// `None` when `abort` fires first: a server that never answers would otherwise hold the turn's
     /// Stop for its whole start-up timeout. The starts under way are dropped, which kills their
     /// processes, and nothing is recorded against them, so the next turn starts them afresh.
-    pub async fn tools(&self, abort: &CancellationToken) -> Option<(Vec<Arc<dyn ToolHandler>>, Vec<McpError>)> {
+    pub async fn tools(&self, abort: &CancellationToken) -> Option<(Vec<Arc<McpTool>>, Vec<McpError>)> {
         let mut slots = tokio::select! {
             _ = abort.cancelled() => return None,
             slots = self.slots.lock() => slots,
@@ -185,9 +184,7 @@ impl McpServers {
         let tools = listed
             .iter()
             .zip(distinct_names(&keys))
-            .map(|((connection, tool), name)| {
-                Arc::new(McpTool::new(Arc::clone(connection), (*tool).clone(), name)) as Arc<dyn ToolHandler>
-            })
+            .map(|((connection, tool), name)| Arc::new(McpTool::new(Arc::clone(connection), (*tool).clone(), name)))
             .collect();
         Some((tools, failures))
     }

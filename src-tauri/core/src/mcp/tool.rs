@@ -77,6 +77,11 @@ impl McpTool {
         McpTool { name, connection, tool }
     }
 
+    /// The server the tool is on.
+    pub fn server(&self) -> &str {
+        &self.connection.server
+    }
+
     fn error(&self, e: ServiceError) -> McpError {
         let (server, tool) = (self.connection.server.clone(), self.tool.name.to_string());
         match e {
