@@ -8,10 +8,11 @@ use tokio_util::sync::CancellationToken;
 use super::step::{self, StepEnd};
 use super::{AgentError, AgentEvent, Input, Shared};
 use crate::error::CodedError;
+use crate::mcp::{McpError, McpTool};
 use crate::ptc::RunCodeTool;
 use crate::service::lock;
 use crate::session::{Event, TurnEndReason};
-use crate::tools::{AskUserQuestionTool, PlanApproval, SubmitPlanTool, ToolRegistry};
+use crate::tools::{AskUserQuestionTool, PlanApproval, SubmitPlanTool, ToolHandler, ToolRegistry};
 use crate::workspace::workspace_tools;
 
 pub(super) async fn run(shared: Arc<Shared>) {
@@ -40,6 +41,10 @@ pub(super) async fn run(shared: Arc<Shared>) {
     }
 }
 
+/// The most tools offered to the model in one request: OpenAI refuses a request with more (HTTP 400),
+/// which would fail every turn of a session whose MCP servers list many tools.
+pub(crate) const MAX_MODEL_TOOLS: usize = 128;
+
 pub(super) fn append(shared: &Shared, event: Event) -> Result<(), AgentError> {
     shared.session.record_one(event)?;
     Ok(())
@@ -48,8 +53,15 @@ pub(super) fn append(shared: &Shared, event: Event) -> Result<(), AgentError> {
 /// The tools the model is offered: the question tool, the workspace's and the MCP servers', or with
 /// programmatic tool calls only `run_code`, whose scripts reach those; `submit_plan` in a plan-first
 /// session. In a plan-first session every registry refuses workspace changes until a plan is
-/// approved. An MCP server that fails to start is reported and left out.
-async fn registry(shared: &Shared) -> Result<ToolRegistry, AgentError> {
+/// approved. An MCP server that fails to start is reported and left out. `None` when the turn was
+/// stopped while servers started.
+///
+/// At most [`MAX_MODEL_TOOLS`] are offered: Hark's own first, then the MCP servers' by server and
+/// tool name. The second value says, per server, which MCP tools did not fit.
+async fn registry(
+    shared: &Shared,
+    abort: &CancellationToken,
+) -> Result<Option<(ToolRegistry, Vec<McpError>)>, AgentError> {
     let plan = shared.config.plan_first.then(|| Arc::clone(&shared.session) as Arc<dyn PlanApproval>);
     // Names are distinct by construction, so registration cannot fail.
     let mut tools = ToolRegistry::new();
@@ -60,11 +72,20 @@ async fn registry(shared: &Shared) -> Result<ToolRegistry, AgentError> {
             let _ = tools.register(tool);
         }
     }
-    let (mcp_tools, failures) = shared.mcp.tools().await;
+    let Some((mcp_tools, failures)) = shared.mcp.tools(abort).await else { return Ok(None) };
     for failure in failures {
         append(shared, Event::McpUnavailable { server: failure.server().to_string(), error: failure.boundary() })?;
     }
-    for tool in mcp_tools {
+    // With programmatic tool calls the model is offered `run_code` alone and its scripts reach every
+    // tool, so only a registry the model sees directly is capped; `submit_plan` comes later but is
+    // offered too.
+    let room = if shared.config.ptc {
+        usize::MAX
+    } else {
+        MAX_MODEL_TOOLS.saturating_sub(tools.names().len() + usize::from(plan.is_some()))
+    };
+    let left_out = left_out(mcp_tools.get(room..).unwrap_or_default());
+    for tool in mcp_tools.into_iter().take(room) {
         // `mcp__` names cannot clash with Hark's own tools; among themselves they are made distinct.
         let _ = tools.register(tool);
     }
@@ -80,17 +101,42 @@ async fn registry(shared: &Shared) -> Result<ToolRegistry, AgentError> {
         let _ = tools.register(Arc::new(SubmitPlanTool::new(shared.deps.service.clone())));
         tools.require_plan(plan);
     }
-    Ok(tools)
+    Ok(Some((tools, left_out)))
 }
 
-/// Records `request/header` when the tools or question settings differ from the last recorded one.
-fn header(shared: &Shared, tools: &ToolRegistry) -> Result<(), AgentError> {
+/// One [`McpError::ToolsLeftOut`] per server with tools in `tools`, naming them as offered.
+fn left_out(tools: &[Arc<McpTool>]) -> Vec<McpError> {
+    let mut by_server: Vec<(String, Vec<&str>)> = Vec::new();
+    for tool in tools {
+        match by_server.last_mut() {
+            Some((server, names)) if server == tool.server() => names.push(tool.name()),
+            _ => by_server.push((tool.server().to_string(), vec![tool.name()])),
+        }
+    }
+    by_server
+        .into_iter()
+        .map(|(server, names)| McpError::ToolsLeftOut {
+            server,
+            count: names.len(),
+            limit: MAX_MODEL_TOOLS,
+            tools: names.join(", "),
+        })
+        .collect()
+}
+
+/// Records `request/header` when the tools or question settings differ from the last recorded one,
+/// and with it the MCP tools `left_out` of that set (as `mcp/unavailable`, which the transcript shows),
+/// so the person reads why once per change of tools rather than at every turn.
+fn header(shared: &Shared, tools: &ToolRegistry, left_out: Vec<McpError>) -> Result<(), AgentError> {
     let current = Event::RequestHeader {
         tools: tools.names(),
         question_mode: shared.config.questions.mode,
         default_timeout_secs: shared.config.questions.default_timeout_secs,
     };
     if shared.session.last_header().as_ref() != Some(&current) {
+        for error in left_out {
+            append(shared, Event::McpUnavailable { server: error.server().to_string(), error: error.boundary() })?;
+        }
         append(shared, current)?;
     }
     Ok(())
@@ -112,8 +158,14 @@ async fn turn(shared: &Shared, abort: &CancellationToken) -> Result<(), AgentErr
 }
 
 async fn steps(shared: &Shared, abort: &CancellationToken) -> Result<TurnEndReason, AgentError> {
-    let tools = registry(shared).await?;
-    header(shared, &tools)?;
+    let Some((tools, left_out)) = registry(shared, abort).await? else {
+        // Stopped while its servers started: the turn ends before the model is asked anything. What
+        // waited for it is admitted as its first step would have, so the stopped prompt is in the
+        // log and does not start the next turn at once.
+        admit(shared)?;
+        return Ok(TurnEndReason::Aborted);
+    };
+    header(shared, &tools, left_out)?;
     let mut taken = 0u32;
     let mut continues = true;
     loop {

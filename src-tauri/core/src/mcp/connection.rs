@@ -7,21 +7,66 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rmcp::model::Tool;
+use rmcp::model::{PaginatedRequestParams, Tool};
 use rmcp::service::{RoleClient, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::ServiceExt;
 use tokio::io::AsyncReadExt;
+use tokio_util::sync::CancellationToken;
 
 use super::elicit::{Asker, Elicitor, Forms};
+use super::tool::distinct_names;
 use super::{McpConfig, McpError, McpTool, ServerSpec, ServerTransport};
-use crate::model::ENV_KEYS;
 use crate::service::lock;
-use crate::tools::ToolHandler;
 
 /// The most of a server's stderr kept, to explain a failed start.
 const STDERR_TAIL: usize = 2048;
+
+/// How much of one server's tool list is taken. A server may page its list, and one that hands out
+/// a next cursor for ever (or pages without end through a bug) would otherwise keep Hark reading and
+/// holding its tools until the start-up timeout, with no bound on memory; far fewer tools than these
+/// are already more than a model can use.
+const MAX_LIST_PAGES: usize = 100;
+const MAX_SERVER_TOOLS: usize = 1000;
+/// The tools' definitions as JSON, summed.
+const MAX_LISTED_BYTES: usize = 8 * 1024 * 1024;
+
+/// What a stdio server inherits from Hark's environment: what a program needs to find its tools,
+/// its home, the locale, a display or session bus. Everything else (the model vendors' keys, Hark's
+/// own `HARK_*` settings, tokens the person exported for other programs) stays with Hark; an entry
+/// that means to give a value to its server names it in its own `env`.
+const INHERITED_ENV: &[&str] = &[
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "LANG",
+    "TZ",
+    "TMPDIR",
+    "TERM",
+    "DISPLAY",
+    "WAYLAND_DISPLAY",
+    "XDG_RUNTIME_DIR",
+    "DBUS_SESSION_BUS_ADDRESS",
+];
+/// On Windows a program also needs the system folder (without `SystemRoot` many cannot even load
+/// their libraries), the profile folders, and how commands are found and run.
+#[cfg(windows)]
+const INHERITED_ENV_WINDOWS: &[&str] =
+    &["SystemRoot", "APPDATA", "LOCALAPPDATA", "USERPROFILE", "TEMP", "TMP", "PATHEXT", "COMSPEC"];
+#[cfg(not(windows))]
+const INHERITED_ENV_WINDOWS: &[&str] = &[];
+
+/// Whether a stdio server inherits Hark's variable `name`: a listed one or a locale category
+/// (`LC_*`). Windows spells variable names in any case.
+fn inherited(name: &std::ffi::OsStr) -> bool {
+    let Some(name) = name.to_str() else { return false };
+    let same = |a: &str, b: &str| if cfg!(windows) { a.eq_ignore_ascii_case(b) } else { a == b };
+    let listed = INHERITED_ENV.iter().chain(INHERITED_ENV_WINDOWS).any(|allowed| same(allowed, name));
+    listed || name.get(..3).is_some_and(|prefix| same(prefix, "LC_"))
+}
 
 /// A running server: its client session and the tools it listed when it started.
 pub(crate) struct Connection {
@@ -74,8 +119,15 @@ impl McpServers {
 
     /// Every live server's tools, starting the servers that are not running yet (all at once, each
     /// within its start timeout). The errors are the servers that failed to start on this call.
-    pub async fn tools(&self) -> (Vec<Arc<dyn ToolHandler>>, Vec<McpError>) {
-        let mut slots = self.slots.lock().await;
+    ///
+    /// `None` when `abort` fires first: a server that never answers would otherwise hold the turn's
+    /// Stop for its whole start-up timeout. The starts under way are dropped, which kills their
+    /// processes, and nothing is recorded against them, so the next turn starts them afresh.
+    pub async fn tools(&self, abort: &CancellationToken) -> Option<(Vec<Arc<McpTool>>, Vec<McpError>)> {
+        let mut slots = tokio::select! {
+            _ = abort.cancelled() => return None,
+            slots = self.slots.lock() => slots,
+        };
         let wanted: Vec<(&String, &ServerSpec)> = self
             .config
             .servers
@@ -86,10 +138,13 @@ impl McpServers {
                 Some(Slot::Failed) => false,
             })
             .collect();
-        let started = futures_util::future::join_all(
+        let starting = futures_util::future::join_all(
             wanted.iter().map(|(name, spec)| start(name, spec, self.cwd.clone(), self.asker.clone())),
-        )
-        .await;
+        );
+        let started = tokio::select! {
+            _ = abort.cancelled() => return None,
+            started = starting => started,
+        };
         let mut failures = Vec::new();
         for (name, why) in &self.config.unavailable {
             if !slots.contains_key(name) {
@@ -115,20 +170,23 @@ impl McpServers {
             };
             slots.insert(name.clone(), slot);
         }
-        let mut tools: Vec<Arc<dyn ToolHandler>> = Vec::new();
-        let mut names = std::collections::HashSet::new();
-        for slot in slots.values() {
-            if let Slot::Live(connection) = slot {
-                for tool in &connection.tools {
-                    let tool = McpTool::new(Arc::clone(connection), tool.clone());
-                    // Two remote names can map to one offered name; the first keeps it.
-                    if names.insert(tool.name().to_string()) {
-                        tools.push(Arc::new(tool));
-                    }
-                }
-            }
-        }
-        (tools, failures)
+        // By server name, then by tool name: the order the offered names are given in, and the
+        // order a cap on the number of tools keeps them in.
+        let listed: Vec<(&Arc<Connection>, &Tool)> = slots
+            .values()
+            .filter_map(|slot| match slot {
+                Slot::Live(connection) => Some(connection),
+                Slot::Failed => None,
+            })
+            .flat_map(|connection| connection.tools.iter().map(move |tool| (connection, tool)))
+            .collect();
+        let keys: Vec<(&str, &str)> = listed.iter().map(|(c, t)| (c.server.as_str(), t.name.as_ref())).collect();
+        let tools = listed
+            .iter()
+            .zip(distinct_names(&keys))
+            .map(|((connection, tool), name)| Arc::new(McpTool::new(Arc::clone(connection), (*tool).clone(), name)))
+            .collect();
+        Some((tools, failures))
     }
 
     /// Stops every server this agent started.
@@ -159,11 +217,8 @@ async fn start(
         let client = match &spec.transport {
             ServerTransport::Stdio { command, args, env, cwd: own } => {
                 let mut cmd = tokio::process::Command::new(command);
-                // The model vendors' keys in Hark's environment are for their hosts only; an entry that
-                // means to give one to its server names it in its own `env`.
-                for (name, _) in ENV_KEYS {
-                    cmd.env_remove(name);
-                }
+                cmd.env_clear();
+                cmd.envs(std::env::vars_os().filter(|(name, _)| inherited(name)));
                 cmd.args(args).envs(env);
                 if let Some(dir) = own.clone().or(cwd) {
                     cmd.current_dir(dir);
@@ -210,7 +265,11 @@ async fn start(
                 handler.clone().serve(transport).await.map_err(|e| failed(e.to_string()))?
             }
         };
-        let tools = client.list_all_tools().await.map_err(|e| failed(format!("listing its tools failed: {e}")))?;
+        let mut tools = list_tools(name, &client).await?;
+        // Sorted, the offered names do not depend on the order the server happens to list in; a
+        // name listed twice is one tool.
+        tools.sort_by(|a, b| a.name.cmp(&b.name));
+        tools.dedup_by(|a, b| a.name == b.name);
         Ok(Connection {
             server: name.to_string(),
             client,
@@ -231,4 +290,50 @@ async fn start(
         }
         other => other,
     })
+}
+
+/// Every page of the server's tool list, within [`MAX_LIST_PAGES`], [`MAX_SERVER_TOOLS`] and
+/// [`MAX_LISTED_BYTES`].
+async fn list_tools(name: &str, client: &RunningService<RoleClient, Elicitor>) -> Result<Vec<Tool>, McpError> {
+    let too_long = |limit: String| McpError::ToolListTooLong { server: name.to_string(), limit };
+    let mut tools = Vec::new();
+    let mut bytes = 0usize;
+    let mut cursor = None;
+    for _ in 0..MAX_LIST_PAGES {
+        let page =
+            client.list_tools(Some(PaginatedRequestParams::default().with_cursor(cursor))).await.map_err(|e| {
+                McpError::StartFailed { server: name.to_string(), message: format!("listing its tools failed: {e}") }
+            })?;
+        bytes = page.tools.iter().fold(bytes, |sum, tool| sum.saturating_add(json_len(tool)));
+        tools.extend(page.tools);
+        if tools.len() > MAX_SERVER_TOOLS {
+            return Err(too_long(format!("more than {MAX_SERVER_TOOLS} tools")));
+        }
+        if bytes > MAX_LISTED_BYTES {
+            return Err(too_long(format!("more than {} MiB of tool definitions", MAX_LISTED_BYTES / (1024 * 1024))));
+        }
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => return Ok(tools),
+        }
+    }
+    Err(too_long(format!("more than {MAX_LIST_PAGES} pages of tools")))
+}
+
+/// The length of `tool` as JSON, counted without keeping the text.
+fn json_len(tool: &Tool) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    // A tool that came from JSON serialises again; were it ever to fail, the count so far stands.
+    let _ = serde_json::to_writer(&mut count, tool);
+    count.0
 }

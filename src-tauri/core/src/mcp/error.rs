@@ -14,6 +14,12 @@ pub enum McpError {
     StartFailed { server: String, message: String },
     #[error("the MCP server {server:?} did not finish starting within {secs} s")]
     StartTimeout { server: String, secs: u64 },
+    /// The server's tool list went past what Hark takes from one server (`limit` says which bound).
+    #[error("the MCP server {server:?} listed {limit}, more than Hark takes from one server")]
+    ToolListTooLong { server: String, limit: String },
+    /// Offering every tool would pass the most a model takes in one request; these were left out.
+    #[error("{count} of the MCP server {server:?}'s tools were left out, as a model takes at most {limit} tools in one request: {tools}")]
+    ToolsLeftOut { server: String, count: usize, limit: usize, tools: String },
     #[error("the MCP server {server:?} stopped while {tool:?} ran; the call's outcome is unknown")]
     ServerClosed { server: String, tool: String },
     #[error("the MCP server {server:?} did not answer {tool:?} within {secs} s")]
@@ -34,6 +40,8 @@ impl McpError {
             McpError::StartFailed { server, .. }
             | McpError::Unavailable { server, .. }
             | McpError::StartTimeout { server, .. }
+            | McpError::ToolListTooLong { server, .. }
+            | McpError::ToolsLeftOut { server, .. }
             | McpError::ServerClosed { server, .. }
             | McpError::CallTimeout { server, .. }
             | McpError::Refused { server, .. }
@@ -52,6 +60,8 @@ impl CodedError for McpError {
             McpError::StartFailed { .. } => "MCP_START_FAILED",
             McpError::Unavailable { .. } => "MCP_UNAVAILABLE",
             McpError::StartTimeout { .. } => "MCP_START_TIMEOUT",
+            McpError::ToolListTooLong { .. } => "MCP_TOOL_LIST_TOO_LONG",
+            McpError::ToolsLeftOut { .. } => "MCP_TOOLS_LEFT_OUT",
             McpError::ServerClosed { .. } => "MCP_SERVER_CLOSED",
             McpError::CallTimeout { .. } => "MCP_TIMEOUT",
             McpError::Refused { .. } => "MCP_REFUSED",

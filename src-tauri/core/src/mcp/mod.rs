@@ -1,7 +1,8 @@
 //! MCP servers' tools for the agent, through the official Rust SDK (`rmcp`): servers come from an
 //! `mcp.json` in the format other MCP hosts read, start when a session's first turn needs its tools,
-//! and stop with the session's agent. Each server tool is offered as `mcp__<server>__<tool>` and runs
-//! through the registry like any tool, so its calls and results are in the session log.
+//! and stop with the session's agent. Each server tool is offered as `mcp__<server>__<tool>` (with a
+//! `_2`, `_3`, ... suffix when two tools' names are one once made model-safe) and runs through the
+//! registry like any tool, so its calls and results are in the session log.
 //!
 //! A server that cannot start, dies or does not answer in time is a coded [`McpError`], never a hang:
 //! a server that fails to start is recorded (`mcp/unavailable`, shown in the transcript) and its tools

@@ -66,3 +66,23 @@ fn tool_names_are_what_models_accept() {
     assert_ne!(long, other);
     assert!(long.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'));
 }
+
+#[test]
+fn tools_whose_names_collide_once_sanitised_get_distinct_names() {
+    let names = tool::distinct_names(&[("s", "a.b"), ("s", "a_b"), ("s", "a_b_2"), ("s", "a/b"), ("t", "a.b")]);
+    // The unchanged names keep theirs; the others take the next free suffix, in the order given.
+    assert_eq!(names, ["mcp__s__a_b_3", "mcp__s__a_b", "mcp__s__a_b_2", "mcp__s__a_b_4", "mcp__t__a_b"]);
+    let long = "x".repeat(70);
+    let names = tool::distinct_names(&[("s", &format!("{long}.")), ("s", &format!("{long}/"))]);
+    assert_eq!(names.len(), 2);
+    assert_ne!(names[0], names[1]);
+    assert!(names.iter().all(|n| n.len() <= 64), "{names:?}");
+    // At the length limit, the suffix replaces the end.
+    let at_limit = "y".repeat(55);
+    let names = tool::distinct_names(&[("s", &format!("{at_limit}.")), ("s", &format!("{at_limit}_"))]);
+    assert_eq!(names[1], format!("mcp__s__{at_limit}_"));
+    assert_eq!(names[0], format!("mcp__s__{}_2", &at_limit[..54]));
+    assert_eq!(names[0].len(), 64);
+    let colliding = tool::distinct_names(&[("s", "a.b"), ("s", "a/b")]);
+    assert_eq!(colliding, ["mcp__s__a_b", "mcp__s__a_b_2"]);
+}

@@ -1,6 +1,7 @@
 //! One server tool as the model sees it: `mcp__<server>__<tool>`, the server's own description and
 //! input schema, its result as text.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use rmcp::model::{CallToolRequestParams, CallToolResult, Tool};
@@ -30,6 +31,40 @@ pub fn tool_name(server: &str, tool: &str) -> String {
     format!("{}_{:08x}", &clean[..NAME_LIMIT - 9], hash as u32)
 }
 
+/// A distinct offered name for each `(server, tool)` in `tools`, in the same order. Sanitising can
+/// make two tools one name (`run.tests` and `run_tests`), and the model must still be able to reach
+/// both: a tool whose name needed no change keeps it, and the others, in the given order, take their
+/// sanitised name if it is free or else the first free one with `_2`, `_3`, ... appended. Given the
+/// same tools in the same order the names are the same, turn after turn.
+pub(crate) fn distinct_names(tools: &[(&str, &str)]) -> Vec<String> {
+    let natural: Vec<String> = tools.iter().map(|(server, tool)| tool_name(server, tool)).collect();
+    let mut taken = HashSet::new();
+    let mut names: Vec<Option<String>> = tools
+        .iter()
+        .zip(&natural)
+        .map(|((server, tool), name)| {
+            let unchanged = *name == format!("mcp__{server}__{tool}");
+            (unchanged && taken.insert(name.clone())).then(|| name.clone())
+        })
+        .collect();
+    for (name, base) in names.iter_mut().zip(&natural) {
+        if name.is_some() {
+            continue;
+        }
+        let mut candidate = base.clone();
+        let mut n = 1u32;
+        while !taken.insert(candidate.clone()) {
+            n += 1;
+            let suffix = format!("_{n}");
+            // Sanitised names are ASCII, so any length is a character boundary.
+            let keep = base.len().min(NAME_LIMIT - suffix.len());
+            candidate = format!("{}{suffix}", &base[..keep]);
+        }
+        *name = Some(candidate);
+    }
+    names.into_iter().zip(natural).map(|(name, base)| name.unwrap_or(base)).collect()
+}
+
 pub struct McpTool {
     connection: Arc<Connection>,
     name: String,
@@ -37,8 +72,14 @@ pub struct McpTool {
 }
 
 impl McpTool {
-    pub(crate) fn new(connection: Arc<Connection>, tool: Tool) -> McpTool {
-        McpTool { name: tool_name(&connection.server, &tool.name), connection, tool }
+    /// `name` is the offered name, from [`distinct_names`].
+    pub(crate) fn new(connection: Arc<Connection>, tool: Tool, name: String) -> McpTool {
+        McpTool { name, connection, tool }
+    }
+
+    /// The server the tool is on.
+    pub fn server(&self) -> &str {
+        &self.connection.server
     }
 
     fn error(&self, e: ServiceError) -> McpError {

@@ -138,7 +138,12 @@ pub enum Rejection {
     ContextLength { requested: usize },
     /// A tool message out of place or a call without its result; the server's message.
     ToolOrder(String),
+    /// More tools than OpenAI takes in one request: how many were sent.
+    TooManyTools { sent: usize },
 }
+
+/// The most tools OpenAI takes in one request.
+pub const OPENAI_MAX_TOOLS: usize = 128;
 
 /// How a strict server counts a request: a quarter of the JSON bytes of its messages and tools (a
 /// common tokenizer's rate for English and code, and not the agent's own estimate), plus the reply's
@@ -199,6 +204,16 @@ impl Strict {
             let error = json!({ "error": { "message": message, "type": "invalid_request_error",
                                            "param": "messages", "code": null } });
             return Some((Rejection::ToolOrder(message), Reply::json(400, error)));
+        }
+        let tools = body["tools"].as_array().map_or(0, Vec::len);
+        if tools > OPENAI_MAX_TOOLS {
+            let message = format!(
+                "Invalid 'tools': array too long. Expected an array with maximum length {OPENAI_MAX_TOOLS}, but got an \
+                 array with length {tools} instead."
+            );
+            let error = json!({ "error": { "message": message, "type": "invalid_request_error",
+                                           "param": "tools", "code": "array_above_max_length" } });
+            return Some((Rejection::TooManyTools { sent: tools }, Reply::json(400, error)));
         }
         let requested = server_tokens(body);
         if requested > self.context_tokens {

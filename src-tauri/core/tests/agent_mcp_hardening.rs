@@ -1,0 +1,278 @@
+//! MCP servers that misbehave, or are merely many, against the agent: real server processes (the
+//! official Python SDK, or raw JSON-RPC lines where a server must do what the SDK forbids) and the
+//! scripted OpenAI-compatible server on 127.0.0.1. `make test` installs the SDK in `tests/mcp/.venv`.
+
+mod agent_support;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::time::Duration;
+
+use agent_support::*;
+use hark_core::agent::{Agent, AgentConfig, NewSession};
+use hark_core::error::BoundaryError;
+
+use hark_core::mcp::{McpConfig, McpServers};
+use hark_core::question::ToolMode;
+use hark_core::service::Caller;
+use hark_core::session::{Event, StoredEvent, ToolOutcome};
+use hark_core::tools::{ToolContext, ToolHandler};
+use serde_json::{json, Value};
+use tokio_util::sync::CancellationToken;
+
+fn servers_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/mcp")
+}
+
+fn python() -> PathBuf {
+    let python = servers_dir().join(".venv/bin/python");
+    assert!(python.exists(), "the Python MCP SDK is not installed: run `make test` (it makes {})", python.display());
+    python
+}
+
+/// One stdio server entry running `script` from tests/mcp with `args`, plus `extra` fields.
+fn entry(script: &str, args: &[&str], extra: Value) -> Value {
+    let mut args_all = vec![servers_dir().join(script).to_string_lossy().to_string()];
+    args_all.extend(args.iter().map(|a| a.to_string()));
+    let mut entry = json!({ "command": python(), "args": args_all });
+    if let (Some(entry), Value::Object(extra)) = (entry.as_object_mut(), extra) {
+        entry.extend(extra);
+    }
+    entry
+}
+
+fn mcp_config(servers: Value) -> Arc<McpConfig> {
+    let text = json!({ "mcpServers": servers }).to_string();
+    Arc::new(McpConfig::parse(&text, &|_| None).unwrap())
+}
+
+/// An agent with these MCP servers, whose first turn is `prompt`.
+fn start(h: &Harness, servers: Value, prompt: &str) -> Agent {
+    let config = AgentConfig { mcp: mcp_config(servers), ..config(ToolMode::Legacy) };
+    let session = NewSession { title: "t".into(), workspace: Some(h.workspace.path().to_path_buf()), model: None };
+    let agent = Agent::create(h.deps(), session, config).unwrap();
+    agent.steer(prompt).unwrap();
+    agent
+}
+
+async fn idle(agent: &Agent) {
+    tokio::time::timeout(Duration::from_secs(60), agent.wait_idle()).await.expect("the agent went idle");
+}
+
+/// The `mcp/unavailable` events, by server.
+fn unavailable(events: &[StoredEvent]) -> Vec<(String, BoundaryError)> {
+    events
+        .iter()
+        .filter_map(|e| match &e.event {
+            Event::McpUnavailable { server, error } => Some((server.clone(), error.clone())),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The names of the tools each model request offered.
+fn offered(h: &Harness) -> Vec<Vec<String>> {
+    let names = |body: &Value| -> Vec<String> {
+        let tools = body["tools"].as_array().cloned().unwrap_or_default();
+        tools.iter().map(|t| t["function"]["name"].as_str().unwrap_or_default().to_string()).collect()
+    };
+    h.server.requests().iter().map(|r| names(&r.body)).collect()
+}
+
+fn result_text(events: &[StoredEvent], call_id: &str) -> String {
+    match results(events).into_iter().find(|(id, _)| id == call_id) {
+        Some((_, ToolOutcome::Ok { content })) => content,
+        other => panic!("{call_id} did not succeed: {other:?}"),
+    }
+}
+
+// --- a tool list without end -----------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_paging_its_tools_for_ever_is_cut_off_and_the_turn_goes_on() {
+    let h = Harness::new(vec![
+        tool_reply("Using the good one.", &[("g1", "mcp__good__t001", "{}".into())]),
+        text_reply("Done."),
+    ])
+    .await;
+    // Before the pages were bounded this server was read until its start-up timeout.
+    let agent = start(
+        &h,
+        json!({
+            "endless": entry("unruly_server.py", &["endless-pages"], json!({ "startup_timeout_sec": 20 })),
+            "good": entry("tools_server.py", &["many", "3"], json!({})),
+        }),
+        "use the tools",
+    );
+    idle(&agent).await;
+    let events = h.events(&agent);
+    let failures = unavailable(&events);
+    let [(server, error)] = &failures[..] else { panic!("{failures:?}") };
+    assert_eq!((server.as_str(), error.code.as_str()), ("endless", "MCP_TOOL_LIST_TOO_LONG"), "{}", error.message);
+    assert!(error.message.contains("more than 100 pages"), "{}", error.message);
+    assert_eq!(result_text(&events, "g1"), "t001");
+    assert_eq!((turn_end(&events).as_str(), last_assistant_text(&events).as_str()), ("completed", "Done."));
+    let offered = offered(&h);
+    assert!(offered[0].iter().any(|n| n == "mcp__good__t002"), "{offered:?}");
+    assert!(!offered[0].iter().any(|n| n.starts_with("mcp__endless__")), "{offered:?}");
+    drop(agent);
+}
+
+// --- a stdio server's environment ----------------------------------------------------------------
+
+/// Set only in the child run of this binary; its name is also one that must not reach a server.
+const ENV_CHILD: &str = "HARK_TEST_MCP_ENV_CHILD";
+const ENV_LINE: &str = "SERVER ENVIRONMENT ";
+
+/// The child half of `a_stdio_server_inherits_only_the_safe_environment`: starts the `env` server
+/// with the environment its parent gave this process, calls its tool and prints what it saw.
+#[tokio::test(flavor = "multi_thread")]
+async fn child_reports_its_mcp_servers_environment() {
+    if std::env::var_os(ENV_CHILD).is_none() {
+        return;
+    }
+    let config = mcp_config(json!({ "env": entry("tools_server.py", &["env"], json!({
+        "env": { "GIVEN_BY_ENTRY": "yes" }, "tool_timeout_sec": 20,
+    })) }));
+    let servers = McpServers::new(config, None, None);
+    let (tools, failures) = servers.tools(&CancellationToken::new()).await.expect("not stopped");
+    assert!(failures.is_empty(), "{failures:?}");
+    let tool = tools.iter().find(|t| t.name() == "mcp__env__environment").expect("the environment tool");
+    let ctx = ToolContext { caller: Caller::root("s", "a"), abort: CancellationToken::new(), workspace: None };
+    let output = tool.handle(&ctx, "c1", json!({})).await.unwrap();
+    println!("{ENV_LINE}{}", output.content);
+}
+
+#[test]
+fn a_stdio_server_inherits_only_the_safe_environment() {
+    let output = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "child_reports_its_mcp_servers_environment", "--nocapture", "--test-threads=1"])
+        .env(ENV_CHILD, "1")
+        .env("OPENAI_API_KEY", "sk-test-not-for-servers")
+        .env("DEEPSEEK_API_KEY", "sk-test-not-for-servers")
+        .env("HARK_DATA_DIR", "/nowhere")
+        .env("SOME_SERVICE_TOKEN", "not-for-servers")
+        .env("LC_TIME", "C")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let line = stdout.lines().find_map(|l| l.split_once(ENV_LINE).map(|(_, names)| names));
+    let Some(line) = line else {
+        panic!("the child printed no environment:\n{stdout}\n{}", String::from_utf8_lossy(&output.stderr))
+    };
+    let names: BTreeSet<String> = serde_json::from_str(line).unwrap();
+    for expected in ["PATH", "HOME", "LC_TIME", "GIVEN_BY_ENTRY"] {
+        assert!(names.contains(expected), "{expected} is missing: {names:?}");
+    }
+    let allowed = [
+        "PATH",
+        "HOME",
+        "USER",
+        "LOGNAME",
+        "SHELL",
+        "LANG",
+        "TZ",
+        "TMPDIR",
+        "TERM",
+        "DISPLAY",
+        "WAYLAND_DISPLAY",
+        "XDG_RUNTIME_DIR",
+        "DBUS_SESSION_BUS_ADDRESS",
+        "GIVEN_BY_ENTRY",
+    ];
+    let leaked: Vec<&String> =
+        names.iter().filter(|n| !allowed.contains(&n.as_str()) && !n.starts_with("LC_")).collect();
+    assert!(leaked.is_empty(), "the server got {leaked:?}");
+}
+
+// --- names that collide once sanitised ---------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tools_whose_names_collide_are_both_offered_and_each_reaches_its_own() {
+    let h = Harness::new(vec![
+        tool_reply(
+            "Both.",
+            &[("a", "mcp__clash__run_tests", "{}".into()), ("b", "mcp__clash__run_tests_2", "{}".into())],
+        ),
+        text_reply("Ran both."),
+    ])
+    .await;
+    let agent = start(&h, json!({ "clash": entry("tools_server.py", &["clash"], json!({})) }), "run the tests");
+    idle(&agent).await;
+    let events = h.events(&agent);
+    let offered = offered(&h);
+    let mcp: Vec<&String> = offered[0].iter().filter(|n| n.starts_with("mcp__")).collect();
+    assert_eq!(mcp, ["mcp__clash__run_tests", "mcp__clash__run_tests_2"]);
+    // `run_tests` needed no change and keeps its name; `run.tests` takes the suffix.
+    assert_eq!((result_text(&events, "a"), result_text(&events, "b")), ("run_tests".into(), "run.tests".into()));
+    assert_eq!(turn_end(&events), "completed");
+    drop(agent);
+}
+
+// --- a server that never answers `initialize` ------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread")]
+async fn stop_ends_a_turn_whose_server_never_answers_at_once_without_asking_the_model() {
+    let h = Harness::new(vec![text_reply("Should not be asked.")]).await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port().to_string();
+    let silent = entry("unruly_server.py", &["silent", &port], json!({ "startup_timeout_sec": 60 }));
+    let agent = start(&h, json!({ "silent": silent }), "hello");
+    // The server connects once Hark's `initialize` reached it: the start is under way.
+    let (mut server, _) =
+        tokio::time::timeout(Duration::from_secs(30), listener.accept()).await.expect("the server started").unwrap();
+    assert!(agent.abort(), "a turn was running");
+    tokio::time::timeout(Duration::from_secs(2), agent.wait_idle()).await.expect("Stop ended the turn within 2 s");
+    let events = h.events(&agent);
+    assert_eq!(turn_end(&events), "aborted");
+    let turns = events.iter().filter(|e| matches!(e.event, Event::TurnStarted { .. })).count();
+    assert_eq!(turns, 1, "the stopped prompt started no other turn: {:?}", types(&events));
+    assert!(events.iter().any(|e| matches!(&e.event, Event::UserMessage { text, .. } if text == "hello")));
+    assert!(h.server.requests().is_empty(), "the model was asked");
+    assert!(unavailable(&events).is_empty(), "a stop is not the server's failure");
+    // The abandoned start took its process with it: the server's connection closes.
+    let mut buf = [0u8; 16];
+    let read = tokio::time::timeout(Duration::from_secs(10), tokio::io::AsyncReadExt::read(&mut server, &mut buf));
+    assert_eq!(read.await.expect("the server process ended").unwrap(), 0);
+    drop(agent);
+}
+
+// --- more tools than a model takes ---------------------------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread")]
+async fn with_more_tools_than_a_model_takes_the_first_128_are_offered_and_the_rest_named() {
+    // The server refuses, as OpenAI does, a request with more than 128 tools.
+    let h = Harness::strict(
+        vec![tool_reply("Using one.", &[("c1", "mcp__many__t100", "{}".into())]), text_reply("Answered.")],
+        Strict { context_tokens: 10_000_000 },
+    )
+    .await;
+    let agent = start(&h, json!({ "many": entry("tools_server.py", &["many", "201"], json!({})) }), "go");
+    idle(&agent).await;
+    let events = h.events(&agent);
+    assert!(h.server.rejections().is_empty(), "{:?}", h.server.rejections());
+    assert_eq!((turn_end(&events).as_str(), last_assistant_text(&events).as_str()), ("completed", "Answered."));
+    assert_eq!(result_text(&events, "c1"), "t100");
+
+    let offered = offered(&h);
+    assert_eq!(offered[0].len(), 128);
+    // Hark's own tools are all offered; the MCP tools fill the rest in order.
+    let own: Vec<&String> = offered[0].iter().filter(|n| !n.starts_with("mcp__")).collect();
+    assert!(own.iter().any(|n| *n == "ask_user_question") && own.len() > 1, "{own:?}");
+    let kept = 128 - own.len();
+    let expected: Vec<String> = (0..kept).map(|i| format!("mcp__many__t{i:03}")).collect();
+    let mcp: Vec<String> = offered[0].iter().filter(|n| n.starts_with("mcp__")).cloned().collect();
+    assert_eq!(mcp, expected);
+
+    // The person is told which tools were left out, once.
+    let failures = unavailable(&events);
+    let [(server, error)] = &failures[..] else { panic!("{failures:?}") };
+    assert_eq!((server.as_str(), error.code.as_str()), ("many", "MCP_TOOLS_LEFT_OUT"));
+    let left_out: Vec<String> = (kept..201).map(|i| format!("mcp__many__t{i:03}")).collect();
+    assert!(error.message.contains(&left_out.join(", ")), "{}", error.message);
+    assert!(error.message.contains(&format!("{} of the MCP server", left_out.len())), "{}", error.message);
+    assert!(!error.message.contains(&format!("mcp__many__t{:03},", kept - 1)), "{}", error.message);
+    drop(agent);
+}
