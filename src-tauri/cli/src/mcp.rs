@@ -305,7 +305,11 @@ async fn start_app(dir: &Path) -> Result<(), ControlError> {
         .or_else(beside)
         .unwrap_or_else(|| PathBuf::from("hark-desktop"));
     let mut command = std::process::Command::new(&program);
+    // The app outlives this call and serves every agent: it gets what a window needs, not the
+    // calling agent's environment (its keys and tokens).
     command
+        .env_clear()
+        .envs(std::env::vars_os().filter(|(name, _)| hark_core::safe_env::for_desktop(name)))
         .env(hark_core::data_dir::DATA_DIR_ENV, dir)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())

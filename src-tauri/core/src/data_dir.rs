@@ -52,11 +52,14 @@ pub fn prepare(path: &Path) -> Result<PathBuf, DataDirError> {
     let _ = std::fs::remove_file(&probe);
     match private::tighten(path) {
         Ok(0) => {}
-        Ok(fixed) => eprintln!(
-            "hark: {} was readable by other users; it and {} entries in it are now private to you",
-            path.display(),
-            fixed.saturating_sub(1)
-        ),
+        Ok(fixed) => match fixed.saturating_sub(1) {
+            0 => eprintln!("hark: {} was readable by other users; it is now private to you", path.display()),
+            n => eprintln!(
+                "hark: {} and {n} of the files and folders in it were readable by other users; they are now \
+                 private to you",
+                path.display()
+            ),
+        },
         Err(e) => return Err(unusable(format!("cannot make it private: {e}"))),
     }
     path.canonicalize().map_err(|e| unusable(e.to_string()))

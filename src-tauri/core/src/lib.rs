@@ -13,6 +13,7 @@ pub mod model;
 pub mod notify;
 pub mod ptc;
 pub mod question;
+pub mod safe_env;
 pub mod service;
 pub mod session;
 pub mod sync;

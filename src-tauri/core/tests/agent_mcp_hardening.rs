@@ -276,3 +276,35 @@ async fn with_more_tools_than_a_model_takes_the_first_128_are_offered_and_the_re
     assert!(!error.message.contains(&format!("mcp__many__t{:03},", kept - 1)), "{}", error.message);
     drop(agent);
 }
+
+// --- forms a server asks unbidden, or too many of ---------------------------------------------------
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_shows_forms_only_while_its_call_runs_and_only_a_few_at_once() {
+    let mut h = Harness::new(vec![
+        tool_reply("Asking through the server.", &[("a1", "mcp__flood__ask", "{}".into())]),
+        text_reply("Done."),
+    ])
+    .await;
+    let agent = start(&h, json!({ "flood": entry("unruly_server.py", &["elicit-flood"], json!({})) }), "go");
+    // Exactly the forms it may have open reach the person; each is closed by them.
+    let mut shown = Vec::new();
+    for _ in 0..hark_core::mcp::MAX_OPEN_FORMS {
+        let form = tokio::time::timeout(Duration::from_secs(30), h.requests.recv()).await.unwrap().unwrap();
+        shown.push(form);
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(h.requests.try_recv().is_err(), "no more than {} forms at once", hark_core::mcp::MAX_OPEN_FORMS);
+    for form in &shown {
+        h.service.cancel(&form.session_id, &form.call_id).unwrap();
+    }
+    idle(&agent).await;
+    let saw: Value = serde_json::from_str(&result_text(&h.events(&agent), "a1")).unwrap();
+    let early = saw["early"].as_str().unwrap();
+    assert!(early.contains("only while one of its tool calls runs"), "{saw}");
+    let outcomes: Vec<&str> = (1..=5).map(|i| saw[format!("f{i}")].as_str().unwrap()).collect();
+    assert_eq!(outcomes.iter().filter(|o| **o == "cancel").count(), 3, "{saw}");
+    assert_eq!(outcomes.iter().filter(|o| o.contains("forms open")).count(), 2, "{saw}");
+    let forms = h.events(&agent).iter().filter(|e| matches!(e.event, Event::McpForm { .. })).count();
+    assert_eq!(forms, 3, "only the forms shown are recorded");
+}

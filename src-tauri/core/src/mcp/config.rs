@@ -33,6 +33,8 @@ pub struct McpConfig {
 
 /// The prefix of a `${...}` name that is a secret in the OS keyring, not an environment variable.
 pub const KEYRING_PREFIX: &str = "keyring:";
+/// How a keyring secret begins in the file.
+const KEYRING_MARK: &str = "${keyring:";
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServerSpec {
@@ -146,8 +148,16 @@ fn spec(name: &str, raw: RawServer, env: &dyn Fn(&str) -> Option<String>) -> Res
             cwd: raw.cwd,
         },
         (None, Some(url), None | Some("http" | "streamable-http" | "streamableHttp")) => {
+            let secret = std::iter::once(&url).chain(raw.headers.values()).any(|v| v.contains(KEYRING_MARK));
             let url = expand(&url)?;
             match url::Url::parse(&url) {
+                // A secret from the keyring crosses the network only encrypted, as model keys do.
+                Ok(u) if secret && u.scheme() == "http" && !crate::model::is_loopback(&u) => {
+                    return Err(format!(
+                        "{url:?} is plain http to another machine: a secret from the OS keyring goes only over \
+                         https, or to a server on this machine"
+                    ))
+                }
                 Ok(u) if matches!(u.scheme(), "http" | "https") => {}
                 _ => return Err(format!("{url:?} is not an http(s) URL")),
             }

@@ -32,42 +32,6 @@ const MAX_SERVER_TOOLS: usize = 1000;
 /// The tools' definitions as JSON, summed.
 const MAX_LISTED_BYTES: usize = 8 * 1024 * 1024;
 
-/// What a stdio server inherits from Hark's environment: what a program needs to find its tools,
-/// its home, the locale, a display or session bus. Everything else (the model vendors' keys, Hark's
-/// own `HARK_*` settings, tokens the person exported for other programs) stays with Hark; an entry
-/// that means to give a value to its server names it in its own `env`.
-const INHERITED_ENV: &[&str] = &[
-    "PATH",
-    "HOME",
-    "USER",
-    "LOGNAME",
-    "SHELL",
-    "LANG",
-    "TZ",
-    "TMPDIR",
-    "TERM",
-    "DISPLAY",
-    "WAYLAND_DISPLAY",
-    "XDG_RUNTIME_DIR",
-    "DBUS_SESSION_BUS_ADDRESS",
-];
-/// On Windows a program also needs the system folder (without `SystemRoot` many cannot even load
-/// their libraries), the profile folders, and how commands are found and run.
-#[cfg(windows)]
-const INHERITED_ENV_WINDOWS: &[&str] =
-    &["SystemRoot", "APPDATA", "LOCALAPPDATA", "USERPROFILE", "TEMP", "TMP", "PATHEXT", "COMSPEC"];
-#[cfg(not(windows))]
-const INHERITED_ENV_WINDOWS: &[&str] = &[];
-
-/// Whether a stdio server inherits Hark's variable `name`: a listed one or a locale category
-/// (`LC_*`). Windows spells variable names in any case.
-fn inherited(name: &std::ffi::OsStr) -> bool {
-    let Some(name) = name.to_str() else { return false };
-    let same = |a: &str, b: &str| if cfg!(windows) { a.eq_ignore_ascii_case(b) } else { a == b };
-    let listed = INHERITED_ENV.iter().chain(INHERITED_ENV_WINDOWS).any(|allowed| same(allowed, name));
-    listed || name.get(..3).is_some_and(|prefix| same(prefix, "LC_"))
-}
-
 /// A running server: its client session and the tools it listed when it started.
 pub(crate) struct Connection {
     pub(crate) server: String,
@@ -218,7 +182,7 @@ async fn start(
             ServerTransport::Stdio { command, args, env, cwd: own } => {
                 let mut cmd = tokio::process::Command::new(command);
                 cmd.env_clear();
-                cmd.envs(std::env::vars_os().filter(|(name, _)| inherited(name)));
+                cmd.envs(std::env::vars_os().filter(|(name, _)| crate::safe_env::for_servers(name)));
                 cmd.args(args).envs(env);
                 if let Some(dir) = own.clone().or(cwd) {
                     cmd.current_dir(dir);

@@ -42,6 +42,9 @@ pub struct Asker {
     pub session: Arc<Session>,
 }
 
+/// The most forms one server may have open for the person at once.
+pub const MAX_OPEN_FORMS: usize = 3;
+
 /// One server's side of its forms: who to ask, which turn a form belongs to, and how many wait for
 /// the person now (a tool call's timeout does not run while one does).
 pub(crate) struct Forms {
@@ -107,25 +110,51 @@ impl Forms {
         let Some(asker) = &self.asker else {
             return Err(ErrorData::internal_error("Hark has no session to show this form in", None));
         };
+        // A form belongs to a call the agent made: a server may not ask the person out of the blue,
+        // and not more than a few things at once.
+        let Some(turn) = lock(&self.turn).as_ref().map(|(abort, _)| abort.clone()) else {
+            return Err(ErrorData::invalid_request(
+                "Hark shows a server's forms only while one of its tool calls runs",
+                None,
+            ));
+        };
+        let mut admitted = false;
+        self.waiting.send_if_modified(|open| {
+            admitted = *open < MAX_OPEN_FORMS;
+            *open += usize::from(admitted);
+            admitted
+        });
+        if !admitted {
+            return Err(ErrorData::invalid_request(
+                format!("this server already has {MAX_OPEN_FORMS} forms open; Hark shows no more at once"),
+                None,
+            ));
+        }
+        let asked = self.ask_admitted(asker, request, cancelled, turn).await;
+        self.waiting.send_modify(|n| *n = n.saturating_sub(1));
+        asked
+    }
+
+    /// [`ask`](Self::ask) once the form was admitted (it is counted in `waiting`).
+    async fn ask_admitted(
+        &self,
+        asker: &Asker,
+        request: ElicitRequestParams,
+        cancelled: CancellationToken,
+        turn: CancellationToken,
+    ) -> Result<ElicitResult, ErrorData> {
         let Form { message, url, questions, fields } =
             form(&request).map_err(|e| ErrorData::invalid_params(e, None))?;
         let abort = CancellationToken::new();
-        let turn = lock(&self.turn).as_ref().map(|(abort, _)| abort.clone());
         // Whatever ends the form's wait (the server cancelling, the server stopping, the turn that
         // asked stopping) aborts the question, so the service settles it and tells every surface.
         let watcher = {
             let (abort, stopped) = (abort.clone(), self.stopped.clone());
             tokio::spawn(async move {
-                let turn = async {
-                    match turn {
-                        Some(t) => t.cancelled().await,
-                        None => std::future::pending().await,
-                    }
-                };
                 tokio::select! {
                     _ = cancelled.cancelled() => {}
                     _ = stopped.cancelled() => {}
-                    _ = turn => {}
+                    _ = turn.cancelled() => {}
                 }
                 abort.cancel();
             })
@@ -137,9 +166,7 @@ impl Forms {
             questions: questions.clone(),
             abort,
         };
-        self.waiting.send_modify(|n| *n += 1);
         let answered = asker.service.ask(params).await;
-        self.waiting.send_modify(|n| *n = n.saturating_sub(1));
         watcher.abort();
         let confirm_only = fields.len() == 1 && fields[0].id == CONFIRM_ID;
         let (outcome, reply) = match answered {

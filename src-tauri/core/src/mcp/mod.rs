@@ -26,7 +26,7 @@ mod tests;
 pub use config::{invalid, read_text, McpConfig, ServerSpec, ServerTransport, CONFIG_FILE, KEYRING_PREFIX};
 pub use connection::McpServers;
 pub use editor::{read_entries, secret_name, write_entries, EntryTransport, HeaderEntry, McpEntry, SecretWrite};
-pub use elicit::Asker;
+pub use elicit::{Asker, MAX_OPEN_FORMS};
 pub use error::McpError;
 pub use status::{ServerStatus, StatusBoard};
 pub use tool::{tool_name, McpTool};

@@ -86,3 +86,21 @@ fn tools_whose_names_collide_once_sanitised_get_distinct_names() {
     let colliding = tool::distinct_names(&[("s", "a.b"), ("s", "a/b")]);
     assert_eq!(colliding, ["mcp__s__a_b", "mcp__s__a_b_2"]);
 }
+
+#[test]
+fn a_keyring_secret_goes_only_over_https_or_to_this_machine() {
+    let with_key = |url: &str| {
+        let text = format!(
+            r#"{{"mcpServers": {{"remote": {{"url": "{url}", "headers": {{"Authorization": "Bearer ${{keyring:remote/Authorization}}"}}}}}}}}"#
+        );
+        McpConfig::parse(&text, &|name| (name == "keyring:remote/Authorization").then(|| "s3cret".to_string()))
+    };
+    let refused = with_key("http://mcp.example.com/mcp").unwrap_err();
+    assert!(refused.contains("plain http") && refused.contains("remote"), "{refused}");
+    assert!(!refused.contains("s3cret"), "the secret is never in a message: {refused}");
+    for fine in ["https://mcp.example.com/mcp", "http://127.0.0.1:9000/mcp", "http://localhost/mcp"] {
+        assert!(with_key(fine).is_ok(), "{fine}");
+    }
+    // A plain-http server with no secret from the keyring is the person's choice.
+    assert!(parse(r#"{"mcpServers": {"open": {"url": "http://mcp.example.com/mcp"}}}"#).is_ok());
+}
