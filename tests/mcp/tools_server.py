@@ -6,11 +6,15 @@ a JSON list, so a test sees what Hark let through.
 `clash`: `run.tests` and `run_tests`, two names that are one once made model-safe; each returns its
 own name, so a test sees which one a call reached.
 `many N`: N tools `t000`, `t001`, ..., each returning its own name.
+`readonly`: `look`, which the server marks read-only, and `change`, which it does not; each returns
+its own name.
 """
 
 import json
 import os
 import sys
+
+from mcp.types import ToolAnnotations
 
 from mcp.server.mcpserver import MCPServer
 
@@ -38,8 +42,11 @@ elif mode == "many":
     for i in range(int(sys.argv[2])):
         name = f"t{i:03}"
         server.add_tool(named(name), name=name, description=f"Says {name}.")
+elif mode == "readonly":
+    server.add_tool(named("look"), name="look", description="Looks.", annotations=ToolAnnotations(readOnlyHint=True))
+    server.add_tool(named("change"), name="change", description="Changes.")
 else:
-    sys.exit(f"unknown mode {mode!r}: env, clash or many N")
+    sys.exit(f"unknown mode {mode!r}: env, clash, many N or readonly")
 
 if __name__ == "__main__":
     server.run()

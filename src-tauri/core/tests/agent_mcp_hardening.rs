@@ -308,3 +308,35 @@ async fn a_server_shows_forms_only_while_its_call_runs_and_only_a_few_at_once() 
     let forms = h.events(&agent).iter().filter(|e| matches!(e.event, Event::McpForm { .. })).count();
     assert_eq!(forms, 3, "only the forms shown are recorded");
 }
+
+// --- a server's word about its own tools ------------------------------------------------------------
+
+/// A plan-first agent with the `readonly` server (trusted or not), whose model calls `look` (marked
+/// read-only by the server) and `change` before any plan: what each call got.
+async fn before_the_plan(trusted: bool) -> (ToolOutcome, ToolOutcome) {
+    let h = Harness::new(vec![
+        tool_reply("Looking first.", &[("l1", "mcp__ro__look", "{}".into()), ("c1", "mcp__ro__change", "{}".into())]),
+        text_reply("Done."),
+    ])
+    .await;
+    let server = entry("tools_server.py", &["readonly"], json!({ "trusted": trusted }));
+    let config = AgentConfig { mcp: mcp_config(json!({ "ro": server })), plan_first: true, ..config(ToolMode::Legacy) };
+    let session = NewSession { title: "t".into(), workspace: Some(h.workspace.path().to_path_buf()), model: None };
+    let agent = Agent::create(h.deps(), session, config).unwrap();
+    agent.steer("tidy up").unwrap();
+    idle(&agent).await;
+    let results = results(&h.events(&agent));
+    let of = |id: &str| results.iter().find(|(c, _)| c == id).map(|(_, o)| o.clone()).unwrap();
+    (of("l1"), of("c1"))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_servers_read_only_word_counts_before_a_plan_only_when_the_person_trusts_it() {
+    let refused = |o: &ToolOutcome| matches!(o, ToolOutcome::Error { error } if error.code == "PLAN_NOT_APPROVED");
+    let (look, change) = before_the_plan(false).await;
+    assert!(refused(&look), "an untrusted server's read-only tool waits for the plan: {look:?}");
+    assert!(refused(&change), "{change:?}");
+    let (look, change) = before_the_plan(true).await;
+    assert_eq!(look, ToolOutcome::Ok { content: "look".into() }, "a trusted server's read-only tool runs");
+    assert!(refused(&change), "its other tools still wait: {change:?}");
+}

@@ -147,7 +147,11 @@ export type KeyringStatus = { available: boolean, message: string | null, };
 /**
  * One server as Settings shows and edits it.
  */
-export type McpEntry = { name: string, disabled: boolean, transport: EntryTransport, };
+export type McpEntry = { name: string, disabled: boolean, 
+/**
+ * Its read-only tools may run before a plan is approved (see `ServerSpec::trusted`).
+ */
+trusted: boolean, transport: EntryTransport, };
 
 export type McpServerView = { entry: McpEntry, status: ServerStatus, };
 

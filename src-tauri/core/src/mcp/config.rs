@@ -1,7 +1,7 @@
 //! `mcp.json`: `{"mcpServers": {"<name>": {"command", "args", "env", "cwd"} | {"url", "headers"}}}`,
 //! the format Claude Code, Cursor and others read, so a person can copy their file. Two optional
 //! fields per server: `startup_timeout_sec` and `tool_timeout_sec`; `"disabled": true` leaves a
-//! server out. `${NAME}` in a command, argument, environment value, URL or header is the variable
+//! server out; `"trusted": true` lets its read-only tools run before a plan is approved. `${NAME}` in a command, argument, environment value, URL or header is the variable
 //! from Hark's own environment, so a token need not be written in the file. `${keyring:<name>}` is a
 //! secret Hark's Settings keep in the OS keyring; a front door without the keyring leaves a server
 //! that needs one out, with the reason, instead of failing the whole file.
@@ -43,6 +43,9 @@ pub struct ServerSpec {
     pub startup_timeout: Duration,
     /// How long one call may take.
     pub tool_timeout: Duration,
+    /// The person trusts what the server says of its tools: a tool it marks read-only may run before
+    /// a plan is approved. Otherwise every tool of it waits for the approval.
+    pub trusted: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -74,6 +77,8 @@ struct RawServer {
     headers: BTreeMap<String, String>,
     #[serde(default)]
     disabled: bool,
+    #[serde(default)]
+    trusted: bool,
     startup_timeout_sec: Option<u64>,
     tool_timeout_sec: Option<u64>,
 }
@@ -180,6 +185,7 @@ fn spec(name: &str, raw: RawServer, env: &dyn Fn(&str) -> Option<String>) -> Res
         None => Ok(default),
     };
     Ok(ServerSpec {
+        trusted: raw.trusted,
         transport,
         startup_timeout: secs(raw.startup_timeout_sec, DEFAULT_STARTUP_TIMEOUT)?,
         tool_timeout: secs(raw.tool_timeout_sec, DEFAULT_TOOL_TIMEOUT)?,

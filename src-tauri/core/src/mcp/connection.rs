@@ -38,6 +38,8 @@ pub(crate) struct Connection {
     pub(crate) client: RunningService<RoleClient, Elicitor>,
     pub(crate) forms: Arc<Forms>,
     pub(crate) tool_timeout: Duration,
+    /// Whether what the server says of its tools is believed (see `ServerSpec::trusted`).
+    pub(crate) trusted: bool,
     tools: Vec<Tool>,
 }
 
@@ -239,6 +241,7 @@ async fn start(
             client,
             forms: Arc::clone(&forms),
             tool_timeout: spec.tool_timeout,
+            trusted: spec.trusted,
             tools,
         })
     };

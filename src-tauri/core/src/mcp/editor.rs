@@ -30,6 +30,9 @@ pub enum EntryTransport {
 pub struct McpEntry {
     pub name: String,
     pub disabled: bool,
+    /// Its read-only tools may run before a plan is approved (see `ServerSpec::trusted`).
+    #[serde(default)]
+    pub trusted: bool,
     pub transport: EntryTransport,
 }
 
@@ -80,6 +83,7 @@ pub fn read_entries(text: Option<&str>) -> Result<Vec<McpEntry>, String> {
     let mut entries = Vec::new();
     for (name, server) in servers_of(&root)? {
         let disabled = server.get("disabled").and_then(Value::as_bool).unwrap_or(false);
+        let trusted = server.get("trusted").and_then(Value::as_bool).unwrap_or(false);
         let transport = match server.get("url").and_then(Value::as_str) {
             Some(url) => EntryTransport::Http {
                 url: url.to_string(),
@@ -97,7 +101,7 @@ pub fn read_entries(text: Option<&str>) -> Result<Vec<McpEntry>, String> {
                 env: pairs(server.get("env")),
             },
         };
-        entries.push(McpEntry { name, disabled, transport });
+        entries.push(McpEntry { name, disabled, trusted, transport });
     }
     Ok(entries)
 }
@@ -123,7 +127,7 @@ pub fn write_entries(old: Option<&str>, entries: &[McpEntry]) -> Result<(String,
             Some(Value::Object(m)) => m.clone(),
             _ => Map::new(),
         };
-        for key in ["command", "args", "env", "url", "headers", "type", "disabled"] {
+        for key in ["command", "args", "env", "url", "headers", "type", "disabled", "trusted"] {
             server.remove(key);
         }
         match &entry.transport {
@@ -179,6 +183,9 @@ pub fn write_entries(old: Option<&str>, entries: &[McpEntry]) -> Result<(String,
         if entry.disabled {
             server.insert("disabled".into(), true.into());
         }
+        if entry.trusted {
+            server.insert("trusted".into(), true.into());
+        }
         servers.insert(name.to_string(), Value::Object(server));
     }
     let Value::Object(top) = &mut root else { return Err(not_valid("it must be a JSON object")) };
@@ -197,6 +204,7 @@ mod tests {
         McpEntry {
             name: name.into(),
             disabled: false,
+            trusted: false,
             transport: EntryTransport::Stdio { command: command.into(), args: vec!["-y".into()], env: vec![] },
         }
     }
@@ -228,10 +236,26 @@ mod tests {
     }
 
     #[test]
+    fn trust_is_saved_only_when_given_and_reads_back() {
+        let trusted = McpEntry { trusted: true, ..stdio("docs", "npx") };
+        let (text, _) = write_entries(None, &[trusted.clone(), stdio("fs", "npx")]).unwrap();
+        let v: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["mcpServers"]["docs"]["trusted"], true);
+        assert!(v["mcpServers"]["fs"].get("trusted").is_none(), "{text}");
+        assert_eq!(read_entries(Some(&text)).unwrap()[0], trusted);
+        let config = McpConfig::parse(&text, &|_| None).unwrap();
+        assert!(config.servers["docs"].trusted && !config.servers["fs"].trusted);
+        // Taken back: the key goes.
+        let (again, _) = write_entries(Some(&text), &[stdio("docs", "npx")]).unwrap();
+        assert!(!again.contains("trusted"), "{again}");
+    }
+
+    #[test]
     fn a_secret_header_goes_to_the_keyring_and_reads_back_empty() {
         let entry = McpEntry {
             name: "notion".into(),
             disabled: false,
+            trusted: false,
             transport: EntryTransport::Http {
                 url: "https://mcp.notion.com/mcp".into(),
                 headers: vec![
@@ -270,6 +294,7 @@ mod tests {
                 vec![McpEntry {
                     name: "h".into(),
                     disabled: false,
+                    trusted: false,
                     transport: EntryTransport::Http { url: "ftp://x".into(), headers: vec![] },
                 }],
                 "not an http(s) URL",
@@ -278,6 +303,7 @@ mod tests {
                 vec![McpEntry {
                     name: "h".into(),
                     disabled: false,
+                    trusted: false,
                     transport: EntryTransport::Http {
                         url: "https://x".into(),
                         headers: vec![HeaderEntry { name: "Authorization".into(), value: "".into(), secret: true }],

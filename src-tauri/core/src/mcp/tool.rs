@@ -126,9 +126,11 @@ impl ToolHandler for McpTool {
         })
     }
 
-    /// Only a tool its server marks read-only is let through before a plan is approved.
+    /// A server's word is its own: a tool it marks read-only is let through before a plan is
+    /// approved only when the person trusts that server; any other tool waits for the approval.
     fn changes_workspace(&self) -> bool {
-        !self.tool.annotations.as_ref().and_then(|a| a.read_only_hint).unwrap_or(false)
+        let read_only = self.tool.annotations.as_ref().and_then(|a| a.read_only_hint).unwrap_or(false);
+        !(self.connection.trusted && read_only)
     }
 
     fn handle<'a>(

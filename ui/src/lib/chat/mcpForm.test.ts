@@ -17,7 +17,7 @@ import type { McpEntry, McpView } from '../types';
 
 const fs: McpEntry = {
   name: 'fs',
-  disabled: false,
+  disabled: false, trusted: false,
   transport: {
     kind: 'stdio',
     command: 'npx',
@@ -27,7 +27,7 @@ const fs: McpEntry = {
 };
 const notion: McpEntry = {
   name: 'notion',
-  disabled: true,
+  disabled: true, trusted: false,
   transport: {
     kind: 'http',
     url: 'https://mcp.notion.com/mcp',
@@ -52,7 +52,7 @@ describe('mcp form rows', () => {
     expect(a).toMatchObject({
       id: 0,
       name: 'fs',
-      disabled: false,
+      disabled: false, trusted: false,
       kind: 'stdio',
       command: 'npx',
       args: '-y\n@modelcontextprotocol/server-filesystem\n/home/me/notes',
@@ -65,7 +65,7 @@ describe('mcp form rows', () => {
     expect(b).toMatchObject({
       id: 1,
       name: 'notion',
-      disabled: true,
+      disabled: true, trusted: false,
       kind: 'http',
       url: 'https://mcp.notion.com/mcp',
       command: '',
@@ -95,12 +95,12 @@ describe('mcp form rows', () => {
     expect(toEntries([a, b])).toEqual([
       {
         name: 'files',
-        disabled: false,
+        disabled: false, trusted: false,
         transport: { kind: 'stdio', command: 'node', args: ['server.js', '--root', '/tmp'], env: [['A', '1'], ['B', 'two words']] },
       },
       {
         name: 'notion',
-        disabled: true,
+        disabled: true, trusted: false,
         transport: {
           kind: 'http',
           url: 'https://example.com/mcp',
@@ -118,7 +118,7 @@ describe('mcp form rows', () => {
     const row = copyRow(rowsFrom(view)[0]!);
     row.kind = 'http';
     row.url = 'https://x/mcp';
-    expect(toEntry(row)).toEqual({ name: 'fs', disabled: false, transport: { kind: 'http', url: 'https://x/mcp', headers: [] } });
+    expect(toEntry(row)).toEqual({ name: 'fs', disabled: false, trusted: false, transport: { kind: 'http', url: 'https://x/mcp', headers: [] } });
     row.kind = 'stdio';
     expect(toEntry(row)).toEqual(fs);
   });
@@ -126,7 +126,7 @@ describe('mcp form rows', () => {
   it('untouched arguments and environment are sent exactly as read, even when a value holds a newline', () => {
     const odd: McpEntry = {
       name: 'odd',
-      disabled: false,
+      disabled: false, trusted: false,
       transport: { kind: 'stdio', command: 'node', args: ['-e', 'a()\nb()', ' spaced '], env: [['SCRIPT', 'x\ny']] },
     };
     const [row] = rowsFrom({ path: 'p', servers: [{ entry: odd, status: { state: 'not_started' } }], error: null });
@@ -143,7 +143,7 @@ describe('mcp form rows', () => {
     const row = emptyRow(nextId(rows));
     expect(row).toMatchObject({ id: 2, kind: 'stdio', status: null, changed: true, loaded: null });
     // The shell, not this form, says what a name or command must be.
-    expect(toEntry(row)).toEqual({ name: '', disabled: false, transport: { kind: 'stdio', command: '', args: [], env: [] } });
+    expect(toEntry(row)).toEqual({ name: '', disabled: false, trusted: false, transport: { kind: 'stdio', command: '', args: [], env: [] } });
   });
 
   it('a copy edits without touching the row, and sameEdit tells whether anything sent changed', () => {

@@ -23,6 +23,8 @@ export interface ServerRow {
   id: number;
   name: string;
   disabled: boolean;
+  /** Its read-only tools may run before a plan is approved (toggled in the list, like Enabled). */
+  trusted: boolean;
   kind: Kind;
   command: string;
   /** One argument per line. */
@@ -85,6 +87,7 @@ export function rowFrom(entry: McpEntry, status: ServerStatus | null, id: number
     id,
     name: entry.name,
     disabled: entry.disabled,
+    trusted: entry.trusted,
     kind: t.kind,
     command: t.kind === 'stdio' ? t.command : '',
     args: t.kind === 'stdio' ? argsText(t.args) : '',
@@ -105,7 +108,7 @@ export function rowsFrom(view: McpView): ServerRow[] {
 /** A new server's row: a command to run, nothing filled in. */
 export function emptyRow(id: number): ServerRow {
   return {
-    id, name: '', disabled: false, kind: 'stdio', command: '', args: '', env: '', url: '', headers: [],
+    id, name: '', disabled: false, trusted: false, kind: 'stdio', command: '', args: '', env: '', url: '', headers: [],
     status: null, changed: true, loaded: null,
   };
 }
@@ -124,7 +127,7 @@ export function emptyHeader(): HeaderRow {
   return { name: '', value: '', secret: false, stored: false };
 }
 
-/** Whether the editor changed anything that is sent (Enabled is toggled in the list, not here). */
+/** Whether the editor changed anything that is sent (Enabled and Trusted are toggled in the list). */
 export function sameEdit(a: ServerRow, b: ServerRow): boolean {
   const fields = (r: ServerRow) =>
     JSON.stringify([r.name, r.kind, r.command, r.args, r.env, r.url, r.headers.map((h) => [h.name, h.value, h.secret])]);
@@ -139,7 +142,7 @@ export function headerPlaceholder(h: HeaderRow): string {
 
 /** The entry `row` stands for, or what keeps the text from being one. */
 export function toEntry(row: ServerRow): McpEntry | string {
-  const base = { name: row.name.trim(), disabled: row.disabled };
+  const base = { name: row.name.trim(), disabled: row.disabled, trusted: row.trusted };
   if (row.kind === 'http') {
     // A header row left blank (Add header, then nothing typed) is no header.
     const headers = row.headers

@@ -6,19 +6,19 @@ import type { McpEntry, McpView } from '../types';
 
 const fs: McpEntry = {
   name: 'fs',
-  disabled: false,
+  disabled: false, trusted: false,
   transport: { kind: 'stdio', command: 'npx', args: ['-y', 'server-fs', '/notes'], env: [['NODE_ENV', 'production']] },
 };
 const notion: McpEntry = {
   name: 'notion',
-  disabled: true,
+  disabled: true, trusted: false,
   transport: {
     kind: 'http',
     url: 'https://mcp.notion.com/mcp',
     headers: [{ name: 'Authorization', value: '', secret: true }],
   },
 };
-const broken: McpEntry = { name: 'broken', disabled: false, transport: { kind: 'stdio', command: 'nope', args: [], env: [] } };
+const broken: McpEntry = { name: 'broken', disabled: false, trusted: false, transport: { kind: 'stdio', command: 'nope', args: [], env: [] } };
 const refusal = { name: 'McpError', code: 'MCP_CONFIG_INVALID', message: 'the server name "a b" must be 1 to 32 letters' };
 
 const mcpView = (over: Partial<McpView> = {}): McpView => ({
@@ -112,7 +112,7 @@ describe('McpServers', () => {
         { entry: { ...notion, name: 'notion' }, status: { state: 'not_started' } },
         { entry: broken, status: { state: 'not_started' } },
         {
-          entry: { name: 'git', disabled: false, transport: { kind: 'stdio', command: 'uvx', args: ['mcp-server-git'], env: [] } },
+          entry: { name: 'git', disabled: false, trusted: false, transport: { kind: 'stdio', command: 'uvx', args: ['mcp-server-git'], env: [] } },
           status: { state: 'not_started' },
         },
       ],
@@ -139,7 +139,7 @@ describe('McpServers', () => {
       broken,
       {
         name: 'git',
-        disabled: false,
+        disabled: false, trusted: false,
         transport: {
           kind: 'stdio',
           command: 'uvx',
@@ -189,7 +189,7 @@ describe('McpServers', () => {
       { ...fs, disabled: true },
       notion,
       broken,
-      { name: 'ab', disabled: false, transport: { kind: 'stdio', command: 'run-me', args: ['--flag'], env: [] } },
+      { name: 'ab', disabled: false, trusted: false, transport: { kind: 'stdio', command: 'run-me', args: ['--flag'], env: [] } },
     ]);
   });
 
@@ -291,7 +291,7 @@ describe('McpServers', () => {
     await fireEvent.click(screen.getByRole('button', { name: 'Save servers' }));
     expect(save.mock.calls[0]?.[0][3]).toEqual({
       name: 'remote',
-      disabled: false,
+      disabled: false, trusted: false,
       transport: { kind: 'http', url: 'https://example.com/mcp', headers: [] },
     });
   });
@@ -319,6 +319,17 @@ describe('McpServers', () => {
     expect(save).toHaveBeenCalledWith([fs, { ...notion, disabled: false }]);
   });
 
+  it('Trusted is sent with its server, and a server starts untrusted', async () => {
+    const { save } = setup();
+    await waitFor(() => expect(rows()).toHaveLength(3));
+    const trusted = within(row('fs')).getByRole('checkbox', { name: 'Trusted' }) as HTMLInputElement;
+    expect(trusted.checked).toBe(false);
+    await fireEvent.click(trusted);
+    expect(screen.getByText('Unsaved changes')).toBeTruthy();
+    await fireEvent.click(screen.getByRole('button', { name: 'Save servers' }));
+    expect(save).toHaveBeenCalledWith([{ ...fs, trusted: true }, notion, broken]);
+  });
+
   it('Save servers with the editor open applies it first', async () => {
     const { save } = setup({ view: mcpView({ servers: [] }) });
     expect(await screen.findByText('No MCP servers yet.')).toBeTruthy();
@@ -328,14 +339,14 @@ describe('McpServers', () => {
     await type(input('Arguments'), 'mcp-server-time');
     await fireEvent.click(screen.getByRole('button', { name: 'Save servers' }));
     expect(save).toHaveBeenCalledWith([
-      { name: 'time', disabled: false, transport: { kind: 'stdio', command: 'uvx', args: ['mcp-server-time'], env: [] } },
+      { name: 'time', disabled: false, trusted: false, transport: { kind: 'stdio', command: 'uvx', args: ['mcp-server-time'], env: [] } },
     ]);
   });
 
   it('shows server text as text, never as markup', async () => {
     const evil: McpEntry = {
       name: '<img src=x onerror=alert(1)>',
-      disabled: false,
+      disabled: false, trusted: false,
       transport: { kind: 'http', url: 'https://x/<b>bold</b>', headers: [] },
     };
     setup({

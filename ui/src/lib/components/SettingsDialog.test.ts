@@ -165,7 +165,7 @@ describe('SettingsDialog', () => {
   });
 
   it('the MCP servers section saves on its own, outside the settings form', async () => {
-    const fs: McpEntry = { name: 'fs', disabled: false, transport: { kind: 'stdio', command: 'npx', args: ['server-fs'], env: [] } };
+    const fs: McpEntry = { name: 'fs', disabled: false, trusted: false, transport: { kind: 'stdio', command: 'npx', args: ['server-fs'], env: [] } };
     const mcp: McpView = { path: '/data/mcp.json', servers: [{ entry: fs, status: { state: 'running', tools: 1 } }], error: null };
     const onSave = vi.fn(async () => null);
     const onClose = vi.fn();
@@ -199,7 +199,7 @@ describe('SettingsDialog', () => {
     await fireEvent.click(within(section).getByRole('button', { name: 'Done' }));
     expect(screen.getByText("The MCP servers' changes are kept only by Save servers.")).toBeTruthy();
     await fireEvent.click(within(section).getByRole('button', { name: 'Save servers' }));
-    expect(saveMcp).toHaveBeenCalledWith([fs, { name: 'time', disabled: false, transport: { kind: 'stdio', command: 'uvx', args: [], env: [] } }]);
+    expect(saveMcp).toHaveBeenCalledWith([fs, { name: 'time', disabled: false, trusted: false, transport: { kind: 'stdio', command: 'uvx', args: [], env: [] } }]);
     await waitFor(() => expect(within(section).getByText('Saved. New sessions use these servers.')).toBeTruthy());
     expect(screen.queryByText("The MCP servers' changes are kept only by Save servers.")).toBeNull();
     expect(onSave).not.toHaveBeenCalled();

@@ -34,6 +34,17 @@ async function toggle(details: HTMLDetailsElement) {
 }
 
 describe('Transcript', () => {
+  it('says an MCP server was left out, or only some of its tools, as the error says', () => {
+    const gone: TranscriptItem = { kind: 'mcp_unavailable', seq: 2, at: '', server: 'fs', error: { name: 'McpError', code: 'MCP_START_FAILED', message: 'npx: not found' } };
+    const fewer: TranscriptItem = { kind: 'mcp_unavailable', seq: 3, at: '', server: 'many', error: { name: 'McpError', code: 'MCP_TOOLS_LEFT_OUT', message: 'left out: t128, t129' } };
+    render(Transcript, { hasSession: true, transcript: data([turn('t1', [user(1, 'go'), gone, fewer])]) });
+    const shown = screen.getAllByTestId('mcp-unavailable').map((el) => el.textContent ?? '');
+    expect(shown[0]).toContain('“fs” is not available');
+    expect(shown[1]).toContain('Some tools of the MCP server “many” were left out');
+    expect(shown[1]).not.toContain('not available');
+    expect(shown[1]).toContain('t128, t129');
+  });
+
   it('renders assistant Markdown as elements, model HTML as text, and the latest turn open', () => {
     const { container } = render(Transcript, {
       hasSession: true,
