@@ -298,3 +298,24 @@ fn beside_a_running_app_the_terminal_takes_over_when_it_quits_and_keeps_the_answ
     assert_eq!(q[0]["answered_late"], true, "{q}");
     assert_eq!(q[0]["answers"]["answers"][0]["selected"], serde_json::json!(["Postgres"]), "{q}");
 }
+
+#[test]
+fn a_plan_review_shows_its_plan_and_enter_alone_approves_nothing() {
+    let (_tmp, data, ws) = dirs();
+    let folder = ws.to_string_lossy().to_string();
+    let args = ["--provider", "demo", "--script", "plan", "--plan", "--workspace", &folder, "write the outline"];
+    let mut pane = pane("plan", &data, &ws, &args);
+    let asked = pane.wait_for("Approve this plan", "plan-shown");
+    assert!(asked.contains("Write `hark-plan.md` with the outline"), "the plan is in the overlay:\n{asked}");
+    pane.keys(&["Enter"]);
+    let refused = pane.wait_for("Choose 1 to approve the plan", "enter-approves-nothing");
+    assert!(refused.contains("Approve this plan"), "still asked:\n{refused}");
+    assert!(!ws.join("hark-plan.md").exists(), "nothing was approved");
+    pane.keys(&["1", "Enter"]);
+    pane.wait_for("I wrote hark-plan.md.", "approved");
+    assert!(ws.join("hark-plan.md").exists(), "written once approved");
+    pane.keys(&["C-c"]);
+    pane.wait_for("[exited]", "quit");
+    let q = questions(&data);
+    assert_eq!(q[0]["answers"]["answers"][0]["selected"], serde_json::json!(["Approve"]), "{q}");
+}

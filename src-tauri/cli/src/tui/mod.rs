@@ -335,7 +335,8 @@ impl Screen {
 
     async fn present(&self, request: &InteractionRequest) -> Shown {
         let timed = request.wait.is_some();
-        let overlay = Overlay::new(&request.call_id, request.questions.clone(), timed, false);
+        let overlay =
+            Overlay::new(&request.call_id, request.questions.clone(), timed, false).with_intent(&request.intent);
         let session_id = request.session_id.clone();
         if !timed {
             return Shown { session_id, overlay, hold: None, deadline: None };
@@ -551,7 +552,8 @@ impl Screen {
                 } else if let (Some(session), Some(question)) =
                     (self.session.clone(), self.continued.iter().find(|q| q.reply_queued.is_none()).cloned())
                 {
-                    let overlay = Overlay::new(&question.call_id, question.questions, false, true);
+                    let overlay =
+                        Overlay::new(&question.call_id, question.questions, false, true).with_intent(&question.intent);
                     self.shown = Some(Shown { session_id: session, overlay, hold: None, deadline: None });
                 }
             }
@@ -596,6 +598,8 @@ fn overlay_key(key: KeyEvent) -> Option<Key> {
         KeyCode::Enter => Key::Enter,
         KeyCode::Esc => Key::Esc,
         KeyCode::Backspace => Key::Backspace,
+        KeyCode::PageUp => Key::PageUp,
+        KeyCode::PageDown => Key::PageDown,
         _ => return None,
     })
 }

@@ -4,7 +4,10 @@
 //! item (earlier drafts stay), Enter submits once every item is answered or skipped, Esc closes,
 //! `t` takes your time on a timed question. Pure: the screen and the host are elsewhere.
 
-use hark_core::question::{Answer, AnswerBatch, Question};
+use hark_core::question::{Answer, AnswerBatch, Intent, Question};
+
+/// How many lines of a plan (or a form's reason and link) the overlay shows at once.
+pub const CONTEXT_ROWS: usize = 6;
 
 /// One item's answer so far.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,6 +44,8 @@ pub enum Key {
     Enter,
     Esc,
     Backspace,
+    PageUp,
+    PageDown,
 }
 
 #[derive(Debug, Clone)]
@@ -58,6 +63,16 @@ pub struct Overlay {
     pub typing: Option<String>,
     /// Why the last key did not do what it seemed to (shown under the overlay).
     pub notice: Option<String>,
+    /// What the person must see with the question: the plan under review, or a form's reason and
+    /// link. Model and server text: the view makes it safe.
+    pub context: Vec<String>,
+    /// The first line of `context` shown (PageUp / PageDown move it).
+    pub context_top: usize,
+    /// A plan review: Enter never chooses for the person, and Approve waits until the whole plan
+    /// has been on the screen.
+    pub review: bool,
+    /// How far into `context` the person has been shown.
+    seen: usize,
 }
 
 impl Overlay {
@@ -73,9 +88,46 @@ impl Overlay {
             drafts,
             typing: None,
             notice: None,
+            context: Vec::new(),
+            context_top: 0,
+            review: false,
+            seen: 0,
         };
         overlay.enter_item(0);
         overlay
+    }
+
+    /// The overlay of a question asked with `intent`: a plan review shows its plan, a form its
+    /// reason and (in URL mode) its link.
+    pub fn with_intent(mut self, intent: &Intent) -> Overlay {
+        match intent {
+            Intent::Question => {}
+            Intent::PlanReview { plan } => {
+                self.context = plan.lines().map(str::to_string).collect();
+                self.review = true;
+            }
+            Intent::Form { server, message, url, .. } => {
+                self.context.push(format!("The MCP server “{server}” asks: {message}"));
+                self.context.extend(url.iter().map(|url| format!("Link: {url}")));
+            }
+        }
+        self.seen = self.context.len().min(CONTEXT_ROWS);
+        self
+    }
+
+    /// Whether every line of `context` has been on the screen.
+    pub fn context_seen(&self) -> bool {
+        self.seen >= self.context.len()
+    }
+
+    fn scroll(&mut self, down: bool) {
+        let last_top = self.context.len().saturating_sub(CONTEXT_ROWS);
+        self.context_top = if down {
+            (self.context_top + CONTEXT_ROWS).min(last_top)
+        } else {
+            self.context_top.saturating_sub(CONTEXT_ROWS)
+        };
+        self.seen = self.seen.max((self.context_top + CONTEXT_ROWS).min(self.context.len()));
     }
 
     fn question(&self) -> &Question {
@@ -111,6 +163,10 @@ impl Overlay {
         // The host never asks an empty batch; were one shown, any key closes it.
         if self.questions.is_empty() {
             return Action::Close;
+        }
+        if let Key::PageUp | Key::PageDown = key {
+            self.scroll(key == Key::PageDown);
+            return Action::None;
         }
         if self.typing.is_some() {
             return self.type_key(key);
@@ -166,7 +222,7 @@ impl Overlay {
             Key::Esc => self.typing = None,
             Key::Tab | Key::Right => self.enter_item((self.item + 1) % self.questions.len()),
             Key::BackTab | Key::Left => self.enter_item((self.item + self.questions.len() - 1) % self.questions.len()),
-            Key::Up | Key::Down => {}
+            Key::Up | Key::Down | Key::PageUp | Key::PageDown => {}
         }
         Action::None
     }
@@ -187,6 +243,11 @@ impl Overlay {
             return self.start_typing();
         }
         let row = self.row;
+        // Approving a plan means having read it: the rest of a long one is shown first.
+        if self.review && !self.context_seen() {
+            self.notice = Some("Read the whole plan before you approve it: PageDown shows the rest.".into());
+            return;
+        }
         if self.question().multi_select {
             let mut chosen = match &self.drafts[self.item] {
                 Draft::Chosen(chosen) => chosen.clone(),
@@ -211,6 +272,11 @@ impl Overlay {
     fn enter(&mut self) -> Action {
         if self.row == self.rows() - 1 && self.drafts[self.item] == Draft::Empty {
             self.start_typing();
+            return Action::None;
+        }
+        // Enter alone never approves a plan: the person chooses with a number or Space.
+        if self.review && self.drafts[self.item] == Draft::Empty {
+            self.notice = Some("Choose 1 to approve the plan, or o to say what to change.".into());
             return Action::None;
         }
         if self.drafts[self.item] == Draft::Empty && !self.question().multi_select {
@@ -289,6 +355,52 @@ mod tests {
 
     fn typed(text: &str) -> Vec<Key> {
         text.chars().map(Key::Char).collect()
+    }
+
+    #[test]
+    fn a_plan_is_approved_only_by_a_choice_and_only_once_all_of_it_was_shown() {
+        let plan: String = (1..=20).map(|n| format!("{n}. step {n}\n")).collect();
+        let review = Intent::PlanReview { plan };
+        let mut o = Overlay::new("p1", hark_core::question::plan_review_questions(), false, false).with_intent(&review);
+        assert_eq!(o.context.len(), 20);
+        assert_eq!(keys(&mut o, &[Key::Enter]), Action::None, "Enter alone approves nothing");
+        assert!(o.notice.as_deref().unwrap_or_default().contains("Choose 1"), "{:?}", o.notice);
+        assert_eq!(keys(&mut o, &[Key::Char('1')]), Action::None, "the rest is unseen");
+        assert!(o.notice.as_deref().unwrap_or_default().contains("PageDown"), "{:?}", o.notice);
+        assert_eq!(o.drafts[0], Draft::Empty);
+        keys(&mut o, &[Key::PageDown, Key::PageDown]);
+        assert!(!o.context_seen(), "lines 13 to 18 shown, not yet the last two");
+        keys(&mut o, &[Key::PageDown, Key::PageDown]);
+        assert_eq!(o.context_top, 14, "the last page: lines 15 to 20");
+        assert!(o.context_seen());
+        keys(&mut o, &[Key::PageUp]);
+        assert_eq!(o.context_top, 8);
+        match keys(&mut o, &[Key::Char('1'), Key::Enter]) {
+            Action::Submit(batch) => assert_eq!(batch.answers[0].selected, vec!["Approve".to_string()]),
+            other => panic!("approved once read: {other:?}"),
+        }
+        // Asking for changes needs no scrolling: the person says what to change.
+        let mut o = Overlay::new("p2", hark_core::question::plan_review_questions(), false, false)
+            .with_intent(&Intent::PlanReview { plan: "1. a\n".repeat(30) });
+        let mut pressed = vec![Key::Char('o')];
+        pressed.extend(typed("shorter"));
+        pressed.push(Key::Enter);
+        assert!(
+            matches!(keys(&mut o, &pressed), Action::Submit(b) if b.answers[0].custom.as_deref() == Some("shorter"))
+        );
+    }
+
+    #[test]
+    fn a_forms_reason_and_link_are_shown_with_it() {
+        let form = Intent::Form {
+            server: "deploy".into(),
+            message: "Sign in".into(),
+            url: Some("https://auth.example.com/x".into()),
+            fields: Vec::new(),
+        };
+        let o = Overlay::new("f1", batch(), false, false).with_intent(&form);
+        assert_eq!(o.context, ["The MCP server “deploy” asks: Sign in", "Link: https://auth.example.com/x"]);
+        assert!(!o.review && o.context_seen());
     }
 
     #[test]

@@ -12,7 +12,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 use ratatui::Frame;
 
-use super::overlay::{Draft, Overlay};
+use super::overlay::{Draft, Overlay, CONTEXT_ROWS};
 use super::{Screen, Shown};
 use crate::stdio_provider::{safe, safe_lines};
 
@@ -218,11 +218,17 @@ fn draw_composer(frame: &mut Frame, screen: &Screen, area: Rect) {
     frame.render_widget(Paragraph::new(text).block(block), area);
 }
 
-/// Rows the overlay needs: the question, its options and "Other", the notice, borders.
+/// Rows the overlay needs: what it shows the question with, the question, its options and
+/// "Other", the notice, borders.
 fn overlay_height(overlay: &Overlay) -> u16 {
     let options = overlay.questions.get(overlay.item).map_or(0, |q| q.options.len());
-    let rows = options + 1 + 2 + 1 + 2;
-    u16::try_from(rows).unwrap_or(u16::MAX).min(16)
+    let context = match overlay.context.len() {
+        0 => 0,
+        n if n > CONTEXT_ROWS => CONTEXT_ROWS + 2,
+        n => n + 1,
+    };
+    let rows = context + options + 1 + 2 + 1 + 2;
+    u16::try_from(rows).unwrap_or(u16::MAX).min(16 + u16::try_from(context).unwrap_or(0))
 }
 
 fn draw_overlay(frame: &mut Frame, screen: &Screen, shown: &Shown, area: Rect) {
@@ -254,6 +260,21 @@ fn draw_overlay(frame: &mut Frame, screen: &Screen, shown: &Shown, area: Rect) {
         String::new()
     });
     let mut lines = Vec::new();
+    // The plan under review (a page at a time) or the form's reason and link, before its choices.
+    let shown_context = overlay.context.iter().skip(overlay.context_top).take(CONTEXT_ROWS);
+    lines.extend(shown_context.map(|line| Line::raw(safe(line))));
+    if overlay.context.len() > CONTEXT_ROWS {
+        let last = (overlay.context_top + CONTEXT_ROWS).min(overlay.context.len());
+        let more = if last < overlay.context.len() { " · PageDown for more" } else { "" };
+        let from = overlay.context_top + 1;
+        lines.push(Line::styled(
+            format!("lines {from}–{last} of {}{more} · PageUp back", overlay.context.len()),
+            strong,
+        ));
+    }
+    if !overlay.context.is_empty() {
+        lines.push(Line::raw(""));
+    }
     let header = q.header.as_deref().map(|h| format!("{} · ", safe(h))).unwrap_or_default();
     let how = if q.multi_select { " (choose any)" } else { "" };
     lines.push(Line::styled(format!("{header}{}{how}", safe(&q.question)), strong));
