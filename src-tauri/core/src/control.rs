@@ -36,10 +36,6 @@ pub const SOCKET_FILE: &str = "control.sock";
 /// The most a request may hold (an answer batch is a few KiB; this bounds a hostile peer).
 const REQUEST_LIMIT: usize = 1 << 20;
 
-pub fn socket_path(data_dir: &Path) -> PathBuf {
-    data_dir.join(SOCKET_FILE)
-}
-
 /// What a client asks the host.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case", deny_unknown_fields)]
@@ -391,7 +387,7 @@ where
 }
 
 #[cfg(unix)]
-pub use unix::{open, request, serve, ControlServer};
+pub use unix::{open, request, serve, socket_path, ControlServer, SOCKET_POINTER_FILE};
 #[cfg(windows)]
 pub use windows::{open, pipe_name, request, serve, ControlServer};
 
@@ -412,10 +408,74 @@ mod unix {
     /// How long a client waits for the host's reply (answering may open a session).
     const REPLY_TIMEOUT: Duration = Duration::from_secs(120);
 
+    /// The longest socket path the OS takes (`sun_path` holds 108 bytes with its NUL on Linux, 104
+    /// elsewhere).
+    const MAX_SOCKET_PATH: usize = if cfg!(target_os = "linux") { 107 } else { 103 };
+    /// In a data directory too deep for a socket: the file naming where its socket is instead.
+    pub const SOCKET_POINTER_FILE: &str = "control.sock.path";
+
+    /// Where the host of `data_dir` listens: `control.sock` in it, or, when that path is too long
+    /// for a socket, the short path its host wrote in `control.sock.path`.
+    pub fn socket_path(data_dir: &Path) -> PathBuf {
+        let direct = data_dir.join(SOCKET_FILE);
+        if direct.as_os_str().len() <= MAX_SOCKET_PATH {
+            return direct;
+        }
+        match std::fs::read_to_string(data_dir.join(SOCKET_POINTER_FILE)) {
+            Ok(text) if !text.trim().is_empty() => PathBuf::from(text.trim()),
+            _ => short_socket_path(data_dir),
+        }
+    }
+
+    /// A short socket path for `data_dir`, in a folder of this user's: the runtime directory (the
+    /// user's own), else one under the temporary directory.
+    fn short_socket_path(data_dir: &Path) -> PathBuf {
+        // SAFETY: getuid cannot fail.
+        let uid = unsafe { libc::getuid() };
+        let base = std::env::var_os("XDG_RUNTIME_DIR")
+            .map(PathBuf::from)
+            .filter(|dir| dir.is_absolute())
+            .unwrap_or_else(std::env::temp_dir);
+        // FNV-1a of the data directory: stable across builds, one socket per directory.
+        let hash = data_dir
+            .as_os_str()
+            .as_encoded_bytes()
+            .iter()
+            .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3));
+        base.join(format!("hark-{uid}")).join(format!("{hash:016x}.sock"))
+    }
+
+    /// The path the host of `data_dir` binds, with the pointer file written when it is not in the
+    /// directory itself. The short path's folder must be this user's alone: one another user made
+    /// first is refused, never used.
+    fn path_to_serve(data_dir: &Path) -> std::io::Result<(PathBuf, Option<PathBuf>)> {
+        let direct = data_dir.join(SOCKET_FILE);
+        if direct.as_os_str().len() <= MAX_SOCKET_PATH {
+            return Ok((direct, None));
+        }
+        let path = short_socket_path(data_dir);
+        let folder = path.parent().unwrap_or(Path::new("/"));
+        crate::data_dir::private::create_dir(folder)?;
+        let meta = std::fs::symlink_metadata(folder)?;
+        // SAFETY: getuid cannot fail.
+        let mine = meta.is_dir() && meta.uid() == unsafe { libc::getuid() } && meta.mode() & 0o077 == 0;
+        if !mine {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                format!("{} is not a folder of this user's alone", folder.display()),
+            ));
+        }
+        let pointer = data_dir.join(SOCKET_POINTER_FILE);
+        crate::data_dir::private::write(&pointer, path.as_os_str().as_encoded_bytes())?;
+        Ok((path, Some(pointer)))
+    }
+
     /// A listening control socket. Dropping it stops accepting and removes the socket file;
     /// [`shutdown`](Self::shutdown) also waits for the requests already taken.
     pub struct ControlServer {
         path: PathBuf,
+        /// The file in the data directory naming a socket kept elsewhere (see [`socket_path`]).
+        pointer: Option<PathBuf>,
         stop: CancellationToken,
         requests: TaskTracker,
     }
@@ -438,6 +498,9 @@ mod unix {
         fn drop(&mut self) {
             self.stop.cancel();
             let _ = std::fs::remove_file(&self.path);
+            if let Some(pointer) = &self.pointer {
+                let _ = std::fs::remove_file(pointer);
+            }
         }
     }
 
@@ -457,7 +520,7 @@ mod unix {
     /// off the async threads: it may read the store). A socket file left by a host that died is
     /// replaced; one a live host answers on is not (AddrInUse). Call inside a tokio runtime.
     pub fn serve(data_dir: &Path, handler: Handler) -> std::io::Result<ControlServer> {
-        let path = socket_path(data_dir);
+        let (path, pointer) = path_to_serve(data_dir)?;
         // Only a socket nobody answers on is taken over; anything else in its place is left alone.
         if let Ok(meta) = std::fs::symlink_metadata(&path) {
             let refused = meta.file_type().is_socket()
@@ -491,7 +554,7 @@ mod unix {
                 }
             }
         });
-        Ok(ControlServer { path, stop, requests })
+        Ok(ControlServer { path, pointer, stop, requests })
     }
 
     async fn answer_peer(

@@ -553,3 +553,24 @@ async fn requests_past_the_cap_are_refused_busy_and_taken_again_once_one_ends() 
     drop(held);
     server.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_data_directory_too_deep_for_a_socket_still_gets_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let deep = dir.path().join("a-folder-name-long-enough".repeat(5));
+    let data = hark_core::data_dir::prepare(&deep).unwrap();
+    assert!(data.join(control::SOCKET_FILE).as_os_str().len() > 108, "a path no socket can have");
+    let host = host(&data);
+    let server = control::serve(&data, handler(&host)).expect("serve");
+    let path = control::socket_path(&data);
+    assert_eq!(server.path(), path, "clients find it through the data directory");
+    assert!(path.as_os_str().len() <= 107, "{}", path.display());
+    let pointer = data.join(control::SOCKET_POINTER_FILE);
+    let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!((mode(&pointer), mode(&path), mode(path.parent().unwrap())), (0o600, 0o600, 0o700));
+    let settings = control::call(&data, &Request::Settings).await.unwrap();
+    assert!(matches!(settings, Reply::Settings { .. }), "{settings:?}");
+    server.shutdown().await;
+    assert!(!path.exists() && !pointer.exists(), "both go with the server");
+    host.shutdown().await;
+}
