@@ -311,6 +311,12 @@ fn a_plan_review_shows_its_plan_and_enter_alone_approves_nothing() {
     let refused = pane.wait_for("Choose 1 to approve the plan", "enter-approves-nothing");
     assert!(refused.contains("Approve this plan"), "still asked:\n{refused}");
     assert!(!ws.join("hark-plan.md").exists(), "nothing was approved");
+    // Its last line is not on the screen yet: Approve waits for it.
+    pane.keys(&["1"]);
+    pane.wait_for("Read the whole plan before you approve it", "approve-waits-for-the-rest");
+    pane.keys(&["NPage"]);
+    let rest = pane.wait_for("lines 2–7 of 7", "the-rest-shown");
+    assert!(rest.contains("2. Change nothing else in the folder."), "{rest}");
     pane.keys(&["1", "Enter"]);
     pane.wait_for("I wrote hark-plan.md.", "approved");
     assert!(ws.join("hark-plan.md").exists(), "written once approved");

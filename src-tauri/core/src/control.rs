@@ -218,7 +218,10 @@ where
     // its request ended (an agent waiting on a timed question is told it is pending).
     let mut peer_left = false;
     loop {
+        // The handler first: a reply it has ready (the step that records what the last line
+        // delivered) is taken before a peer's close is noticed.
         let reply = tokio::select! {
+            biased;
             reply = replies.next() => reply,
             _ = tokio::io::copy(peer, &mut unread), if !peer_left => {
                 peer_left = true;
@@ -343,10 +346,10 @@ where
     use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
     let (read, mut write) = tokio::io::split(stream);
     let mut reader = tokio::io::BufReader::new(read);
-    let waiting = admission.waiting.try_acquire_owned();
+    let waiting = if same_user { admission.waiting.try_acquire_owned().ok() } else { None };
     let refusal = if !same_user {
         Some(refused("PEER_REFUSED", "the control socket answers only the user running Hark"))
-    } else if waiting.is_err() {
+    } else if waiting.is_none() {
         Some(busy("connections"))
     } else {
         let mut line = Vec::new();
@@ -423,8 +426,17 @@ mod unix {
         }
         match std::fs::read_to_string(data_dir.join(SOCKET_POINTER_FILE)) {
             Ok(text) if !text.trim().is_empty() => PathBuf::from(text.trim()),
-            _ => short_socket_path(data_dir),
+            // No host said where it listens; the short path counts only in a folder of this user's
+            // alone (another user could make one first and listen there).
+            _ => Some(short_socket_path(data_dir)).filter(|path| path.parent().is_some_and(mine)).unwrap_or(direct),
         }
+    }
+
+    /// Whether `folder` is a directory only this user may use.
+    fn mine(folder: &Path) -> bool {
+        // SAFETY: getuid cannot fail.
+        let uid = unsafe { libc::getuid() };
+        std::fs::symlink_metadata(folder).is_ok_and(|m| m.is_dir() && m.uid() == uid && m.mode() & 0o077 == 0)
     }
 
     /// A short socket path for `data_dir`, in a folder of this user's: the runtime directory (the
@@ -456,10 +468,7 @@ mod unix {
         let path = short_socket_path(data_dir);
         let folder = path.parent().unwrap_or(Path::new("/"));
         crate::data_dir::private::create_dir(folder)?;
-        let meta = std::fs::symlink_metadata(folder)?;
-        // SAFETY: getuid cannot fail.
-        let mine = meta.is_dir() && meta.uid() == unsafe { libc::getuid() } && meta.mode() & 0o077 == 0;
-        if !mine {
+        if !mine(folder) {
             return Err(std::io::Error::new(
                 std::io::ErrorKind::PermissionDenied,
                 format!("{} is not a folder of this user's alone", folder.display()),
@@ -505,15 +514,18 @@ mod unix {
     }
 
     /// Binds the socket owner-only from the start: a mode set after `bind` leaves a moment in which
-    /// another user could connect. The umask is the process's, so it is put back at once; a file
-    /// another thread creates in that instant is only ever made more private, never less.
+    /// another user could connect. The umask is the process's, so it is put back at once; a file or
+    /// folder another thread creates in that instant is only made owner-only, still usable by its owner.
     fn bind_private(path: &Path) -> std::io::Result<UnixListener> {
         // SAFETY: umask only swaps the process's file-creation mask; it cannot fail.
-        let old = unsafe { libc::umask(0o177) };
+        let old = unsafe { libc::umask(0o077) };
         let bound = UnixListener::bind(path);
         // SAFETY: as above, restoring the mask read a moment ago.
         unsafe { libc::umask(old) };
-        bound
+        let listener = bound?;
+        // Owner-only already; read and write are all a socket's owner needs.
+        std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
+        Ok(listener)
     }
 
     /// Listens on the data directory's control socket, answering each request with `handler` (run

@@ -111,36 +111,55 @@ pub mod private {
         }
     }
 
-    /// Takes group and other access away from `dir` and everything under it, when `dir` itself still
-    /// grants any (a directory made private before is not walked again). Returns how many entries
-    /// changed; symbolic links are left alone, as is what they point to.
+    /// Takes group and other access away from `dir` and what Hark keeps in it, when `dir` (a link
+    /// to it is followed) still grants any and holds Hark's files or nothing: a folder that is not
+    /// Hark's is left as it is, and one made private before is not walked again. Returns how many
+    /// entries changed. Links inside are left alone, as is what they point to, and so is an entry
+    /// this user may not change (a file another user left there): it stays as it was.
     #[cfg(unix)]
     pub fn tighten(dir: &Path) -> std::io::Result<usize> {
         use std::os::unix::fs::{MetadataExt, PermissionsExt};
-        if std::fs::symlink_metadata(dir)?.mode() & 0o077 == 0 {
+        let dir = std::fs::canonicalize(dir)?;
+        if std::fs::metadata(&dir)?.mode() & 0o077 == 0 || !is_harks(&dir)? {
             return Ok(0);
         }
-        fn walk(path: &Path, depth: usize, fixed: &mut usize) -> std::io::Result<()> {
-            let meta = std::fs::symlink_metadata(path)?;
+        fn walk(path: &Path, depth: usize, fixed: &mut usize) {
+            let Ok(meta) = std::fs::symlink_metadata(path) else { return };
             if meta.file_type().is_symlink() {
-                return Ok(());
+                return;
             }
             let mode = meta.mode() & 0o7777;
-            if mode & 0o077 != 0 {
-                std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode & 0o700))?;
+            let private = std::fs::Permissions::from_mode(mode & 0o700);
+            if mode & 0o077 != 0 && std::fs::set_permissions(path, private).is_ok() {
                 *fixed += 1;
             }
             // Hark's own layout is two levels deep; anything deeper is not its to change.
             if meta.is_dir() && depth < 3 {
-                for entry in std::fs::read_dir(path)? {
-                    walk(&entry?.path(), depth + 1, fixed)?;
+                for entry in std::fs::read_dir(path).into_iter().flatten().flatten() {
+                    walk(&entry.path(), depth + 1, fixed);
                 }
             }
-            Ok(())
         }
         let mut fixed = 0;
-        walk(dir, 0, &mut fixed)?;
+        walk(&dir, 0, &mut fixed);
+        // The directory itself must be private; what could not change inside does not stop Hark.
+        if std::fs::metadata(&dir)?.mode() & 0o077 != 0 {
+            return Err(std::io::Error::other("its mode could not be changed"));
+        }
         Ok(fixed)
+    }
+
+    /// Whether `dir` is Hark's to tighten: empty, or holding its database or lock.
+    #[cfg(unix)]
+    fn is_harks(dir: &Path) -> std::io::Result<bool> {
+        let mut entries = std::fs::read_dir(dir)?.flatten().peekable();
+        if entries.peek().is_none() {
+            return Ok(true);
+        }
+        Ok(entries.any(|e| {
+            let name = e.file_name();
+            name == crate::session::DB_FILE || name == crate::host::LOCK_FILE
+        }))
     }
 
     /// Elsewhere a new directory inherits its parent's access list, which is the user's own profile.
@@ -216,6 +235,25 @@ mod tests {
         prepare(&dir).unwrap();
         assert_eq!(mode(&dir), 0o700);
         assert_eq!(mode(&dir.join("hark.sqlite3")), 0o600);
+
+        // Reached through a link, it is the directory that is made private, not the link.
+        let real = tmp.path().join("real");
+        std::fs::create_dir(&real).unwrap();
+        std::fs::write(real.join("hark.sqlite3"), b"").unwrap();
+        set(&real, 0o755);
+        set(&real.join("hark.sqlite3"), 0o644);
+        let link = tmp.path().join("link");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        prepare(&link).unwrap();
+        assert_eq!((mode(&real), mode(&real.join("hark.sqlite3"))), (0o700, 0o600));
+
+        // A folder that holds other things and none of Hark's is not Hark's to change.
+        let home = tmp.path().join("home");
+        std::fs::create_dir(&home).unwrap();
+        std::fs::write(home.join("notes.txt"), b"").unwrap();
+        set(&home, 0o755);
+        assert_eq!(private::tighten(&home).unwrap(), 0);
+        assert_eq!(mode(&home), 0o755);
     }
 
     #[test]

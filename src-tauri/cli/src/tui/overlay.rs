@@ -8,6 +8,21 @@ use hark_core::question::{Answer, AnswerBatch, Intent, Question};
 
 /// How many lines of a plan (or a form's reason and link) the overlay shows at once.
 pub const CONTEXT_ROWS: usize = 6;
+/// The width a plan is wrapped to, so every word of it is on the screen when its line is (the
+/// narrowest terminal Hark is tried in is 60 columns, the overlay's border takes two).
+pub const CONTEXT_WIDTH: usize = 56;
+
+/// `text`'s lines wrapped to [`CONTEXT_WIDTH`], each keeping its indentation.
+fn wrapped(text: &str) -> Vec<String> {
+    text.lines()
+        .flat_map(|line| {
+            let body = line.trim_start_matches(' ');
+            let indent = (line.len() - body.len()).min(CONTEXT_WIDTH / 2);
+            let pad = " ".repeat(indent);
+            super::view::wrap(body, CONTEXT_WIDTH - indent).into_iter().map(move |piece| format!("{pad}{piece}"))
+        })
+        .collect()
+}
 
 /// One item's answer so far.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -103,12 +118,12 @@ impl Overlay {
         match intent {
             Intent::Question => {}
             Intent::PlanReview { plan } => {
-                self.context = plan.lines().map(str::to_string).collect();
+                self.context = wrapped(plan);
                 self.review = true;
             }
             Intent::Form { server, message, url, .. } => {
-                self.context.push(format!("The MCP server “{server}” asks: {message}"));
-                self.context.extend(url.iter().map(|url| format!("Link: {url}")));
+                self.context = wrapped(&format!("The MCP server “{server}” asks: {message}"));
+                self.context.extend(url.iter().flat_map(|url| wrapped(&format!("Link: {url}"))));
             }
         }
         self.seen = self.context.len().min(CONTEXT_ROWS);
@@ -388,6 +403,19 @@ mod tests {
         assert!(
             matches!(keys(&mut o, &pressed), Action::Submit(b) if b.answers[0].custom.as_deref() == Some("shorter"))
         );
+    }
+
+    #[test]
+    fn a_long_plan_line_is_wrapped_so_all_of_it_is_paged_through() {
+        let long = "1. Rewrite the storage layer so that every note is kept in SQLite with its history, and migrate the old files";
+        let o = Overlay::new("p1", hark_core::question::plan_review_questions(), false, false)
+            .with_intent(&Intent::PlanReview { plan: format!("{long}\n   - keep the old files") });
+        assert!(o.context.iter().all(|l| l.chars().count() <= CONTEXT_WIDTH), "{:?}", o.context);
+        assert_eq!(
+            o.context.join(" ").split_whitespace().collect::<Vec<_>>().join(" "),
+            format!("{long} - keep the old files")
+        );
+        assert_eq!(o.context.last().map(String::as_str), Some("   - keep the old files"), "indentation kept");
     }
 
     #[test]

@@ -182,7 +182,7 @@ fn answer_text(questions: &[Question], batch: &hark_core::question::AnswerBatch)
 }
 
 /// Breaks `line` into pieces of at most `width` characters, at spaces where it can.
-fn wrap(line: &str, width: usize) -> Vec<String> {
+pub(super) fn wrap(line: &str, width: usize) -> Vec<String> {
     let mut out = Vec::new();
     let mut current = String::new();
     for word in line.split(' ') {

@@ -130,9 +130,9 @@ impl Forms {
                 None,
             ));
         }
-        let asked = self.ask_admitted(asker, request, cancelled, turn).await;
-        self.waiting.send_modify(|n| *n = n.saturating_sub(1));
-        asked
+        // Counted out however the ask ends, also when its future is dropped.
+        let _open = OpenForm(&self.waiting);
+        self.ask_admitted(asker, request, cancelled, turn).await
     }
 
     /// [`ask`](Self::ask) once the form was admitted (it is counted in `waiting`).
@@ -204,6 +204,15 @@ impl Forms {
             asker.session.emit(AgentEvent::Error { session_id: asker.caller.session_id.clone(), error: e.boundary() });
         }
         Ok(reply)
+    }
+}
+
+/// One admitted form in `Forms::waiting`, until it ends.
+struct OpenForm<'a>(&'a watch::Sender<usize>);
+
+impl Drop for OpenForm<'_> {
+    fn drop(&mut self) {
+        self.0.send_modify(|n| *n = n.saturating_sub(1));
     }
 }
 

@@ -125,8 +125,10 @@ where
     };
     let mut child = tokio::process::Command::new(&program)
         .arg(WORKER_ARG)
-        // The script has no I/O; its process needs nothing of the host's environment either.
+        // The script has no I/O; its process needs only what any program needs to start (on
+        // Windows, the system folder), none of the host's secrets.
         .env_clear()
+        .envs(std::env::vars_os().filter(|(name, _)| crate::safe_env::for_servers(name)))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -159,7 +161,11 @@ where
         match message {
             Ok(FromWorker::Call { name, args }) => {
                 used += since.elapsed();
-                let reply = call(name, args).await;
+                // A tool that does not heed the stop itself (a slow server) does not hold it up.
+                let reply = tokio::select! {
+                    reply = call(name, args) => reply,
+                    _ = abort.cancelled() => break Err(SandboxError::Aborted),
+                };
                 since = Instant::now();
                 let line = serde_json::to_string(&reply).unwrap_or_else(|e| {
                     let failure = CallFailure { code: "RUN_CODE_ERROR".into(), message: e.to_string() };
