@@ -198,14 +198,9 @@ fn quit_on_signals(app: AppHandle) {
 /// One running app per data directory: a second launch on the same directory hands its options to
 /// the first; a launch on another directory (tests, a second profile) runs on its own.
 fn instance_name(dir: Option<&PathBuf>) -> String {
-    // FNV-1a: stable across builds, unlike std's hasher.
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     // Absolute, so `--data-dir data` typed in two folders names two directories.
     let dir = dir.map(|d| std::path::absolute(d).unwrap_or_else(|_| d.clone()));
-    for byte in dir.map(|d| d.display().to_string()).unwrap_or_default().bytes() {
-        hash ^= u64::from(byte);
-        hash = hash.wrapping_mul(0x0100_0000_01b3);
-    }
+    let hash = hark_core::data_dir::stable_hash(dir.map(|d| d.display().to_string()).unwrap_or_default().as_bytes());
     format!("{IDENTIFIER}.d{hash:016x}")
 }
 

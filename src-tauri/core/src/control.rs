@@ -448,12 +448,8 @@ mod unix {
             .map(PathBuf::from)
             .filter(|dir| dir.is_absolute())
             .unwrap_or_else(std::env::temp_dir);
-        // FNV-1a of the data directory: stable across builds, one socket per directory.
-        let hash = data_dir
-            .as_os_str()
-            .as_encoded_bytes()
-            .iter()
-            .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3));
+        // One socket per directory, the same name for every process.
+        let hash = crate::data_dir::stable_hash(data_dir.as_os_str().as_encoded_bytes());
         base.join(format!("hark-{uid}")).join(format!("{hash:016x}.sock"))
     }
 
@@ -640,12 +636,8 @@ mod windows {
     /// The pipe of a data directory: one per directory, as the socket file is on Unix.
     pub fn pipe_name(data_dir: &Path) -> String {
         let dir = std::path::absolute(data_dir).unwrap_or_else(|_| data_dir.to_path_buf());
-        // FNV-1a over the lower-cased path (Windows paths are case-insensitive): stable across builds.
-        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-        for byte in dir.display().to_string().to_lowercase().bytes() {
-            hash ^= u64::from(byte);
-            hash = hash.wrapping_mul(0x0100_0000_01b3);
-        }
+        // Over the lower-cased path: Windows paths are case-insensitive.
+        let hash = crate::data_dir::stable_hash(dir.display().to_string().to_lowercase().as_bytes());
         format!(r"\\.\pipe\hark-control-{hash:016x}")
     }
 

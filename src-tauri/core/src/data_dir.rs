@@ -33,6 +33,13 @@ impl CodedError for DataDirError {
     }
 }
 
+/// FNV-1a of `bytes`: stable across builds and platforms (std's hasher is neither), so a name made
+/// from it (a data directory's socket, pipe or single-instance id; a shortened tool name) is the
+/// same for every process and every run that computes it.
+pub fn stable_hash(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, b| (hash ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
+}
+
 /// Picks the data directory: an explicit override, then `HARK_DATA_DIR`, then `platform_default`.
 pub fn choose(explicit: Option<PathBuf>, platform_default: Option<PathBuf>) -> Result<PathBuf, DataDirError> {
     explicit

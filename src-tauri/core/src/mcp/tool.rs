@@ -27,7 +27,7 @@ pub fn tool_name(server: &str, tool: &str) -> String {
     if clean.len() <= NAME_LIMIT {
         return clean;
     }
-    let hash = full.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3));
+    let hash = crate::data_dir::stable_hash(full.as_bytes());
     format!("{}_{:08x}", &clean[..NAME_LIMIT - 9], hash as u32)
 }
 
