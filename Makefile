@@ -108,11 +108,17 @@ test-ui: ui-deps
 ISOLATE := $(shell [ "$$(id -u)" = 0 ] && unshare --pid --fork --mount-proc true >/dev/null 2>&1 && \
              echo unshare --pid --fork --mount-proc --kill-child)
 
-# The real window under Xvfb and a private session D-Bus, one app at a time.
+# The real window under Xvfb and a private session D-Bus, one app at a time. It runs the e2e binary
+# (and `hark`, `hark-desktop`) exactly as `cargo test --workspace` built them: asking Cargo for
+# `-p hark --test e2e` or `build -p hark-cli` would resolve other features and rebuild ~300 crates.
+E2E_BIN = cargo test --workspace --no-run --message-format=json | python3 -c 'import json, sys; \
+  print(next(m["executable"] for m in map(json.loads, sys.stdin) \
+  if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "e2e" and m.get("executable")))'
 test-e2e: ui tauri-driver mcp-test-servers
-	cargo build -p hark-cli
+	@command -v python3 >/dev/null || { echo "python3 is missing: make test-system-deps" >&2; exit 1; }
+	bin="$$($(E2E_BIN))"; \
 	HARK_E2E=1 TAURI_DRIVER="$$(command -v tauri-driver || echo $(CARGO_BIN)/tauri-driver)" \
-	  $(ISOLATE) dbus-run-session -- $(XVFB) cargo test -p hark --test e2e -- --test-threads=1 --nocapture
+	  $(ISOLATE) dbus-run-session -- $(XVFB) "$$bin" --test-threads=1 --nocapture
 	@echo "screenshots: $$(ls target/e2e/*.png | wc -l) files in target/e2e/"
 
 bench: check-tools system-deps ui
