@@ -56,7 +56,11 @@ fn target_dir() -> PathBuf {
 /// `make test-e2e` builds it first).
 pub fn hark_cli() -> PathBuf {
     let path = target_dir().join("debug").join("hark");
-    assert!(path.exists(), "{} is missing: cargo test --workspace --no-run builds it (make test-e2e runs that build)", path.display());
+    assert!(
+        path.exists(),
+        "{} is missing: cargo test --workspace --no-run builds it (make test-e2e runs that build)",
+        path.display()
+    );
     path
 }
 

@@ -137,6 +137,35 @@ fn taking_your_time_stops_the_countdown() {
     assert_eq!(q[0]["state"], "settled", "{q}");
 }
 
+/// The countdown keeps the window's rule: starting an "Other" answer pauses it, the first letter
+/// stops it for good, so a slow typist on a 3 s question is never cut off.
+#[test]
+fn typing_an_other_answer_stops_the_countdown() {
+    let (_tmp, data, ws) = dirs();
+    let args = ["--provider", "demo", "--script", "timed", "--timed", "--timeout", "3", "go"];
+    let mut pane = pane("type-other", &data, &ws, &args);
+    pane.wait_for("s left", "countdown");
+    pane.keys(&["o"]);
+    pane.wait_for("paused while you start", "paused");
+    for letter in ["m", "y", " ", "w", "a", "y"] {
+        std::thread::sleep(Duration::from_millis(700));
+        pane.keys(&[letter]);
+    }
+    let typing = pane.wait_for("taking your time", "typing");
+    assert!(typing.contains("my way"), "{typing}");
+    // Well past the 3 s since it was asked: still asked in the foreground, then answered in time.
+    std::thread::sleep(Duration::from_secs(1));
+    let still = pane.wait_for("question 1/1", "still-asked");
+    assert!(!still.contains("went on"), "{still}");
+    pane.keys(&["Enter"]);
+    pane.wait_for("You answered in time", "answered");
+    pane.keys(&["C-c"]);
+    pane.wait_for("[exited]", "quit");
+    let q = questions(&data);
+    assert_eq!(q[0]["answered_late"], false, "{q}");
+    assert_eq!(q[0]["state"], "settled", "{q}");
+}
+
 #[test]
 fn ctrl_c_stops_the_turn_then_quits_and_a_resize_redraws() {
     let (_tmp, data, ws) = dirs();

@@ -22,6 +22,7 @@ use std::time::{Duration, Instant};
 use hark_core::agent::AgentEvent;
 use hark_core::error::BoundaryError;
 use hark_core::host::{AnswerPath, Host, WorkingChoices};
+use hark_core::question::Countdown;
 use hark_core::service::{ContinuedQuestion, ForwardingProvider, InteractionRequest};
 use hark_core::session::{SessionSummary, Transcript};
 use ratatui::crossterm::event::{Event as TermEvent, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
@@ -29,7 +30,7 @@ use tokio::sync::mpsc;
 
 use crate::chat::{self, chosen_dir, fail, fail_msg, ChatArgs};
 use backend::{Backend, Follow, Hold, Update};
-use overlay::{Action, Key, Overlay};
+use overlay::{Action, Draft, Key, Overlay};
 
 /// How many of the newest turns the screen reads (older ones are in `hark show`).
 const TURNS_SHOWN: usize = 20;
@@ -190,8 +191,21 @@ struct Shown {
     overlay: Overlay,
     /// Held while a timed question is shown, so the host's deadline waits for this screen's.
     hold: Option<Hold>,
-    /// When this screen's countdown runs out (`None`: blocking, continued, or taking your time).
-    deadline: Option<Instant>,
+    /// This screen's countdown (the one rule every surface keeps): it pauses while an empty
+    /// "Other" is being started, and the first edit or `t` stops it for good. Indefinite for a
+    /// blocking or continued question.
+    countdown: Countdown,
+}
+
+impl Shown {
+    fn untimed(session_id: String, overlay: Overlay) -> Shown {
+        Shown { session_id, overlay, hold: None, countdown: Countdown::Indefinite }
+    }
+}
+
+/// Milliseconds on the screen's clock, for its countdowns.
+fn clock(origin: Instant) -> u64 {
+    u64::try_from(origin.elapsed().as_millis()).unwrap_or(u64::MAX)
 }
 
 pub(crate) struct Screen {
@@ -222,6 +236,8 @@ pub(crate) struct Screen {
     /// Ctrl-C was pressed once: a second quits.
     quit_armed: bool,
     no_color: bool,
+    /// The origin of the countdowns' clock.
+    origin: Instant,
 }
 
 fn say(e: &BoundaryError) -> String {
@@ -250,6 +266,7 @@ impl Screen {
             status: None,
             quit_armed: false,
             no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
+            origin: Instant::now(),
         }
     }
 
@@ -320,7 +337,7 @@ impl Screen {
                 // and Enter now answers it late.
                 shown.overlay.late = true;
                 shown.hold = None;
-                shown.deadline = None;
+                shown.countdown = Countdown::Indefinite;
                 shown.overlay.notice = Some("It went on without your answer; Enter answers it late.".into());
             } else if !still_asked {
                 self.shown = None;
@@ -339,16 +356,21 @@ impl Screen {
             Overlay::new(&request.call_id, request.questions.clone(), timed, false).with_intent(&request.intent);
         let session_id = request.session_id.clone();
         if !timed {
-            return Shown { session_id, overlay, hold: None, deadline: None };
+            return Shown::untimed(session_id, overlay);
         }
         // Shown means taken over: the host waits, and this screen's countdown decides.
         match self.backend.attach(&session_id, &request.call_id).await {
             Ok((remaining_ms, hold)) => {
-                let left = Duration::from_millis(remaining_ms.unwrap_or(0));
-                Shown { session_id, overlay, hold: Some(hold), deadline: Some(Instant::now() + left) }
+                let countdown = Countdown::new(false).start(remaining_ms, self.now());
+                Shown { session_id, overlay, hold: Some(hold), countdown }
             }
-            Err(_) => Shown { session_id, overlay, hold: None, deadline: None },
+            Err(_) => Shown::untimed(session_id, overlay),
         }
+    }
+
+    /// Now, on the clock the countdowns run on.
+    pub(crate) fn now(&self) -> u64 {
+        clock(self.origin)
     }
 
     /// The title of a session, as the list shows it.
@@ -406,7 +428,8 @@ impl Screen {
     }
 
     async fn on_tick(&mut self) {
-        let ran_out = self.shown.as_ref().and_then(|s| s.deadline).is_some_and(|d| Instant::now() >= d);
+        let now = self.now();
+        let ran_out = self.shown.as_ref().is_some_and(|s| s.countdown.expired(now));
         if !ran_out {
             return;
         }
@@ -493,10 +516,14 @@ impl Screen {
             self.refresh().await;
             return;
         }
-        match shown.overlay.key(key) {
+        let (drafts, typing) = (shown.overlay.drafts.clone(), shown.overlay.typing.clone());
+        let action = shown.overlay.key(key);
+        let now = clock(self.origin);
+        shown.countdown = after_key(shown.countdown, (&drafts, &typing), &shown.overlay, now);
+        match action {
             Action::None => {}
             Action::TakeTime => {
-                shown.deadline = None;
+                shown.countdown = shown.countdown.freeze(now);
                 self.status = Some("Taking your time: no countdown while this question is shown.".into());
             }
             Action::Close => {
@@ -554,7 +581,7 @@ impl Screen {
                 {
                     let overlay =
                         Overlay::new(&question.call_id, question.questions, false, true).with_intent(&question.intent);
-                    self.shown = Some(Shown { session_id: session, overlay, hold: None, deadline: None });
+                    self.shown = Some(Shown::untimed(session, overlay));
                 }
             }
             _ => {}
@@ -569,6 +596,21 @@ impl Screen {
         if let Backend::Local(host) = &self.backend {
             host.shutdown().await;
         }
+    }
+}
+
+/// The countdown after a key, as the window's is after the same gesture: a changed answer (a choice,
+/// a skip, a typed letter) stops it for good; opening an empty "Other" pauses it, leaving it resumes.
+fn after_key(countdown: Countdown, before: (&[Draft], &Option<String>), overlay: &Overlay, now: u64) -> Countdown {
+    let (drafts, typing) = before;
+    let typed = matches!((typing, &overlay.typing), (Some(was), Some(is)) if was != is);
+    if drafts != overlay.drafts.as_slice() || typed {
+        return countdown.freeze(now);
+    }
+    match (typing, &overlay.typing) {
+        (None, Some(_)) => countdown.focus_empty(now),
+        (Some(_), None) => countdown.blur(now),
+        _ => countdown,
     }
 }
 

@@ -2,9 +2,7 @@
 //! question overlay, and a line of keys. Model and person text goes through `safe` (no terminal
 //! control sequences reach the screen); with `NO_COLOR` only bold and reverse video mark things.
 
-use std::time::Instant;
-
-use hark_core::question::Question;
+use hark_core::question::{Countdown, Question};
 use hark_core::session::{QuestionState, ToolOutcome, TranscriptItem};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -247,11 +245,17 @@ fn draw_overlay(frame: &mut Frame, screen: &Screen, shown: &Shown, area: Rect) {
         overlay.questions.len(),
         overlay.done()
     );
-    if let Some(deadline) = shown.deadline {
-        let left = deadline.saturating_duration_since(Instant::now()).as_secs();
-        title.push_str(&format!("· {left}s left — t takes your time "));
-    } else if overlay.timed && !overlay.late && shown.hold.is_some() {
-        title.push_str("· taking your time ");
+    if overlay.timed && !overlay.late && shown.hold.is_some() {
+        let now = screen.now();
+        let left = shown.countdown.remaining(now).map(|ms| ms.div_ceil(1000));
+        match (shown.countdown, left) {
+            (Countdown::Paused { .. }, Some(left)) => {
+                title.push_str(&format!("· {left}s left, paused while you start "))
+            }
+            (_, Some(left)) => title.push_str(&format!("· {left}s left — t takes your time ")),
+            (Countdown::Frozen { .. }, None) => title.push_str("· taking your time "),
+            _ => {}
+        }
     }
     let more = screen.waiting.len().saturating_sub(1);
     let block = Block::new().borders(Borders::ALL).title(title).title_bottom(if more > 0 {

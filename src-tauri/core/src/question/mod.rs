@@ -2,6 +2,7 @@
 //! and the texts the model sees as results. Pure functions; no I/O.
 
 mod answers;
+mod countdown;
 mod error;
 mod form;
 mod intent;
@@ -14,6 +15,7 @@ mod types;
 mod validate;
 
 pub use answers::validate_answers;
+pub use countdown::Countdown;
 pub use error::{ErrorCode, UserInteractionError};
 pub use form::{form_content, form_problems, FieldKind, FormField, FormOutcome, NO_LABEL, YES_LABEL};
 pub use intent::{

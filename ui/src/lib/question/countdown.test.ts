@@ -14,6 +14,8 @@ import {
   start,
   takeYourTime,
 } from './countdown';
+// The table the terminal's countdown (hark-core's `Countdown`) runs too: one rule for every surface.
+import scenarios from '../../../../src-tauri/core/src/question/countdown_scenarios.json';
 
 const T0 = 1_000_000;
 const started = (ms: number | null, at = T0): Countdown => start(createCountdown(), ms, at);
@@ -178,4 +180,52 @@ describe('isUrgent', () => {
     expect(isUrgent(focusEmpty(started(5_000), T0), T0)).toBe(false);
     expect(isUrgent(started(5_000), T0 + 6_000)).toBe(false);
   });
+});
+
+
+interface Step {
+  at: number;
+  op: 'start' | 'focus' | 'blur' | 'edit' | 'take_your_time' | 'check';
+  remaining_ms?: number;
+  expect?: { kind: Countdown['kind']; remaining_ms: number | null };
+}
+
+describe('the shared countdown scenarios', () => {
+  const table = scenarios as { name: string; frozen?: boolean; steps: Step[] }[];
+  it('are there', () => expect(table.length).toBeGreaterThanOrEqual(10));
+  for (const scenario of table) {
+    it(scenario.name, () => {
+      let c = createCountdown({ frozen: scenario.frozen ?? false });
+      scenario.steps.forEach((step, n) => {
+        const now = step.at;
+        switch (step.op) {
+          case 'start':
+            c = start(c, step.remaining_ms ?? null, now);
+            break;
+          case 'focus':
+            c = focusEmpty(c, now);
+            break;
+          case 'blur':
+            c = blur(c, now);
+            break;
+          case 'edit':
+            c = edit(c, now);
+            break;
+          case 'take_your_time':
+            c = takeYourTime(c, now);
+            break;
+          case 'check':
+            break;
+        }
+        if (step.expect) {
+          const kind = expired(c, now) ? 'expired' : c.kind;
+          expect({ n, kind, remaining: remaining(c, now) }).toEqual({
+            n,
+            kind: step.expect.kind,
+            remaining: step.expect.remaining_ms,
+          });
+        }
+      });
+    });
+  }
 });

@@ -1,6 +1,7 @@
-// The client countdown of a timed question as a
-// pure state machine. No timers live here: the panel passes `now` (ms, e.g. Date.now()) into every
-// call and re-renders on its own tick.
+// The client countdown of a timed question as a pure state machine. No timers live here: the panel
+// passes `now` (ms, e.g. Date.now()) into every call and re-renders on its own tick. The terminal runs
+// the same machine (hark-core's `Countdown`); both pass one scenario table
+// (src-tauri/core/src/question/countdown_scenarios.json), so the surfaces keep one rule.
 //
 // - The host hands over `remaining_ms` with the take-over; the deadline is t0 + remaining.
 // - Focusing the still-untouched answer area pauses (the remaining time is kept); blur resumes from it.
