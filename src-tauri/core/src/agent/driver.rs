@@ -128,16 +128,11 @@ fn left_out(tools: &[Arc<McpTool>]) -> Vec<McpError> {
 /// and with it the MCP tools `left_out` of that set (as `mcp/unavailable`, which the transcript shows),
 /// so the person reads why once per change of tools rather than at every turn.
 fn header(shared: &Shared, tools: &ToolRegistry, left_out: Vec<McpError>) -> Result<(), AgentError> {
-    let current = Event::RequestHeader {
-        tools: tools.names(),
-        question_mode: shared.config.questions.mode,
-        default_timeout_secs: shared.config.questions.default_timeout_secs,
-    };
-    if shared.session.last_header().as_ref() != Some(&current) {
+    if let Some(header) = shared.session.changed_header(tools.names(), shared.config.questions) {
         for error in left_out {
             append(shared, Event::McpUnavailable { server: error.server().to_string(), error: error.boundary() })?;
         }
-        append(shared, current)?;
+        append(shared, header)?;
     }
     Ok(())
 }
@@ -206,19 +201,13 @@ fn admit(shared: &Shared) -> Result<usize, AgentError> {
     for input in inputs {
         let Input::Message(message) = input else { continue };
         count += 1;
-        let reply_to = message.source.reply_call_id().map(str::to_string);
-        // Only the first admitted reply settles its question; a later one (a discarded reply admitted
-        // anyway, then the next) is recorded but settles nothing, and nobody is told twice.
-        let settles = reply_to.as_deref().filter(|call| shared.deps.service.is_continued(&shared.session_id, call));
-        let settles = settles.map(str::to_string);
+        if message.source.reply_call_id().is_some() {
+            shared.session.admit_reply(&shared.deps.service, message)?;
+            continue;
+        }
         // A typed message is recorded without a source, as typed messages always were; the inbox
         // event with the same id says how it arrived.
-        let source = reply_to.is_some().then_some(message.source);
-        let id = message.message_id;
-        append(shared, Event::UserMessage { message_id: id, text: message.text, source })?;
-        if let Some(call_id) = settles {
-            shared.deps.service.on_admitted(&shared.session_id, &call_id);
-        }
+        append(shared, Event::UserMessage { message_id: message.message_id, text: message.text, source: None })?;
     }
     Ok(count)
 }

@@ -270,15 +270,7 @@ impl Relay {
         if let Some(id) = &starts {
             events.push(Event::TurnStarted { turn_id: id.clone(), run_id: self.instance.clone() });
         }
-        let header = Event::RequestHeader {
-            tools: vec![TOOL_NAME.to_string()],
-            question_mode: settings.mode,
-            default_timeout_secs: settings.default_timeout_secs,
-        };
-        // The question fold reads a call's schema from the header before it.
-        if self.session.last_header().as_ref() != Some(&header) {
-            events.push(header);
-        }
+        events.extend(self.session.changed_header(vec![TOOL_NAME.to_string()], settings));
         self.session.record(events)?;
         if let Some(id) = starts {
             self.session
@@ -355,18 +347,10 @@ impl Drop for Relay {
     }
 }
 
-/// Admits a late answer as `user/message`, which settles its question (only the first admitted
-/// reply does; one that reaches the relay twice is admitted once).
+/// Admits a late answer (see [`Session::admit_reply`]). A failed write leaves the reply queued in
+/// the inbox: the next relay admits it.
 fn admit(service: &UserQuestionService, session: &Session, message: SteerMessage) {
-    let Some(call_id) = message.source.reply_call_id().map(str::to_string) else { return };
-    if session.reply_admitted(&message.message_id) || !service.is_continued(session.id(), &call_id) {
-        return;
-    }
-    let event = Event::UserMessage { message_id: message.message_id, text: message.text, source: Some(message.source) };
-    // A failed write leaves the reply queued in the inbox: the next relay admits it.
-    if session.record_one(event).is_ok() {
-        service.on_admitted(session.id(), &call_id);
-    }
+    let _ = session.admit_reply(service, message);
 }
 
 impl super::Host {

@@ -20,6 +20,7 @@ use crate::agent::AgentEvent;
 use crate::model::ToolCallRequest;
 use crate::ptc::RUN_CODE_TOOL_NAME;
 use crate::question::PLAN_TOOL_NAME;
+use crate::service::{SteerMessage, UserQuestionService};
 use crate::session::{
     Event, ModelRef, QuestionFold, QuestionRecord, QueuedMessage, Store, StoreError, StoredEvent, Transcript,
     TranscriptFold,
@@ -35,6 +36,19 @@ const EVENT_CAPACITY: usize = 4096;
 /// A snapshot is saved once this many events were folded since the last one (at open or live):
 /// rarely enough to cost nothing noticeable, often enough that a reopen reads a short tail.
 const SAVE_EVERY: u64 = 2000;
+
+/// What [`Session::admit_reply`] did with a late reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Admission {
+    /// Recorded, and its question settled by it.
+    Settled,
+    /// Recorded; its question was settled before (first wins).
+    Recorded,
+    /// Admitted before: nothing recorded again.
+    Again,
+    /// Not a late reply: nothing recorded.
+    Refused,
+}
 
 pub struct Session {
     id: String,
@@ -208,6 +222,18 @@ impl Session {
         lock(&self.folds).recorded_settings()
     }
 
+    /// The `request/header` offering `tools` under `settings`, when it differs from the last one
+    /// recorded: a header is recorded only when what the model is offered changes (the question
+    /// fold reads a call's schema from the header before it). For Hark's agent and outside agents.
+    pub fn changed_header(&self, tools: Vec<String>, settings: QuestionSettings) -> Option<Event> {
+        let header = Event::RequestHeader {
+            tools,
+            question_mode: settings.mode,
+            default_timeout_secs: settings.default_timeout_secs,
+        };
+        (self.last_header().as_ref() != Some(&header)).then_some(header)
+    }
+
     /// Whether the session last ran plan first: its last `request/header` offered `submit_plan`.
     pub fn recorded_plan_first(&self) -> Option<bool> {
         match lock(&self.folds).last_header() {
@@ -253,6 +279,33 @@ impl Session {
     /// Whether a late reply with this inbox id was admitted (recorded as `user/message`).
     pub fn reply_admitted(&self, message_id: &str) -> bool {
         lock(&self.folds).reply_admitted(message_id)
+    }
+
+    /// Admits a queued late reply as `user/message`: the one admission rule, for Hark's own agent
+    /// and for an outside agent's session alike.
+    /// - A reply is admitted once per inbox id: one that reaches the session twice (its channel and
+    ///   the inbox at a restart) is recorded once.
+    /// - It is always recorded, so words the person was told were taken are never dropped.
+    /// - It settles its question only while that question is continued: the first admitted reply
+    ///   wins, a later one (a discarded reply admitted anyway, then the next) settles nothing, and
+    ///   nobody is told twice.
+    ///
+    /// A message that is not a late reply admits nothing. A failed write leaves the reply in the
+    /// inbox, for the next admission.
+    pub fn admit_reply(&self, service: &UserQuestionService, message: SteerMessage) -> Result<Admission, StoreError> {
+        let Some(call_id) = message.source.reply_call_id().map(str::to_string) else { return Ok(Admission::Refused) };
+        if self.reply_admitted(&message.message_id) {
+            return Ok(Admission::Again);
+        }
+        let settles = service.is_continued(&self.id, &call_id);
+        let event =
+            Event::UserMessage { message_id: message.message_id, text: message.text, source: Some(message.source) };
+        self.record_one(event)?;
+        if settles {
+            service.on_admitted(&self.id, &call_id);
+            return Ok(Admission::Settled);
+        }
+        Ok(Admission::Recorded)
     }
 
     /// The transcript; with `turns`, only its newest `turns` turns, read from where the first of

@@ -173,3 +173,51 @@ fn a_late_answers_answers_come_from_its_record_not_from_the_text_the_model_reads
     let record = session.question_records().into_iter().find(|r| r.call_id == "q").unwrap();
     assert_eq!(record.answers, Some(answers), "the question settles with the recorded answers");
 }
+
+/// The one admission rule: the first admitted reply settles; a later one is still recorded (the
+/// person's words are kept) but settles nothing; the same reply twice is recorded once. An outside
+/// agent's session used to drop the later reply; Hark's agent recorded it.
+#[test]
+fn a_reply_admitted_after_another_settled_the_question_is_kept_and_settles_nothing() {
+    use crate::service::{SessionLog, SteerMessage, UserQuestionService};
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(Store::open(dir.path()).unwrap());
+    let id = seeded(&store);
+    let session = Session::open(Arc::clone(&store), &id, keep()).unwrap();
+    let service = UserQuestionService::new(Arc::clone(&store) as Arc<dyn SessionLog>);
+    let pick = |label: &str| AnswerBatch {
+        answers: vec![Answer { id: "db".into(), selected: vec![label.into()], custom: None }],
+    };
+    let message = |message_id: &str, answers: AnswerBatch| SteerMessage {
+        message_id: message_id.into(),
+        text: late_answer_text("q", &crate::question::Intent::Question, &[question()], &answers),
+        source: MessageSource::question_reply("q", answers),
+    };
+    // The first reply is discarded, a second given, then the first admitted anyway.
+    let first = service.answer(&id, "q", pick("SQLite")).expect("queued");
+    assert!(service.on_discarded(&id, &first.message_id, "removed").expect("discarded"));
+    let second = service.answer(&id, "q", pick("Postgres")).expect("queued again");
+
+    assert_eq!(session.admit_reply(&service, message(&first.message_id, pick("SQLite"))).unwrap(), Admission::Settled);
+    assert!(!service.is_continued(&id, "q"));
+    assert_eq!(
+        session.admit_reply(&service, message(&second.message_id, pick("Postgres"))).unwrap(),
+        Admission::Recorded
+    );
+    assert_eq!(session.admit_reply(&service, message(&second.message_id, pick("Postgres"))).unwrap(), Admission::Again);
+    let typed = SteerMessage { message_id: "t1".into(), text: "hi".into(), source: MessageSource::typed() };
+    assert_eq!(session.admit_reply(&service, typed).unwrap(), Admission::Refused);
+
+    let recorded: Vec<String> = store
+        .events(&id)
+        .unwrap()
+        .into_iter()
+        .filter_map(|e| match e.event {
+            Event::UserMessage { message_id, source: Some(_), .. } => Some(message_id),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(recorded, vec![first.message_id.clone(), second.message_id.clone()], "each once, neither dropped");
+    let record = session.question_records().into_iter().find(|r| r.call_id == "q").unwrap();
+    assert_eq!(record.answers, Some(pick("SQLite")), "the first admitted reply won");
+}
