@@ -15,7 +15,9 @@
 //! One JSON request line per connection, answered by one reply line (a stream of them for `watch`
 //! and `attach`). On Unix it is a socket in the data directory, mode 0600;
 //! a peer that is not the user who owns it is refused. On Windows it is a named pipe named after the
-//! data directory, local clients only, whose access list admits only its owner.
+//! data directory, local clients only, owned by the user who runs the host, whose access list admits
+//! only its owner; a client talks to it only when its owner is the client's own user (the name is
+//! predictable: another user could make a pipe of that name first).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -172,6 +174,13 @@ pub enum ControlError {
     /// The host closed the connection before its reply: it quit or crashed meanwhile.
     #[error("the Hark app on {path} closed the connection before it replied")]
     Closed { path: PathBuf },
+    /// What serves the control pipe is not this user's (Windows): another user's program made a
+    /// pipe of that name first. Nothing was sent to it.
+    #[error(
+        "the control pipe {path} is served by another user's program, not by your Hark app; nothing was sent \
+         to it. Quit that program (or ask who runs it), then start Hark again"
+    )]
+    NotYours { path: PathBuf },
 }
 
 impl CodedError for ControlError {
@@ -184,6 +193,7 @@ impl CodedError for ControlError {
             ControlError::Io { .. } => "CONTROL_IO",
             ControlError::Protocol(_) => "CONTROL_PROTOCOL",
             ControlError::Closed { .. } => "CONTROL_CLOSED",
+            ControlError::NotYours { .. } => "CONTROL_NOT_YOURS",
         }
     }
     fn message(&self) -> String {
@@ -613,6 +623,7 @@ mod unix {
 #[cfg(windows)]
 mod windows {
     use std::io::{BufRead, BufReader, Write};
+    use std::os::windows::io::{AsRawHandle, RawHandle};
     use std::path::Path;
     use std::time::Duration;
 
@@ -620,18 +631,25 @@ mod windows {
     use tokio_util::sync::CancellationToken;
     use tokio_util::task::TaskTracker;
     use windows_sys::Win32::Foundation::{
-        LocalFree, ERROR_BROKEN_PIPE, ERROR_FILE_NOT_FOUND, ERROR_NO_DATA, ERROR_PIPE_BUSY, ERROR_PIPE_NOT_CONNECTED,
+        CloseHandle, LocalFree, ERROR_BROKEN_PIPE, ERROR_FILE_NOT_FOUND, ERROR_NO_DATA, ERROR_PIPE_BUSY,
+        ERROR_PIPE_NOT_CONNECTED, ERROR_SUCCESS, HANDLE,
     };
     use windows_sys::Win32::Security::Authorization::{
-        ConvertStringSecurityDescriptorToSecurityDescriptorW, SDDL_REVISION_1,
+        ConvertSidToStringSidW, ConvertStringSecurityDescriptorToSecurityDescriptorW, GetSecurityInfo, SDDL_REVISION_1,
+        SE_KERNEL_OBJECT,
     };
-    use windows_sys::Win32::Security::{PSECURITY_DESCRIPTOR, SECURITY_ATTRIBUTES};
+    use windows_sys::Win32::Security::{
+        EqualSid, GetTokenInformation, TokenUser, OWNER_SECURITY_INFORMATION, PSECURITY_DESCRIPTOR, PSID,
+        SECURITY_ATTRIBUTES, SECURITY_MAX_SID_SIZE, TOKEN_QUERY, TOKEN_USER,
+    };
+    use windows_sys::Win32::System::Threading::{GetCurrentProcess, OpenProcessToken};
 
     use super::*;
 
-    /// A protected access list with one entry: full access for the pipe's owner (the user who runs
-    /// Hark). Nobody else may open it, so there is no peer to refuse after the fact.
-    const OWNER_ONLY: &str = "D:P(A;;GA;;;OW)";
+    /// A protected access list with one entry: full access for the pipe's owner, which the host sets
+    /// to the user who runs it. Nobody else may open it (or make another instance of it), so there is
+    /// no peer to refuse after the fact.
+    const OWNER_ONLY_ACCESS: &str = "D:P(A;;GA;;;OW)";
 
     /// The pipe of a data directory: one per directory, as the socket file is on Unix.
     pub fn pipe_name(data_dir: &Path) -> String {
@@ -641,15 +659,142 @@ mod windows {
         format!(r"\\.\pipe\hark-control-{hash:016x}")
     }
 
-    /// The owner-only security descriptor, freed when dropped.
-    struct OwnerOnly(PSECURITY_DESCRIPTOR);
+    /// A handle, closed when dropped.
+    struct Handle(HANDLE);
+
+    impl Drop for Handle {
+        fn drop(&mut self) {
+            // SAFETY: the handle was opened for this guard alone and is closed once, here.
+            unsafe { CloseHandle(self.0) };
+        }
+    }
+
+    /// Memory the system allocated for us with `LocalAlloc`, freed when dropped.
+    struct Local(*mut std::ffi::c_void);
+
+    impl Drop for Local {
+        fn drop(&mut self) {
+            // SAFETY: the pointer came from a call that hands its result over to be freed with
+            // LocalFree (a null one is ignored), and nothing uses it after this guard.
+            unsafe { LocalFree(self.0) };
+        }
+    }
+
+    /// The user this process runs as: its token's `TOKEN_USER`, which holds the SID.
+    struct User {
+        /// Room for a `TOKEN_USER` and the longest SID after it, aligned as `TOKEN_USER` needs. Boxed:
+        /// the `TOKEN_USER` points at its SID in the same buffer, which therefore must not move.
+        buffer: Box<[u64; USER_WORDS]>,
+    }
+
+    const USER_WORDS: usize =
+        (std::mem::size_of::<TOKEN_USER>() + SECURITY_MAX_SID_SIZE as usize).div_ceil(std::mem::size_of::<u64>());
+
+    impl User {
+        fn current() -> std::io::Result<User> {
+            let mut token: HANDLE = std::ptr::null_mut();
+            // SAFETY: GetCurrentProcess returns a pseudo handle (not to be closed); the out pointer
+            // is valid for the call.
+            if unsafe { OpenProcessToken(GetCurrentProcess(), TOKEN_QUERY, &mut token) } == 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            let token = Handle(token);
+            let mut user = User { buffer: Box::new([0; USER_WORDS]) };
+            let mut written = 0;
+            // SAFETY: the token is open with TOKEN_QUERY; the buffer is writable for the size given
+            // and 8-byte aligned, as the TOKEN_USER written at its start needs.
+            let ok = unsafe {
+                GetTokenInformation(
+                    token.0,
+                    TokenUser,
+                    user.buffer.as_mut_ptr().cast(),
+                    std::mem::size_of_val(&*user.buffer) as u32,
+                    &mut written,
+                )
+            };
+            if ok == 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(user)
+        }
+
+        /// The user's SID; it points into `self`.
+        fn sid(&self) -> PSID {
+            // SAFETY: GetTokenInformation wrote a TOKEN_USER at the buffer's (aligned) start, whose SID
+            // follows it in the buffer, which has not moved since.
+            unsafe { (*self.buffer.as_ptr().cast::<TOKEN_USER>()).User.Sid }
+        }
+
+        /// The SID as text (`S-1-5-21-…`), as a security descriptor's SDDL names it.
+        fn sid_text(&self) -> std::io::Result<String> {
+            let mut text: *mut u16 = std::ptr::null_mut();
+            // SAFETY: the SID is valid while `self` is; the out pointer is valid for the call.
+            if unsafe { ConvertSidToStringSidW(self.sid(), &mut text) } == 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            let _free = Local(text.cast());
+            // SAFETY: ConvertSidToStringSidW returned a NUL-terminated UTF-16 string, alive until
+            // its guard frees it, after it is copied here.
+            let units = unsafe {
+                let len = (0..).take_while(|&i| *text.add(i) != 0).count();
+                std::slice::from_raw_parts(text, len)
+            };
+            Ok(String::from_utf16_lossy(units))
+        }
+    }
+
+    /// Whether the pipe `pipe` (a client's end, open for reading, so with the right to read its
+    /// security) is owned by the user this process runs as. A pipe's owner is set by whoever
+    /// created it, and it can be only that creator's own user (short of an administrator's
+    /// privileges): another user's program serving a pipe of the same name cannot pass for ours.
+    fn owned_by_me(pipe: RawHandle) -> std::io::Result<bool> {
+        let me = User::current()?;
+        let mut owner: PSID = std::ptr::null_mut();
+        let mut descriptor: PSECURITY_DESCRIPTOR = std::ptr::null_mut();
+        // SAFETY: `pipe` is an open handle the caller holds; the owner and descriptor out pointers
+        // are valid, and those for the parts not asked for (group, access lists) may be null.
+        let status = unsafe {
+            GetSecurityInfo(
+                pipe,
+                SE_KERNEL_OBJECT,
+                OWNER_SECURITY_INFORMATION,
+                &mut owner,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                &mut descriptor,
+            )
+        };
+        if status != ERROR_SUCCESS {
+            return Err(std::io::Error::from_raw_os_error(status as i32));
+        }
+        let _descriptor = Local(descriptor);
+        // SAFETY: `owner` points into the descriptor, alive until its guard drops after this; the
+        // other SID into `me`.
+        Ok(!owner.is_null() && unsafe { EqualSid(owner, me.sid()) } != 0)
+    }
+
+    /// Lets a client talk over the pipe it opened only when the pipe is its own user's (see
+    /// [`owned_by_me`]); else [`ControlError::NotYours`], before anything is sent.
+    fn check_owner(pipe: &impl AsRawHandle, path: &Path) -> Result<(), ControlError> {
+        match owned_by_me(pipe.as_raw_handle()) {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(ControlError::NotYours { path: path.to_path_buf() }),
+            Err(e) => Err(ControlError::Io { path: path.to_path_buf(), detail: e.to_string() }),
+        }
+    }
+
+    /// The pipe's security descriptor: owned by the user who runs the host (set, not left to the
+    /// token's default owner, which may be a group), access for that owner only. Freed when dropped.
+    struct OwnerOnly(Local);
 
     // The descriptor is immutable once made; it is only read when a pipe instance is created.
     unsafe impl Send for OwnerOnly {}
 
     impl OwnerOnly {
         fn new() -> std::io::Result<OwnerOnly> {
-            let sddl: Vec<u16> = OWNER_ONLY.encode_utf16().chain(std::iter::once(0)).collect();
+            let sddl = format!("O:{}{OWNER_ONLY_ACCESS}", User::current()?.sid_text()?);
+            let sddl: Vec<u16> = sddl.encode_utf16().chain(std::iter::once(0)).collect();
             let mut descriptor: PSECURITY_DESCRIPTOR = std::ptr::null_mut();
             // SAFETY: `sddl` is a NUL-terminated UTF-16 string; the out pointer is valid.
             let ok = unsafe {
@@ -663,13 +808,13 @@ mod windows {
             if ok == 0 {
                 return Err(std::io::Error::last_os_error());
             }
-            Ok(OwnerOnly(descriptor))
+            Ok(OwnerOnly(Local(descriptor)))
         }
 
         fn create(&self, name: &str, first: bool) -> std::io::Result<NamedPipeServer> {
             let mut attributes = SECURITY_ATTRIBUTES {
                 nLength: std::mem::size_of::<SECURITY_ATTRIBUTES>() as u32,
-                lpSecurityDescriptor: self.0,
+                lpSecurityDescriptor: self.0 .0,
                 bInheritHandle: 0,
             };
             let mut options = ServerOptions::new();
@@ -678,13 +823,6 @@ mod windows {
             unsafe {
                 options.create_with_security_attributes_raw(name, (&mut attributes as *mut SECURITY_ATTRIBUTES).cast())
             }
-        }
-    }
-
-    impl Drop for OwnerOnly {
-        fn drop(&mut self) {
-            // SAFETY: the descriptor was allocated by ConvertStringSecurityDescriptorToSecurityDescriptorW.
-            unsafe { LocalFree(self.0.cast()) };
         }
     }
 
@@ -747,7 +885,7 @@ mod windows {
                 let client = std::mem::replace(&mut server, next);
                 if connected.is_ok() {
                     let (handler, gone, admission) = (handler.clone(), stopped.child_token(), admission.clone());
-                    // Only the owner can open the pipe (see OWNER_ONLY).
+                    // Only the owner can open the pipe (see OWNER_ONLY_ACCESS).
                     taken.spawn(async move { answer(client, true, handler, gone, admission).await });
                 }
             }
@@ -774,6 +912,7 @@ mod windows {
                 Err(e) => return Err(ControlError::Io { path, detail: e.to_string() }),
             }
         };
+        check_owner(&pipe, &path)?;
         exchange(pipe, request, &path).await
     }
 
@@ -797,6 +936,7 @@ mod windows {
                 Err(e) => return Err(io(e)),
             }
         };
+        check_owner(&pipe, &path)?;
         let mut line = serde_json::to_vec(request).map_err(|e| ControlError::Protocol(e.to_string()))?;
         line.push(b'\n');
         // An instance that is closing as it is opened (the host is quitting) answers nothing.

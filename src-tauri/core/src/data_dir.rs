@@ -96,6 +96,7 @@ pub mod private {
 
     /// Options that create a file owner-only (the mode applies when the file is created).
     pub fn options() -> OpenOptions {
+        #[cfg_attr(not(unix), allow(unused_mut))] // only Unix sets a mode
         let mut options = OpenOptions::new();
         #[cfg(unix)]
         std::os::unix::fs::OpenOptionsExt::mode(&mut options, FILE_MODE);
