@@ -110,6 +110,9 @@ pub struct Host {
     opening: Mutex<()>,
     /// Each new session's id, whichever front door made it: every surface lists it at once.
     created: broadcast::Sender<String>,
+    /// The control socket other processes reach this host through, once [`serve`](Host::serve)d.
+    #[cfg(any(unix, windows))]
+    front_door: Mutex<Option<crate::control::ControlServer>>,
     // Dropped last: the surface before the lock, so questions end before another host may start.
     _surface: ProviderRegistration,
     _lock: HostLock,
@@ -147,6 +150,8 @@ impl Host {
             finding_client: Mutex::new(()),
             opening: Mutex::new(()),
             created: broadcast::channel(64).0,
+            #[cfg(any(unix, windows))]
+            front_door: Mutex::new(None),
             _surface: registration,
             _lock: lock,
         })
@@ -446,8 +451,19 @@ impl Host {
     /// Quitting, the same from every front door: a live timed question and a live plan review
     /// continue (their result is recorded pending, so they are answerable after the next start), a
     /// live blocking question ends `ASK_ABORTED`, every running turn ends recorded as aborted, and queued input stays queued.
+    ///
+    /// The order is the same for every host: outside agents' waiting questions end first (each
+    /// waiting agent is told `PENDING` while the socket can still say so), then the control socket
+    /// stops (waiting for the requests it took), then the rest.
     pub async fn shutdown(&self) {
         self.end_client_asks();
+        #[cfg(any(unix, windows))]
+        {
+            let door = guard(&self.front_door).take();
+            if let Some(door) = door {
+                door.shutdown().await;
+            }
+        }
         let lasting: Vec<(String, String)> = self
             .service
             .foreground(None)

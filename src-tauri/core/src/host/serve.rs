@@ -12,6 +12,19 @@ use crate::control::{single, Handler, Replies, Reply, Request};
 use crate::error::BoundaryError;
 use crate::service::{QuestionEvent, Takeover};
 
+impl Host {
+    /// Opens this host's front door to other processes: its data directory's control socket (a
+    /// named pipe on Windows), which `hark answer`, `hark mcp` and `hark tui` reach it through,
+    /// whichever front door hosts the directory. Closed by [`Host::shutdown`]. Call inside a tokio
+    /// runtime. A failure (the path cannot hold a socket) costs only that way in: the caller reports it.
+    #[cfg(any(unix, windows))]
+    pub fn serve(self: &Arc<Self>) -> std::io::Result<()> {
+        let server = crate::control::serve(self.data_dir(), control_handler(Arc::clone(self)))?;
+        *crate::sync::lock(&self.front_door) = Some(server);
+        Ok(())
+    }
+}
+
 /// The handler the host's control socket serves with (see [`crate::control::serve`]).
 pub fn control_handler(host: Arc<Host>) -> Handler {
     Arc::new(move |request, gone| {
