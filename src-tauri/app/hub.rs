@@ -177,7 +177,7 @@ impl Hub {
     /// The MCP servers as Settings shows them.
     pub fn mcp_view(&self) -> crate::mcp_settings::McpView {
         let config = self.host.mcp_config();
-        crate::mcp_settings::view(self.host.data_dir(), &|name| config.status.get(name))
+        crate::mcp_settings::view(self.host.data_dir(), &config.status)
     }
 
     /// Saves the MCP servers and gives them to sessions opened from now on.

@@ -95,10 +95,10 @@ describe('App', () => {
   });
 
   it('Settings lists the MCP servers from mcp_servers, and Save servers sends them to save_mcp_servers', async () => {
-    const entry = { name: 'fs', disabled: false, transport: { kind: 'stdio', command: 'npx', args: ['server-fs'], env: [] } };
-    const mcp = { path: '/tmp/hark/mcp.json', servers: [{ entry, status: { state: 'not_started' } }], error: null };
+    const entry = { name: 'fs', disabled: false, trusted: false, disabled_tools: [] as string[], transport: { kind: 'stdio', command: 'npx', args: ['server-fs'], env: [] } };
+    const mcp = { path: '/tmp/hark/mcp.json', servers: [{ entry, status: { state: 'not_started' }, tools: [] }], error: null, tool_limit: 128 };
     h.handlers.mcp_servers = () => mcp;
-    h.handlers.save_mcp_servers = (a) => ({ ...mcp, servers: (a.servers as Array<typeof entry>).map((e) => ({ entry: e, status: { state: 'not_started' } })) });
+    h.handlers.save_mcp_servers = (a) => ({ ...mcp, servers: (a.servers as Array<typeof entry>).map((e) => ({ entry: e, status: { state: 'not_started' }, tools: [] })) });
     render(App);
     await screen.findByTestId('demo-banner');
     await fireEvent.click(screen.getByRole('button', { name: 'Connect a model' }));

@@ -14,7 +14,7 @@ use agent_support::*;
 use hark_core::agent::{Agent, AgentConfig, NewSession};
 use hark_core::error::BoundaryError;
 
-use hark_core::mcp::{McpConfig, McpServers};
+use hark_core::mcp::{McpConfig, McpServers, ToolOffer};
 use hark_core::question::ToolMode;
 use hark_core::service::Caller;
 use hark_core::session::{Event, StoredEvent, ToolOutcome};
@@ -274,6 +274,71 @@ async fn with_more_tools_than_a_model_takes_the_first_128_are_offered_and_the_re
     assert!(error.message.contains(&left_out.join(", ")), "{}", error.message);
     assert!(error.message.contains(&format!("{} of the MCP server", left_out.len())), "{}", error.message);
     assert!(!error.message.contains(&format!("mcp__many__t{:03},", kept - 1)), "{}", error.message);
+    drop(agent);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tools_turned_off_are_never_offered_and_let_the_next_ones_in() {
+    // Ten tools off, among those that fit: the ten after the last that fit come in instead.
+    let off: Vec<String> = (10..20).map(|i| format!("t{i:03}")).collect();
+    // The model tries a tool turned off (as it might from an earlier turn) and one let in by that:
+    // t130 is past the 128 - 4 that fit beside Hark's own four tools (asserted below).
+    let h = Harness::strict(
+        vec![
+            tool_reply(
+                "Trying two.",
+                &[("c1", "mcp__many__t015", "{}".into()), ("c2", "mcp__many__t130", "{}".into())],
+            ),
+            text_reply("Answered."),
+        ],
+        Strict { context_tokens: 10_000_000 },
+    )
+    .await;
+    let mcp =
+        mcp_config(json!({ "many": entry("tools_server.py", &["many", "201"], json!({ "disabled_tools": off })) }));
+    let agent_config = AgentConfig { mcp: Arc::clone(&mcp), ..config(ToolMode::Legacy) };
+    let session = NewSession { title: "t".into(), workspace: Some(h.workspace.path().to_path_buf()), model: None };
+    let agent = Agent::create(h.deps(), session, agent_config).unwrap();
+    agent.steer("go").unwrap();
+    idle(&agent).await;
+    let events = h.events(&agent);
+    assert!(h.server.rejections().is_empty(), "{:?}", h.server.rejections());
+    assert_eq!((turn_end(&events).as_str(), last_assistant_text(&events).as_str()), ("completed", "Answered."));
+
+    let offered = offered(&h);
+    assert_eq!(offered.len(), 2);
+    let kept = 128 - offered[0].iter().filter(|n| !n.starts_with("mcp__")).count();
+    assert!(kept <= 130 && 130 < kept + off.len(), "t130 is let in only by the tools turned off ({kept} fit)");
+    let expected: Vec<String> =
+        (0..kept + off.len()).filter(|i| !(10..20).contains(i)).map(|i| format!("mcp__many__t{i:03}")).collect();
+    for request in &offered {
+        assert_eq!(request.len(), 128);
+        let mcp: Vec<String> = request.iter().filter(|n| n.starts_with("mcp__")).cloned().collect();
+        assert_eq!(mcp, expected);
+    }
+    // A tool turned off does not run even when the model names it; one let in does.
+    let outcome = results(&events).into_iter().find(|(id, _)| id == "c1").map(|(_, o)| o);
+    let Some(ToolOutcome::Error { error }) = outcome else { panic!("{outcome:?}") };
+    assert_eq!(error.code, "UNKNOWN_TOOL", "{}", error.message);
+    assert_eq!(result_text(&events, "c2"), "t130");
+
+    // Only the tools that did not fit are named as left out, not those turned off.
+    let failures = unavailable(&events);
+    let [(server, error)] = &failures[..] else { panic!("{failures:?}") };
+    assert_eq!((server.as_str(), error.code.as_str()), ("many", "MCP_TOOLS_LEFT_OUT"));
+    let left_out: Vec<String> = (kept + off.len()..201).map(|i| format!("mcp__many__t{i:03}")).collect();
+    assert!(error.message.ends_with(&format!(": {}", left_out.join(", "))), "{}", error.message);
+    assert!(error.message.contains(&format!("{} of the MCP server", left_out.len())), "{}", error.message);
+
+    // Settings' list comes from the same rule and says the same.
+    let disabled: BTreeSet<String> = off.iter().cloned().collect();
+    let shown = mcp.status.offers(&[("many", &disabled)]);
+    let by_offer = |want: ToolOffer| -> Vec<String> {
+        shown["many"].iter().filter(|(_, o)| *o == want).map(|(name, _)| format!("mcp__many__{name}")).collect()
+    };
+    assert_eq!(by_offer(ToolOffer::Offered), expected);
+    assert_eq!(by_offer(ToolOffer::LeftOut), left_out);
+    assert_eq!(by_offer(ToolOffer::Disabled).len(), off.len());
     drop(agent);
 }
 

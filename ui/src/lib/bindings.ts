@@ -151,9 +151,23 @@ export type McpEntry = { name: string, disabled: boolean,
 /**
  * Its read-only tools may run before a plan is approved (see `ServerSpec::trusted`).
  */
-trusted: boolean, transport: EntryTransport, };
+trusted: boolean, 
+/**
+ * Its tools the person turned off (the server's names), sorted; see `ServerSpec::disabled_tools`.
+ */
+disabled_tools: Array<string>, transport: EntryTransport, };
 
-export type McpServerView = { entry: McpEntry, status: ServerStatus, };
+export type McpServerView = { entry: McpEntry, status: ServerStatus, 
+/**
+ * The tools the server listed when a session last started it, by name; empty until then.
+ */
+tools: Array<McpToolView>, };
+
+export type McpToolView = { 
+/**
+ * As the server lists it (untrusted text).
+ */
+name: string, offer: ToolOffer, };
 
 export type McpView = { 
 /**
@@ -163,7 +177,11 @@ path: string, servers: Array<McpServerView>,
 /**
  * The file cannot be read (shown instead of the list; saving replaces the servers).
  */
-error: BoundaryError | null, };
+error: BoundaryError | null, 
+/**
+ * The most tools a model is offered in one request, Hark's own included.
+ */
+tool_limit: number, };
 
 /**
  * Which kind of model a session names: the scripted demo, or any OpenAI-compatible server
@@ -330,6 +348,11 @@ export type SubmitResult = { path: AnswerPath, };
  * Which schema the tool is offered with. A setting, never the model's choice.
  */
 export type ToolMode = "legacy" | "timed";
+
+/**
+ * What becomes of one MCP tool.
+ */
+export type ToolOffer = "offered" | "disabled" | "left_out";
 
 export type ToolOutcome = { "status": "ok", content: string, } | { "status": "pending", content: string, } | { "status": "error", error: BoundaryError, } | { "status": "TOOL_OUTCOME_UNKNOWN" };
 

@@ -8,7 +8,7 @@ use tokio_util::sync::CancellationToken;
 use super::step::{self, StepEnd};
 use super::{AgentError, AgentEvent, Input, Shared};
 use crate::error::CodedError;
-use crate::mcp::{McpError, McpTool};
+use crate::mcp::{offer, Candidate, McpError, McpTool, ToolOffer, MAX_MODEL_TOOLS};
 use crate::ptc::RunCodeTool;
 use crate::service::lock;
 use crate::session::{Event, TurnEndReason};
@@ -41,10 +41,6 @@ pub(super) async fn run(shared: Arc<Shared>) {
     }
 }
 
-/// The most tools offered to the model in one request: OpenAI refuses a request with more (HTTP 400),
-/// which would fail every turn of a session whose MCP servers list many tools.
-pub(crate) const MAX_MODEL_TOOLS: usize = 128;
-
 pub(super) fn append(shared: &Shared, event: Event) -> Result<(), AgentError> {
     shared.session.record_one(event)?;
     Ok(())
@@ -56,8 +52,9 @@ pub(super) fn append(shared: &Shared, event: Event) -> Result<(), AgentError> {
 /// approved. An MCP server that fails to start is reported and left out. `None` when the turn was
 /// stopped while servers started.
 ///
-/// At most [`MAX_MODEL_TOOLS`] are offered: Hark's own first, then the MCP servers' by server and
-/// tool name. The second value says, per server, which MCP tools did not fit.
+/// At most [`MAX_MODEL_TOOLS`] are offered: Hark's own first, then the MCP servers' that the person
+/// did not turn off, as [`offer`] decides. The second value says, per server, which MCP tools did
+/// not fit.
 async fn registry(
     shared: &Shared,
     abort: &CancellationToken,
@@ -82,10 +79,26 @@ async fn registry(
     let room = if shared.config.ptc {
         usize::MAX
     } else {
-        MAX_MODEL_TOOLS.saturating_sub(tools.names().len() + usize::from(plan.is_some()))
+        crate::mcp::room(tools.names().len() + usize::from(plan.is_some()))
     };
-    let left_out = left_out(mcp_tools.get(room..).unwrap_or_default());
-    for tool in mcp_tools.into_iter().take(room) {
+    shared.mcp.offered_with_room(room);
+    let candidates: Vec<Candidate<'_>> = mcp_tools
+        .iter()
+        .map(|t| Candidate { server: t.server(), tool: t.listed_name(), disabled: t.disabled() })
+        .collect();
+    let offers = offer(room, &candidates);
+    let mut kept = Vec::new();
+    let mut dropped = Vec::new();
+    for (tool, offer) in mcp_tools.iter().zip(offers) {
+        match offer {
+            ToolOffer::Offered => kept.push(Arc::clone(tool)),
+            ToolOffer::LeftOut => dropped.push(Arc::clone(tool)),
+            // Turned off by the person, who knows: not reported as left out.
+            ToolOffer::Disabled => {}
+        }
+    }
+    let left_out = left_out(&dropped);
+    for tool in kept {
         // `mcp__` names cannot clash with Hark's own tools; among themselves they are made distinct.
         let _ = tools.register(tool);
     }

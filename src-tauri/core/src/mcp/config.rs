@@ -1,12 +1,14 @@
 //! `mcp.json`: `{"mcpServers": {"<name>": {"command", "args", "env", "cwd"} | {"url", "headers"}}}`,
 //! the format Claude Code, Cursor and others read, so a person can copy their file. Two optional
 //! fields per server: `startup_timeout_sec` and `tool_timeout_sec`; `"disabled": true` leaves a
-//! server out; `"trusted": true` lets its read-only tools run before a plan is approved. `${NAME}` in a command, argument, environment value, URL or header is the variable
+//! server out; `"trusted": true` lets its read-only tools run before a plan is approved;
+//! `"disabled_tools": ["<tool>", ...]` names tools of the server never offered to the model (see
+//! `offer`). `${NAME}` in a command, argument, environment value, URL or header is the variable
 //! from Hark's own environment, so a token need not be written in the file. `${keyring:<name>}` is a
 //! secret Hark's Settings keep in the OS keyring; a front door without the keyring leaves a server
 //! that needs one out, with the reason, instead of failing the whole file.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -46,6 +48,8 @@ pub struct ServerSpec {
     /// The person trusts what the server says of its tools: a tool it marks read-only may run before
     /// a plan is approved. Otherwise every tool of it waits for the approval.
     pub trusted: bool,
+    /// Its tools the person turned off, by the names the server lists them under.
+    pub disabled_tools: BTreeSet<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -79,6 +83,8 @@ struct RawServer {
     disabled: bool,
     #[serde(default)]
     trusted: bool,
+    /// Checked by [`disabled_tools`], which says what is wrong with a bad value.
+    disabled_tools: Option<serde_json::Value>,
     startup_timeout_sec: Option<u64>,
     tool_timeout_sec: Option<u64>,
 }
@@ -186,10 +192,30 @@ fn spec(name: &str, raw: RawServer, env: &dyn Fn(&str) -> Option<String>) -> Res
     };
     Ok(ServerSpec {
         trusted: raw.trusted,
+        disabled_tools: disabled_tools(raw.disabled_tools.as_ref())?,
         transport,
         startup_timeout: secs(raw.startup_timeout_sec, DEFAULT_STARTUP_TIMEOUT)?,
         tool_timeout: secs(raw.tool_timeout_sec, DEFAULT_TOOL_TIMEOUT)?,
     })
+}
+
+/// A server's `disabled_tools`: a list of tool names (absent: none). Anything else is refused with
+/// the reason rather than read as no list, which would offer the tools the person meant to turn off.
+pub(super) fn disabled_tools(value: Option<&serde_json::Value>) -> Result<BTreeSet<String>, String> {
+    let shape = || "\"disabled_tools\" must be a list of the server's tool names, like [\"delete_file\"]".to_string();
+    let items = match value {
+        None | Some(serde_json::Value::Null) => return Ok(BTreeSet::new()),
+        Some(serde_json::Value::Array(items)) => items,
+        Some(_) => return Err(shape()),
+    };
+    items
+        .iter()
+        .map(|item| match item.as_str() {
+            Some(name) if !name.trim().is_empty() => Ok(name.to_string()),
+            Some(_) => Err("\"disabled_tools\" holds an empty tool name".to_string()),
+            None => Err(shape()),
+        })
+        .collect()
 }
 
 /// The text of the file at `path`; `None` when there is none.

@@ -1,7 +1,7 @@
 //! One agent's MCP servers: started when a turn first needs their tools, started again at the next
 //! turn after one died, stopped when the agent goes.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::{Arc, Mutex};
@@ -40,6 +40,8 @@ pub(crate) struct Connection {
     pub(crate) tool_timeout: Duration,
     /// Whether what the server says of its tools is believed (see `ServerSpec::trusted`).
     pub(crate) trusted: bool,
+    /// The tools the person turned off, by the server's names: listed, but never offered.
+    pub(crate) disabled_tools: BTreeSet<String>,
     tools: Vec<Tool>,
 }
 
@@ -123,7 +125,7 @@ impl McpServers {
         for ((name, _), result) in wanted.into_iter().zip(started) {
             let slot = match result {
                 Ok(connection) => {
-                    self.config.status.started(name, connection.tools.len());
+                    self.config.status.started(name, connection.tools.iter().map(|t| t.name.to_string()).collect());
                     let connection = Arc::new(connection);
                     lock(&self.started).push(Arc::clone(&connection));
                     Slot::Live(connection)
@@ -153,6 +155,11 @@ impl McpServers {
             .map(|((connection, tool), name)| Arc::new(McpTool::new(Arc::clone(connection), (*tool).clone(), name)))
             .collect();
         Some((tools, failures))
+    }
+
+    /// Notes, for Settings, that this agent offered MCP tools with `room` for them.
+    pub(crate) fn offered_with_room(&self, room: usize) {
+        self.config.status.set_room(room);
     }
 
     /// Stops every server this agent started.
@@ -242,6 +249,7 @@ async fn start(
             forms: Arc::clone(&forms),
             tool_timeout: spec.tool_timeout,
             trusted: spec.trusted,
+            disabled_tools: spec.disabled_tools.clone(),
             tools,
         })
     };

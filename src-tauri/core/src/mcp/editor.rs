@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::config::{check_name, McpConfig, KEYRING_PREFIX};
+use super::config::{check_name, disabled_tools, McpConfig, KEYRING_PREFIX};
 
 /// One header of an HTTP server. For a secret, `value` is what to store (empty: keep the stored
 /// one) and reads back empty: a secret never leaves the keyring for the window.
@@ -33,6 +33,9 @@ pub struct McpEntry {
     /// Its read-only tools may run before a plan is approved (see `ServerSpec::trusted`).
     #[serde(default)]
     pub trusted: bool,
+    /// Its tools the person turned off (the server's names), sorted; see `ServerSpec::disabled_tools`.
+    #[serde(default)]
+    pub disabled_tools: Vec<String>,
     pub transport: EntryTransport,
 }
 
@@ -84,6 +87,9 @@ pub fn read_entries(text: Option<&str>) -> Result<Vec<McpEntry>, String> {
     for (name, server) in servers_of(&root)? {
         let disabled = server.get("disabled").and_then(Value::as_bool).unwrap_or(false);
         let trusted = server.get("trusted").and_then(Value::as_bool).unwrap_or(false);
+        // Refused like the agent refuses it: a list read as empty would be saved back empty, and
+        // the tools it turned off would be offered again.
+        let off = disabled_tools(server.get("disabled_tools")).map_err(|e| format!("server {name:?}: {e}"))?;
         let transport = match server.get("url").and_then(Value::as_str) {
             Some(url) => EntryTransport::Http {
                 url: url.to_string(),
@@ -101,7 +107,7 @@ pub fn read_entries(text: Option<&str>) -> Result<Vec<McpEntry>, String> {
                 env: pairs(server.get("env")),
             },
         };
-        entries.push(McpEntry { name, disabled, trusted, transport });
+        entries.push(McpEntry { name, disabled, trusted, disabled_tools: off.into_iter().collect(), transport });
     }
     Ok(entries)
 }
@@ -127,7 +133,7 @@ pub fn write_entries(old: Option<&str>, entries: &[McpEntry]) -> Result<(String,
             Some(Value::Object(m)) => m.clone(),
             _ => Map::new(),
         };
-        for key in ["command", "args", "env", "url", "headers", "type", "disabled", "trusted"] {
+        for key in ["command", "args", "env", "url", "headers", "type", "disabled", "trusted", "disabled_tools"] {
             server.remove(key);
         }
         match &entry.transport {
@@ -186,6 +192,10 @@ pub fn write_entries(old: Option<&str>, entries: &[McpEntry]) -> Result<(String,
         if entry.trusted {
             server.insert("trusted".into(), true.into());
         }
+        let off: std::collections::BTreeSet<&str> = entry.disabled_tools.iter().map(String::as_str).collect();
+        if !off.is_empty() {
+            server.insert("disabled_tools".into(), off.into_iter().collect::<Vec<_>>().into());
+        }
         servers.insert(name.to_string(), Value::Object(server));
     }
     let Value::Object(top) = &mut root else { return Err(not_valid("it must be a JSON object")) };
@@ -205,6 +215,7 @@ mod tests {
             name: name.into(),
             disabled: false,
             trusted: false,
+            disabled_tools: vec![],
             transport: EntryTransport::Stdio { command: command.into(), args: vec!["-y".into()], env: vec![] },
         }
     }
@@ -251,11 +262,29 @@ mod tests {
     }
 
     #[test]
+    fn tools_turned_off_are_saved_sorted_only_when_given_and_read_back_whole() {
+        // A name the server does not list now stays: it may list it again.
+        let off = McpEntry { disabled_tools: vec!["t2".into(), "gone".into(), "t2".into()], ..stdio("many", "py") };
+        let (text, _) = write_entries(None, &[off, stdio("fs", "npx")]).unwrap();
+        let v: Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(v["mcpServers"]["many"]["disabled_tools"], serde_json::json!(["gone", "t2"]));
+        assert!(v["mcpServers"]["fs"].get("disabled_tools").is_none(), "{text}");
+        let back = read_entries(Some(&text)).unwrap();
+        assert_eq!(back[1].disabled_tools, ["gone", "t2"]);
+        let config = McpConfig::parse(&text, &|_| None).unwrap();
+        assert_eq!(config.servers["many"].disabled_tools.iter().collect::<Vec<_>>(), ["gone", "t2"]);
+        // All turned back on: the key goes.
+        let (again, _) = write_entries(Some(&text), &[stdio("many", "py")]).unwrap();
+        assert!(!again.contains("disabled_tools"), "{again}");
+    }
+
+    #[test]
     fn a_secret_header_goes_to_the_keyring_and_reads_back_empty() {
         let entry = McpEntry {
             name: "notion".into(),
             disabled: false,
             trusted: false,
+            disabled_tools: vec![],
             transport: EntryTransport::Http {
                 url: "https://mcp.notion.com/mcp".into(),
                 headers: vec![
@@ -295,6 +324,7 @@ mod tests {
                     name: "h".into(),
                     disabled: false,
                     trusted: false,
+                    disabled_tools: vec![],
                     transport: EntryTransport::Http { url: "ftp://x".into(), headers: vec![] },
                 }],
                 "not an http(s) URL",
@@ -304,6 +334,7 @@ mod tests {
                     name: "h".into(),
                     disabled: false,
                     trusted: false,
+                    disabled_tools: vec![],
                     transport: EntryTransport::Http {
                         url: "https://x".into(),
                         headers: vec![HeaderEntry { name: "Authorization".into(), value: "".into(), secret: true }],

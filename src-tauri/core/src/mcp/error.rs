@@ -18,7 +18,7 @@ pub enum McpError {
     #[error("the MCP server {server:?} listed {limit}, more than Hark takes from one server")]
     ToolListTooLong { server: String, limit: String },
     /// Offering every tool would pass the most a model takes in one request; these were left out.
-    #[error("{count} of the MCP server {server:?}'s tools were left out, as a model takes at most {limit} tools in one request: {tools}")]
+    #[error("{count} of the MCP server {server:?}'s tools were left out, as a model takes at most {limit} tools in one request (turn tools off in Settings → MCP servers, or with \"disabled_tools\" in mcp.json, to choose which are offered): {tools}")]
     ToolsLeftOut { server: String, count: usize, limit: usize, tools: String },
     #[error("the MCP server {server:?} stopped while {tool:?} ran; the call's outcome is unknown")]
     ServerClosed { server: String, tool: String },

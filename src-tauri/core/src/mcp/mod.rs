@@ -17,6 +17,7 @@ mod connection;
 mod editor;
 mod elicit;
 mod error;
+mod offer;
 mod status;
 mod tool;
 
@@ -28,5 +29,6 @@ pub use connection::McpServers;
 pub use editor::{read_entries, secret_name, write_entries, EntryTransport, HeaderEntry, McpEntry, SecretWrite};
 pub use elicit::{Asker, MAX_OPEN_FORMS};
 pub use error::McpError;
+pub use offer::{offer, room, Candidate, ToolOffer, MAX_MODEL_TOOLS};
 pub use status::{ServerStatus, StatusBoard};
 pub use tool::{tool_name, McpTool};

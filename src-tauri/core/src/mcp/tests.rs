@@ -48,6 +48,38 @@ fn bad_entries_are_refused_with_the_reason() {
 }
 
 #[test]
+fn tools_turned_off_are_read_and_a_bad_list_is_a_coded_error_that_loses_nothing() {
+    let config = parse(
+        r#"{"mcpServers": {"a": {"command": "x", "disabled_tools": ["rm", "mv", "rm"]}, "b": {"command": "y"}}}"#,
+    );
+    let config = config.unwrap();
+    assert_eq!(config.servers["a"].disabled_tools.iter().collect::<Vec<_>>(), ["mv", "rm"]);
+    assert!(config.servers["b"].disabled_tools.is_empty());
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(CONFIG_FILE);
+    let cases = [
+        (r#""rm""#, "must be a list of the server's tool names"),
+        (r#"{"rm": true}"#, "must be a list"),
+        (r#"["rm", 3]"#, "must be a list"),
+        (r#"["rm", " "]"#, "empty tool name"),
+    ];
+    for (value, expected) in cases {
+        let text = format!(
+            r#"{{"mcpServers": {{"a": {{"command": "x", "disabled_tools": {value}}}, "b": {{"command": "y"}}}}}}"#
+        );
+        std::fs::write(&path, &text).unwrap();
+        // Refused, not read as "no tools off": that would offer what the person turned off.
+        let e = McpConfig::load(&path, &|_| None).unwrap_err();
+        assert_eq!(crate::error::CodedError::code(&e), "MCP_CONFIG_INVALID", "{value}");
+        assert!(e.to_string().contains("server \"a\"") && e.to_string().contains(expected), "{value}: {e}");
+        // Settings refuses it the same way instead of showing the server with the list dropped,
+        // which its next save would write back.
+        let e = read_entries(Some(&text)).unwrap_err();
+        assert!(e.contains(expected), "{value}: {e}");
+    }
+}
+
+#[test]
 fn a_missing_file_is_no_servers_and_a_broken_one_a_coded_error() {
     let dir = tempfile::tempdir().unwrap();
     assert!(McpConfig::load(&dir.path().join(CONFIG_FILE), &|_| None).unwrap().is_empty());

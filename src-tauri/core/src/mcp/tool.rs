@@ -82,6 +82,16 @@ impl McpTool {
         &self.connection.server
     }
 
+    /// The tool's name as its server lists it (what `disabled_tools` names).
+    pub fn listed_name(&self) -> &str {
+        &self.tool.name
+    }
+
+    /// Whether the person turned the tool off.
+    pub fn disabled(&self) -> bool {
+        self.connection.disabled_tools.contains(self.listed_name())
+    }
+
     fn error(&self, e: ServiceError) -> McpError {
         let (server, tool) = (self.connection.server.clone(), self.tool.name.to_string());
         match e {

@@ -12,12 +12,14 @@ import {
   summary,
   toEntries,
   toEntry,
+  toolsSummary,
+  withTool,
 } from './mcpForm';
 import type { McpEntry, McpView } from '../types';
 
 const fs: McpEntry = {
   name: 'fs',
-  disabled: false, trusted: false,
+  disabled: false, trusted: false, disabled_tools: [],
   transport: {
     kind: 'stdio',
     command: 'npx',
@@ -27,7 +29,7 @@ const fs: McpEntry = {
 };
 const notion: McpEntry = {
   name: 'notion',
-  disabled: true, trusted: false,
+  disabled: true, trusted: false, disabled_tools: [],
   transport: {
     kind: 'http',
     url: 'https://mcp.notion.com/mcp',
@@ -40,10 +42,11 @@ const notion: McpEntry = {
 const view: McpView = {
   path: '/home/me/.local/share/hark/mcp.json',
   servers: [
-    { entry: fs, status: { state: 'running', tools: 3 } },
-    { entry: notion, status: { state: 'not_started' } },
+    { entry: fs, status: { state: 'running', tools: 3 }, tools: [] },
+    { entry: notion, status: { state: 'not_started' }, tools: [] },
   ],
   error: null,
+  tool_limit: 128,
 };
 
 describe('mcp form rows', () => {
@@ -52,7 +55,7 @@ describe('mcp form rows', () => {
     expect(a).toMatchObject({
       id: 0,
       name: 'fs',
-      disabled: false, trusted: false,
+      disabled: false, trusted: false, disabledTools: [], tools: [],
       kind: 'stdio',
       command: 'npx',
       args: '-y\n@modelcontextprotocol/server-filesystem\n/home/me/notes',
@@ -65,7 +68,7 @@ describe('mcp form rows', () => {
     expect(b).toMatchObject({
       id: 1,
       name: 'notion',
-      disabled: true, trusted: false,
+      disabled: true, trusted: false, disabledTools: [], tools: [],
       kind: 'http',
       url: 'https://mcp.notion.com/mcp',
       command: '',
@@ -95,12 +98,12 @@ describe('mcp form rows', () => {
     expect(toEntries([a, b])).toEqual([
       {
         name: 'files',
-        disabled: false, trusted: false,
+        disabled: false, trusted: false, disabled_tools: [],
         transport: { kind: 'stdio', command: 'node', args: ['server.js', '--root', '/tmp'], env: [['A', '1'], ['B', 'two words']] },
       },
       {
         name: 'notion',
-        disabled: true, trusted: false,
+        disabled: true, trusted: false, disabled_tools: [],
         transport: {
           kind: 'http',
           url: 'https://example.com/mcp',
@@ -118,7 +121,7 @@ describe('mcp form rows', () => {
     const row = copyRow(rowsFrom(view)[0]!);
     row.kind = 'http';
     row.url = 'https://x/mcp';
-    expect(toEntry(row)).toEqual({ name: 'fs', disabled: false, trusted: false, transport: { kind: 'http', url: 'https://x/mcp', headers: [] } });
+    expect(toEntry(row)).toEqual({ name: 'fs', disabled: false, trusted: false, disabled_tools: [], transport: { kind: 'http', url: 'https://x/mcp', headers: [] } });
     row.kind = 'stdio';
     expect(toEntry(row)).toEqual(fs);
   });
@@ -126,10 +129,10 @@ describe('mcp form rows', () => {
   it('untouched arguments and environment are sent exactly as read, even when a value holds a newline', () => {
     const odd: McpEntry = {
       name: 'odd',
-      disabled: false, trusted: false,
+      disabled: false, trusted: false, disabled_tools: [],
       transport: { kind: 'stdio', command: 'node', args: ['-e', 'a()\nb()', ' spaced '], env: [['SCRIPT', 'x\ny']] },
     };
-    const [row] = rowsFrom({ path: 'p', servers: [{ entry: odd, status: { state: 'not_started' } }], error: null });
+    const [row] = rowsFrom({ path: 'p', servers: [{ entry: odd, status: { state: 'not_started' }, tools: [] }], error: null, tool_limit: 128 });
     expect(toEntry(row!)).toEqual(odd);
     // Once the text is edited, it is read as lines.
     row!.args = '-e\na()';
@@ -143,7 +146,7 @@ describe('mcp form rows', () => {
     const row = emptyRow(nextId(rows));
     expect(row).toMatchObject({ id: 2, kind: 'stdio', status: null, changed: true, loaded: null });
     // The shell, not this form, says what a name or command must be.
-    expect(toEntry(row)).toEqual({ name: '', disabled: false, trusted: false, transport: { kind: 'stdio', command: '', args: [], env: [] } });
+    expect(toEntry(row)).toEqual({ name: '', disabled: false, trusted: false, disabled_tools: [], transport: { kind: 'stdio', command: '', args: [], env: [] } });
   });
 
   it('a copy edits without touching the row, and sameEdit tells whether anything sent changed', () => {
@@ -216,5 +219,20 @@ describe('statusText', () => {
     expect(
       statusText({ state: 'failed', error: { name: 'McpError', code: 'MCP_START_FAILED', message: 'npx: not found' } }),
     ).toBe('npx: not found (MCP_START_FAILED)');
+  });
+
+  it('turns a tool off or on in the sorted list of those off, and counts what the shell offers', () => {
+    expect(withTool(['b'], 'a', false)).toEqual(['a', 'b']);
+    expect(withTool(['a', 'b'], 'a', false)).toEqual(['a', 'b']);
+    expect(withTool(['a', 'b'], 'a', true)).toEqual(['b']);
+    expect(toolsSummary([{ name: 'a', offer: 'offered' }])).toBe('1 of 1 tool offered');
+    expect(
+      toolsSummary([
+        { name: 'a', offer: 'offered' },
+        { name: 'b', offer: 'disabled' },
+        { name: 'c', offer: 'left_out' },
+        { name: 'd', offer: 'left_out' },
+      ]),
+    ).toBe('1 of 4 tools offered · 2 left out');
   });
 });

@@ -1,7 +1,7 @@
 // The MCP servers section of Settings as data: the rows the person edits, and what
 // `save_mcp_servers` gets. Which names, commands and URLs are acceptable is the shell's to say (it
 // refuses with the reason); only what the text fields themselves cannot express is checked here.
-import type { EntryTransport, McpEntry, McpView, ServerStatus } from '../types';
+import type { EntryTransport, McpEntry, McpToolView, McpView, ServerStatus } from '../types';
 
 export type Kind = EntryTransport['kind'];
 
@@ -25,6 +25,13 @@ export interface ServerRow {
   disabled: boolean;
   /** Its read-only tools may run before a plan is approved (toggled in the list, like Enabled). */
   trusted: boolean;
+  /** The tools the person turned off, by the server's names (toggled in the list, saved at once). */
+  disabledTools: string[];
+  /**
+   * The tools the server listed when a session last started it, each as the shell decided (offered,
+   * turned off, or left out past the model's limit); empty until then, and for a row not saved yet.
+   */
+  tools: McpToolView[];
   kind: Kind;
   command: string;
   /** One argument per line. */
@@ -81,13 +88,15 @@ export function parseEnv(text: string): Array<[string, string]> | string {
   return env;
 }
 
-export function rowFrom(entry: McpEntry, status: ServerStatus | null, id: number): ServerRow {
+export function rowFrom(entry: McpEntry, status: ServerStatus | null, id: number, tools: McpToolView[] = []): ServerRow {
   const t = entry.transport;
   return {
     id,
     name: entry.name,
     disabled: entry.disabled,
     trusted: entry.trusted,
+    disabledTools: [...entry.disabled_tools],
+    tools: tools.map((tool) => ({ ...tool })),
     kind: t.kind,
     command: t.kind === 'stdio' ? t.command : '',
     args: t.kind === 'stdio' ? argsText(t.args) : '',
@@ -102,13 +111,13 @@ export function rowFrom(entry: McpEntry, status: ServerStatus | null, id: number
 
 /** The rows of the shell's view, in its order. */
 export function rowsFrom(view: McpView): ServerRow[] {
-  return view.servers.map((s, i) => rowFrom(s.entry, s.status, i));
+  return view.servers.map((s, i) => rowFrom(s.entry, s.status, i, s.tools));
 }
 
 /** A new server's row: a command to run, nothing filled in. */
 export function emptyRow(id: number): ServerRow {
   return {
-    id, name: '', disabled: false, trusted: false, kind: 'stdio', command: '', args: '', env: '', url: '', headers: [],
+    id, name: '', disabled: false, trusted: false, disabledTools: [], tools: [], kind: 'stdio', command: '', args: '', env: '', url: '', headers: [],
     status: null, changed: true, loaded: null,
   };
 }
@@ -120,7 +129,12 @@ export function nextId(rows: readonly ServerRow[]): number {
 
 /** A copy to edit; the row itself stays as it was until the edit is applied. */
 export function copyRow(row: ServerRow): ServerRow {
-  return { ...row, headers: row.headers.map((h) => ({ ...h })) };
+  return {
+    ...row,
+    disabledTools: [...row.disabledTools],
+    tools: row.tools.map((t) => ({ ...t })),
+    headers: row.headers.map((h) => ({ ...h })),
+  };
 }
 
 export function emptyHeader(): HeaderRow {
@@ -142,7 +156,7 @@ export function headerPlaceholder(h: HeaderRow): string {
 
 /** The entry `row` stands for, or what keeps the text from being one. */
 export function toEntry(row: ServerRow): McpEntry | string {
-  const base = { name: row.name.trim(), disabled: row.disabled, trusted: row.trusted };
+  const base = { name: row.name.trim(), disabled: row.disabled, trusted: row.trusted, disabled_tools: [...row.disabledTools] };
   if (row.kind === 'http') {
     // A header row left blank (Add header, then nothing typed) is no header.
     const headers = row.headers
@@ -180,6 +194,20 @@ export function summary(row: ServerRow): string {
   const entry = toEntry(row);
   const args = typeof entry !== 'string' && entry.transport.kind === 'stdio' ? entry.transport.args : parseArgs(row.args);
   return [row.command.trim(), ...args].filter((s) => s !== '').join(' ');
+}
+
+/** `disabled` with `tool` turned on or off, in the order the file keeps them (sorted). */
+export function withTool(disabled: readonly string[], tool: string, on: boolean): string[] {
+  const rest = disabled.filter((name) => name !== tool);
+  return on ? rest : [...rest, tool].sort();
+}
+
+/** The line above a server's tools: how many of those it listed the shell says are offered. */
+export function toolsSummary(tools: readonly McpToolView[]): string {
+  const offered = tools.filter((t) => t.offer === 'offered').length;
+  const leftOut = tools.filter((t) => t.offer === 'left_out').length;
+  const total = `${offered} of ${tools.length} ${tools.length === 1 ? 'tool' : 'tools'} offered`;
+  return leftOut > 0 ? `${total} · ${leftOut} left out` : total;
 }
 
 /** How a server last started, in words. */

@@ -6,29 +6,30 @@ import type { McpEntry, McpView } from '../types';
 
 const fs: McpEntry = {
   name: 'fs',
-  disabled: false, trusted: false,
+  disabled: false, trusted: false, disabled_tools: [],
   transport: { kind: 'stdio', command: 'npx', args: ['-y', 'server-fs', '/notes'], env: [['NODE_ENV', 'production']] },
 };
 const notion: McpEntry = {
   name: 'notion',
-  disabled: true, trusted: false,
+  disabled: true, trusted: false, disabled_tools: [],
   transport: {
     kind: 'http',
     url: 'https://mcp.notion.com/mcp',
     headers: [{ name: 'Authorization', value: '', secret: true }],
   },
 };
-const broken: McpEntry = { name: 'broken', disabled: false, trusted: false, transport: { kind: 'stdio', command: 'nope', args: [], env: [] } };
+const broken: McpEntry = { name: 'broken', disabled: false, trusted: false, disabled_tools: [], transport: { kind: 'stdio', command: 'nope', args: [], env: [] } };
 const refusal = { name: 'McpError', code: 'MCP_CONFIG_INVALID', message: 'the server name "a b" must be 1 to 32 letters' };
 
 const mcpView = (over: Partial<McpView> = {}): McpView => ({
   path: '/home/me/.local/share/hark/mcp.json',
   servers: [
-    { entry: fs, status: { state: 'running', tools: 3 } },
-    { entry: notion, status: { state: 'not_started' } },
-    { entry: broken, status: { state: 'failed', error: { name: 'McpError', code: 'MCP_START_FAILED', message: 'nope: not found' } } },
+    { entry: fs, status: { state: 'running', tools: 3 }, tools: [] },
+    { entry: notion, status: { state: 'not_started' }, tools: [] },
+    { entry: broken, status: { state: 'failed', error: { name: 'McpError', code: 'MCP_START_FAILED', message: 'nope: not found' } }, tools: [] },
   ],
   error: null,
+  tool_limit: 128,
   ...over,
 });
 
@@ -36,7 +37,7 @@ const ok = <T,>(value: T): Result<T> => ({ ok: true, value });
 
 function setup(opts: { view?: McpView; save?: (servers: McpEntry[]) => Promise<Result<McpView>> } = {}) {
   const load = vi.fn(async () => ok(opts.view ?? mcpView()));
-  const save = vi.fn(opts.save ?? (async (servers: McpEntry[]) => ok(mcpView({ servers: servers.map((entry) => ({ entry, status: { state: 'not_started' as const } })) }))));
+  const save = vi.fn(opts.save ?? (async (servers: McpEntry[]) => ok(mcpView({ servers: servers.map((entry) => ({ entry, status: { state: 'not_started' as const }, tools: [] })) }))));
   render(McpServers, { load, save });
   return { load, save };
 }
@@ -108,12 +109,13 @@ describe('McpServers', () => {
     let finish: (r: Result<McpView>) => void = () => {};
     const saved = mcpView({
       servers: [
-        { entry: fs, status: { state: 'running', tools: 3 } },
-        { entry: { ...notion, name: 'notion' }, status: { state: 'not_started' } },
-        { entry: broken, status: { state: 'not_started' } },
+        { entry: fs, status: { state: 'running', tools: 3 }, tools: [] },
+        { entry: { ...notion, name: 'notion' }, status: { state: 'not_started' }, tools: [] },
+        { entry: broken, status: { state: 'not_started' }, tools: [] },
         {
-          entry: { name: 'git', disabled: false, trusted: false, transport: { kind: 'stdio', command: 'uvx', args: ['mcp-server-git'], env: [] } },
+          entry: { name: 'git', disabled: false, trusted: false, disabled_tools: [], transport: { kind: 'stdio', command: 'uvx', args: ['mcp-server-git'], env: [] } },
           status: { state: 'not_started' },
+          tools: [],
         },
       ],
     });
@@ -139,7 +141,7 @@ describe('McpServers', () => {
       broken,
       {
         name: 'git',
-        disabled: false, trusted: false,
+        disabled: false, trusted: false, disabled_tools: [],
         transport: {
           kind: 'stdio',
           command: 'uvx',
@@ -189,7 +191,7 @@ describe('McpServers', () => {
       { ...fs, disabled: true },
       notion,
       broken,
-      { name: 'ab', disabled: false, trusted: false, transport: { kind: 'stdio', command: 'run-me', args: ['--flag'], env: [] } },
+      { name: 'ab', disabled: false, trusted: false, disabled_tools: [], transport: { kind: 'stdio', command: 'run-me', args: ['--flag'], env: [] } },
     ]);
   });
 
@@ -291,7 +293,7 @@ describe('McpServers', () => {
     await fireEvent.click(screen.getByRole('button', { name: 'Save servers' }));
     expect(save.mock.calls[0]?.[0][3]).toEqual({
       name: 'remote',
-      disabled: false, trusted: false,
+      disabled: false, trusted: false, disabled_tools: [],
       transport: { kind: 'http', url: 'https://example.com/mcp', headers: [] },
     });
   });
@@ -339,19 +341,19 @@ describe('McpServers', () => {
     await type(input('Arguments'), 'mcp-server-time');
     await fireEvent.click(screen.getByRole('button', { name: 'Save servers' }));
     expect(save).toHaveBeenCalledWith([
-      { name: 'time', disabled: false, trusted: false, transport: { kind: 'stdio', command: 'uvx', args: ['mcp-server-time'], env: [] } },
+      { name: 'time', disabled: false, trusted: false, disabled_tools: [], transport: { kind: 'stdio', command: 'uvx', args: ['mcp-server-time'], env: [] } },
     ]);
   });
 
   it('shows server text as text, never as markup', async () => {
     const evil: McpEntry = {
       name: '<img src=x onerror=alert(1)>',
-      disabled: false, trusted: false,
+      disabled: false, trusted: false, disabled_tools: [],
       transport: { kind: 'http', url: 'https://x/<b>bold</b>', headers: [] },
     };
     setup({
       view: mcpView({
-        servers: [{ entry: evil, status: { state: 'failed', error: { name: 'E', code: 'C', message: '<script>x()</script>' } } }],
+        servers: [{ entry: evil, status: { state: 'failed', error: { name: 'E', code: 'C', message: '<script>x()</script>' } }, tools: [{ name: '<b>t</b>', offer: 'left_out' }] }],
       }),
     });
     await waitFor(() => expect(rows()).toHaveLength(1));
@@ -359,6 +361,57 @@ describe('McpServers', () => {
     expect(within(r).getByTestId('mcp-name').textContent).toBe('<img src=x onerror=alert(1)>');
     expect(within(r).getByTestId('mcp-summary').textContent).toBe('https://x/<b>bold</b>');
     expect(within(r).getByTestId('mcp-status').textContent?.trim()).toBe('<script>x()</script> (C)');
+    expect(within(r).getByTestId('mcp-tools-<img src=x onerror=alert(1)>').textContent).toContain('<b>t</b>');
     expect(r.querySelector('img, b, script')).toBeNull();
+  });
+
+  it('lists a started server’s tools as the shell marks them; a checkbox turns one off or on and saves at once', async () => {
+    const many: McpEntry = {
+      name: 'many', disabled: false, trusted: false, disabled_tools: ['t001', 'zz-gone'],
+      transport: { kind: 'stdio', command: 'py', args: ['tools_server.py'], env: [] },
+    };
+    const listed = (offers: Array<'offered' | 'disabled' | 'left_out'>) =>
+      offers.map((offer, i) => ({ name: `t00${i}`, offer }));
+    const view = mcpView({
+      servers: [
+        { entry: many, status: { state: 'running', tools: 3 }, tools: listed(['offered', 'disabled', 'left_out']) },
+        { entry: fs, status: { state: 'not_started' }, tools: [] },
+        { entry: notion, status: { state: 'not_started' }, tools: [] },
+      ],
+    });
+    // The shell's answer to the first save: t000 off lets t002 in.
+    const after = (servers: McpEntry[]) =>
+      ok(mcpView({
+        servers: servers.map((entry) => ({
+          entry,
+          status: { state: 'running' as const, tools: 3 },
+          tools: entry.name === 'many' ? listed(['disabled', 'disabled', 'offered']) : [],
+        })),
+      }));
+    const save = vi.fn(async (servers: McpEntry[]) => after(servers));
+    setup({ view, save });
+    const list = await screen.findByTestId('mcp-tools-many');
+    expect(within(row('many')).getByTestId('mcp-tools-summary').textContent).toBe('Tools: 1 of 3 tools offered · 1 left out');
+    const box = (name: string) => within(screen.getByTestId('mcp-tools-many')).getByRole('checkbox', { name }) as HTMLInputElement;
+    expect(within(list).getAllByRole('checkbox').map((c) => (c as HTMLInputElement).checked)).toEqual([true, false, true]);
+    // The one past the limit says so, and its checkbox is described by that.
+    const mark = within(list).getByText("left out: over the model's 128-tool limit");
+    expect(box('t002').getAttribute('aria-describedby')).toBe(mark.id);
+    expect(within(list).getAllByText(/left out/)).toHaveLength(1);
+    // A server no session has started yet says where its tools will be.
+    expect(within(row('fs')).queryByTestId('mcp-tools-fs')).toBeNull();
+    expect(within(row('fs')).getByTestId('mcp-tools-none').textContent).toContain('once a session has started it');
+
+    await fireEvent.click(box('t000'));
+    await waitFor(() => expect(save).toHaveBeenCalledTimes(1));
+    // Names turned off stay, sorted, those the server no longer lists too; every row is sent.
+    expect(save).toHaveBeenLastCalledWith([{ ...many, disabled_tools: ['t000', 't001', 'zz-gone'] }, fs, notion]);
+    await waitFor(() => expect(within(row('many')).getByTestId('mcp-tools-summary').textContent).toBe('Tools: 1 of 3 tools offered'));
+    expect(screen.queryByText("left out: over the model's 128-tool limit")).toBeNull();
+    expect(box('t000').checked).toBe(false);
+
+    await fireEvent.click(box('t001'));
+    await waitFor(() => expect(save).toHaveBeenCalledTimes(2));
+    expect(save).toHaveBeenLastCalledWith([{ ...many, disabled_tools: ['t000', 'zz-gone'] }, fs, notion]);
   });
 });

@@ -165,14 +165,14 @@ describe('SettingsDialog', () => {
   });
 
   it('the MCP servers section saves on its own, outside the settings form', async () => {
-    const fs: McpEntry = { name: 'fs', disabled: false, trusted: false, transport: { kind: 'stdio', command: 'npx', args: ['server-fs'], env: [] } };
-    const mcp: McpView = { path: '/data/mcp.json', servers: [{ entry: fs, status: { state: 'running', tools: 1 } }], error: null };
+    const fs: McpEntry = { name: 'fs', disabled: false, trusted: false, disabled_tools: [], transport: { kind: 'stdio', command: 'npx', args: ['server-fs'], env: [] } };
+    const mcp: McpView = { path: '/data/mcp.json', servers: [{ entry: fs, status: { state: 'running', tools: 1 }, tools: [] }], error: null, tool_limit: 128 };
     const onSave = vi.fn(async () => null);
     const onClose = vi.fn();
     const loadMcp = vi.fn(async () => ({ ok: true as const, value: mcp }));
     const saveMcp = vi.fn(async (servers: McpEntry[]) => ({
       ok: true as const,
-      value: { ...mcp, servers: servers.map((entry) => ({ entry, status: { state: 'not_started' as const } })) },
+      value: { ...mcp, servers: servers.map((entry) => ({ entry, status: { state: 'not_started' as const }, tools: [] })) },
     }));
     render(SettingsDialog, { view: view(), onSave, onClose, loadMcp, saveMcp });
     const section = screen.getByRole('group', { name: 'MCP servers' });
@@ -199,7 +199,7 @@ describe('SettingsDialog', () => {
     await fireEvent.click(within(section).getByRole('button', { name: 'Done' }));
     expect(screen.getByText("The MCP servers' changes are kept only by Save servers.")).toBeTruthy();
     await fireEvent.click(within(section).getByRole('button', { name: 'Save servers' }));
-    expect(saveMcp).toHaveBeenCalledWith([fs, { name: 'time', disabled: false, trusted: false, transport: { kind: 'stdio', command: 'uvx', args: [], env: [] } }]);
+    expect(saveMcp).toHaveBeenCalledWith([fs, { name: 'time', disabled: false, trusted: false, disabled_tools: [], transport: { kind: 'stdio', command: 'uvx', args: [], env: [] } }]);
     await waitFor(() => expect(within(section).getByText('Saved. New sessions use these servers.')).toBeTruthy());
     expect(screen.queryByText("The MCP servers' changes are kept only by Save servers.")).toBeNull();
     expect(onSave).not.toHaveBeenCalled();

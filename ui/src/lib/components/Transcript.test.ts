@@ -41,6 +41,7 @@ describe('Transcript', () => {
     const shown = screen.getAllByTestId('mcp-unavailable').map((el) => el.textContent ?? '');
     expect(shown[0]).toContain('“fs” is not available');
     expect(shown[1]).toContain('Some tools of the MCP server “many” were left out');
+    expect(shown[1]).toContain('Choose which in Settings → MCP servers.');
     expect(shown[1]).not.toContain('not available');
     expect(shown[1]).toContain('t128, t129');
   });
