@@ -400,12 +400,6 @@ impl Hub {
 
     /// Quitting: the window lets go of what it held and its streams stop, then the host quits the
     /// same way from every front door (see [`Host::shutdown`]).
-    /// The first step of quitting: every outside agent's waiting question ends (see
-    /// [`Host::end_client_asks`]), while the control socket can still tell it so.
-    pub fn end_client_asks(&self) {
-        self.host.end_client_asks();
-    }
-
     pub async fn shutdown(&self) {
         self.let_go_of_window();
         self.host.shutdown().await;

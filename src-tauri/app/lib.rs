@@ -4,7 +4,6 @@
 #[cfg(test)]
 mod bindings;
 mod commands;
-mod control;
 mod error;
 mod events;
 pub mod hub;
@@ -71,7 +70,12 @@ pub fn run() {
                 }
                 app.manage(TrayInstalled(tray::install(app.handle(), hub)));
                 app.manage(notifier);
-                app.manage(control::ControlSocket::start(hub));
+                // Its control socket, for `hark answer`, `hark mcp` and `hark tui`. A failure (another
+                // app answers there) costs only that way in, so it is reported and the app goes on.
+                #[cfg(any(unix, windows))]
+                if let Err(e) = tauri::async_runtime::block_on(async { hub.host().serve() }) {
+                    eprintln!("hark-desktop: no control socket for the CLI: {e}");
+                }
                 let launched = tauri::async_runtime::block_on(async { carry_out(hub, &launch) });
                 state.set_launched(launched);
             }
@@ -124,13 +128,8 @@ pub fn run() {
     app.run(|app, event| {
         if let RunEvent::Exit = event {
             // Running turns end recorded (a live question gets ASK_ABORTED) before the lock is let go,
-            // and before anything that waits on another process (the notification server).
-            if let Ok(hub) = &app.state::<AppState>().hub {
-                hub.end_client_asks();
-            }
-            if let Some(socket) = app.try_state::<control::ControlSocket>() {
-                tauri::async_runtime::block_on(socket.stop());
-            }
+            // and before anything that waits on another process (the notification server). The host
+            // quits in the order every host keeps: outside agents told, its socket closed, the rest.
             if let Ok(hub) = &app.state::<AppState>().hub {
                 let hub = Arc::clone(hub);
                 let notifier = app.try_state::<Arc<notifier::Notifier>>().map(|n| Arc::clone(&n));

@@ -1,8 +1,8 @@
 //! `hark answer SESSION CALL_ID ANSWERS_JSON`: answers a continued question through the late path,
-//! then runs the session's agent so the reply is admitted and streams the continuation. While the
-//! desktop app hosts the data directory, the answer goes to it over its control socket instead, by
-//! whichever path applies (a question still waiting in its window is answered there), and the app
-//! carries the session on.
+//! then runs the session's agent so the reply is admitted and streams the continuation. While
+//! another process hosts the data directory (the desktop app, `hark chat`, `hark tui`), the answer
+//! goes to it over its control socket instead, by whichever path applies (a question still waiting
+//! there is answered there), and that host carries the session on.
 //!
 //! Exit codes: 0 admitted (or taken by the running app), 3 NOT_PENDING, 4 BAD_ANSWER, 5 REPLY_QUEUED (error JSON on stderr), 1
 //! anything else, 2 usage.
@@ -72,19 +72,23 @@ async fn answer(typed: &str, call_id: &str, answers: &str) -> ExitCode {
         Err(code) => return code,
     };
     let host = match terminal.host_in(&dir, models) {
-        Ok(h) => h,
+        Ok(h) => Arc::new(h),
         Err(busy @ HostError::Lock(LockError::Busy { .. })) => {
             return through_running_app(&dir, &busy, typed, call_id, batch)
         }
         Err(e) => return fail(&e, 1),
     };
+    // While it carries the session on, another `hark answer` reaches it here.
+    if let Err(e) = crate::chat::serve(&host) {
+        eprintln!("hark: no control socket for other terminals: {e}");
+    }
     let code = answer_in(&host, &terminal, typed, call_id, batch).await;
     host.shutdown().await;
     code
 }
 
-/// Hands the answer to the app that hosts `dir`. Without a control socket there (an app from before
-/// it had one), the busy data directory is the error, as it was.
+/// Hands the answer to the process that hosts `dir`. Without a control socket there (a host from
+/// before every host had one), the busy data directory is the error, as it was.
 #[cfg(any(unix, windows))]
 fn through_running_app(dir: &Path, busy: &HostError, typed: &str, call_id: &str, batch: AnswerBatch) -> ExitCode {
     let request =
@@ -95,7 +99,7 @@ fn through_running_app(dir: &Path, busy: &HostError, typed: &str, call_id: &str,
                 AnswerPath::Foreground => "while it waited",
                 AnswerPath::Late => "late",
             };
-            println!("answered {how}: the running Hark app took it and carries session {session_id} on");
+            println!("answered {how}: the Hark running in this data directory (the app or a terminal) took it and carries session {session_id} on");
             ExitCode::SUCCESS
         }
         Ok(Reply::Refused { error }) => {

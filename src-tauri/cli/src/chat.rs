@@ -69,6 +69,15 @@ impl Terminal {
     }
 }
 
+/// Opens `host`'s front door (its control socket), as every host does: `hark answer` and `hark mcp`
+/// from another terminal reach it while it runs. A failure costs only that way in; it is said once.
+pub(crate) fn serve(host: &Arc<Host>) -> Result<(), std::io::Error> {
+    #[cfg(any(unix, windows))]
+    return host.serve();
+    #[cfg(not(any(unix, windows)))]
+    return Ok(());
+}
+
 /// The data directory this process uses, created if needed.
 pub(crate) fn chosen_dir() -> Result<std::path::PathBuf, ExitCode> {
     hark_core::data_dir::choose(None, crate::data::platform_default())
@@ -395,11 +404,14 @@ async fn chat(args: ChatArgs) -> ExitCode {
         Err(code) => return code,
     };
     let host = match terminal.host(models(&args)) {
-        Ok(h) => h,
+        Ok(h) => Arc::new(h),
         Err(code) => return code,
     };
     if let Some(config) = mcp {
         host.set_mcp_config(config);
+    }
+    if let Err(e) = serve(&host) {
+        eprintln!("hark: no control socket for other terminals: {e}");
     }
     match open_or_start(&host, &terminal, &args).await {
         Ok(Some((agent, events))) => converse(&host, &terminal, agent, events, args.prompt.is_some()).await,

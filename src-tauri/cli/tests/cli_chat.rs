@@ -164,6 +164,51 @@ fn stdin_closing_during_a_question_aborts_it_and_exits_cleanly() {
     assert_eq!(events.iter().filter(|e| e["type"] == "assistant/message").count(), 1, "no step after the abort");
 }
 
+/// Every host serves the front door: while `hark chat` hosts the data directory and waits for an
+/// answer, `hark answer` from another terminal settles the question there (it used to be refused
+/// `DATA_DIR_BUSY`), and the running chat's model receives it.
+#[test]
+fn hark_answer_beside_a_running_hark_chat_settles_its_question() {
+    let data = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    let ws = workspace.path().to_str().unwrap();
+    let mut chat =
+        spawn(data.path(), &["chat", "--script", "timed", "--timed", "--timeout", "600", "--workspace", ws, "go"]);
+    let stdin = chat.stdin.take();
+    let started = Instant::now();
+    let (session, call_id) = loop {
+        assert!(started.elapsed() < Duration::from_secs(30), "the chat never asked");
+        let listed = hark(data.path(), &["sessions", "--json"]);
+        let sessions: Value = serde_json::from_slice(&listed.stdout).unwrap_or(Value::Null);
+        if let Some(id) = sessions.get(0).and_then(|s| s["id"].as_str()) {
+            let q = questions(data.path(), id);
+            if let Some(call) = q.get(0).filter(|q| q["state"] == "open").and_then(|q| q["call_id"].as_str()) {
+                break (id.to_string(), call.to_string());
+            }
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let answered =
+        hark(data.path(), &["answer", &session, &call_id, r#"{"answers":[{"id":"db","selected":["SQLite"]}]}"#]);
+    let said = text(&answered.stdout);
+    assert_eq!(answered.status.code(), Some(0), "{said}\n{}", text(&answered.stderr));
+    assert!(said.contains("answered while it waited"), "{said}");
+    while chat.try_wait().unwrap().is_none() {
+        if started.elapsed() > Duration::from_secs(60) {
+            chat.kill().unwrap();
+            panic!("the chat did not end once answered");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    drop(stdin);
+    let out = chat.wait_with_output().unwrap();
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}\n{}", text(&out.stderr));
+    assert!(stdout.contains(r#"You answered in time: db: "SQLite""#), "{stdout}");
+    let q = questions(data.path(), &session);
+    assert_eq!((q[0]["state"].as_str(), q[0]["answered_late"].as_bool()), (Some("settled"), Some(false)), "{q}");
+}
+
 /// Runs `hark` with stdin open but silent and kills it after `limit`, so a run that would wait
 /// forever fails the test instead of hanging it.
 fn hark_within(data_dir: &Path, args: &[&str], limit: Duration) -> Output {

@@ -155,7 +155,12 @@ fn host_here(
     if let Some(config) = mcp {
         host.set_mcp_config(config);
     }
-    Ok(Arc::new(host))
+    let host = Arc::new(host);
+    // Hosting, this terminal serves the front door as the app would (`hark answer` from another
+    // terminal settles a question shown here). Without it only that way in is lost; the screen,
+    // in raw mode, has nowhere to say so but its own status line, which the caller owns.
+    let _ = chat::serve(&host);
+    Ok(host)
 }
 
 /// What the app decides instead of this command line, said once: its models, tools and question
