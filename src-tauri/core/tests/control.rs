@@ -43,6 +43,79 @@ async fn send_raw(socket: &Path, bytes: Vec<u8>) -> Reply {
     .unwrap()
 }
 
+/// The hello this build's clients send first.
+fn hello_line() -> Vec<u8> {
+    let mut line = serde_json::to_vec(&control::Hello { protocol: control::PROTOCOL, by: "a test".into() }).unwrap();
+    line.push(b'\n');
+    line
+}
+
+/// `bytes` sent after an accepted hello: the welcome, then the reply to them.
+async fn send_after_hello(socket: &Path, bytes: Vec<u8>) -> Reply {
+    use std::io::{BufRead, BufReader, Write};
+    let socket = socket.to_path_buf();
+    tokio::task::spawn_blocking(move || {
+        let mut stream = std::os::unix::net::UnixStream::connect(&socket).unwrap();
+        stream.write_all(&hello_line()).unwrap();
+        stream.write_all(&bytes).unwrap();
+        let mut reader = BufReader::new(stream);
+        let mut line = String::new();
+        reader.read_line(&mut line).unwrap();
+        let welcome = serde_json::from_str::<Reply>(&line).unwrap();
+        assert!(matches!(welcome, Reply::Hello { protocol, .. } if protocol == control::PROTOCOL), "{welcome:?}");
+        line.clear();
+        reader.read_line(&mut line).unwrap();
+        serde_json::from_str::<Reply>(&line).unwrap()
+    })
+    .await
+    .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_peer_of_another_protocol_gets_version_mismatch_not_a_parse_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = host(dir.path());
+    let server = control::serve(dir.path(), handler(&host)).expect("serve");
+    // A newer client.
+    let newer = format!("{{\"op\":\"hello\",\"protocol\":{},\"by\":\"hark 9.0.0\"}}\n", control::PROTOCOL + 1);
+    let reply = send_raw(server.path(), newer.into_bytes()).await;
+    let Reply::Refused { error } = reply else { panic!("{reply:?}") };
+    assert_eq!(error.code, "VERSION_MISMATCH");
+    assert!(error.message.contains("hark 9.0.0 speaks control protocol"), "{}", error.message);
+    // An older client, which sends its request with no hello.
+    let mut bare = serde_json::to_vec(&Request::Settings).unwrap();
+    bare.push(b'\n');
+    let reply = send_raw(server.path(), bare).await;
+    assert!(matches!(&reply, Reply::Refused { error } if error.code == "VERSION_MISMATCH"), "{reply:?}");
+    // This build's client, with this build's host: the request is answered.
+    assert!(matches!(ask(dir.path(), Request::Settings).await.unwrap(), Reply::Settings { .. }));
+    server.shutdown().await;
+    host.shutdown().await;
+
+    // This build's client, with a host from before the hello (it reads the hello as a request it
+    // does not know), and with a host that replies in a shape this build has no name for.
+    for answer in [
+        r#"{"result":"refused","error":{"name":"ControlError","code":"BAD_REQUEST","message":"not a control request: unknown variant `hello`"}}"#,
+        r#"{"result":"greetings_from_the_future"}"#,
+    ] {
+        let socket = dir.path().join(control::SOCKET_FILE);
+        let _ = std::fs::remove_file(&socket);
+        let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+        let old_host = std::thread::spawn(move || {
+            use std::io::{BufRead, BufReader, Write};
+            let (mut stream, _) = listener.accept().unwrap();
+            let mut first = String::new();
+            BufReader::new(stream.try_clone().unwrap()).read_line(&mut first).unwrap();
+            stream.write_all(format!("{answer}\n").as_bytes()).unwrap();
+            first
+        });
+        let error = control::call(dir.path(), &Request::Settings).await.unwrap_err();
+        assert!(matches!(error, ControlError::VersionMismatch { .. }), "{error:?}");
+        assert_eq!(hark_core::error::CodedError::code(&error), "VERSION_MISMATCH");
+        assert!(old_host.join().unwrap().contains("\"op\":\"hello\""), "the hello came first");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn another_front_door_answers_the_hosts_question_and_the_first_answer_wins() {
     let dir = tempfile::tempdir().unwrap();
@@ -84,7 +157,10 @@ async fn bad_requests_are_refused_with_a_code_and_a_stale_or_live_socket_is_hand
     assert_eq!(again.err().map(|e| e.kind()), Some(std::io::ErrorKind::AddrInUse), "a live host keeps its socket");
 
     for line in ["not json\n", "{\"op\":\"delete_everything\"}\n", "{\"op\":\"answer\",\"session\":\"x\"}\n"] {
+        // As the connection's first line, and as the request after an accepted hello.
         let reply = send_raw(server.path(), line.as_bytes().to_vec()).await;
+        assert!(matches!(&reply, Reply::Refused { error } if error.code == "BAD_REQUEST"), "{line}: {reply:?}");
+        let reply = send_after_hello(server.path(), line.as_bytes().to_vec()).await;
         assert!(matches!(&reply, Reply::Refused { error } if error.code == "BAD_REQUEST"), "{line}: {reply:?}");
     }
     // A request over the limit is refused as such, not cut off mid-way.
@@ -424,6 +500,7 @@ async fn a_late_answer_whose_reply_was_lost_is_handed_out_again() {
     let socket = server.path().to_path_buf();
     tokio::task::spawn_blocking(move || {
         let mut stream = std::os::unix::net::UnixStream::connect(&socket).unwrap();
+        stream.write_all(&hello_line()).unwrap();
         stream.write_all(&line).unwrap();
         stream.write_all(b"\n").unwrap();
         stream.shutdown(std::net::Shutdown::Both).unwrap();
@@ -501,6 +578,7 @@ async fn a_watch_that_never_reads_is_let_go_and_a_silent_peer_does_not_hold_up_q
     let line = serde_json::to_vec(&Request::Watch { session: None }).unwrap();
     let deaf = {
         let mut stream = std::os::unix::net::UnixStream::connect(&socket).unwrap();
+        stream.write_all(&hello_line()).unwrap();
         stream.write_all(&line).unwrap();
         stream.write_all(b"\n").unwrap();
         stream

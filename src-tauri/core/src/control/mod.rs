@@ -12,12 +12,14 @@
 //! until it closes), reads what to show (`overview`), starts and steers sessions, and holds a timed
 //! question's countdown for as long as its connection to `attach` stays open.
 //!
-//! One JSON request line per connection, answered by one reply line (a stream of them for `watch`
-//! and `attach`). On Unix it is a socket in the data directory, mode 0600;
+//! One JSON request line per connection after the hello (see [`hello`]: both sides say which
+//! protocol they speak), answered by one reply line (a stream of them for `watch` and `attach`). On Unix it is a socket in the data directory, mode 0600;
 //! a peer that is not the user who owns it is refused. On Windows it is a named pipe named after the
 //! data directory, local clients only, owned by the user who runs the host, whose access list admits
 //! only its owner; a client talks to it only when its owner is the client's own user (the name is
 //! predictable: another user could make a pipe of that name first).
+
+mod hello;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -31,6 +33,8 @@ use crate::host::{AnswerPath, ClientAnswer, ClientAnswers, ClientId, Overview};
 use crate::question::AnswerBatch;
 use crate::service::QuestionEvent;
 use crate::tools::QuestionSettings;
+
+pub use hello::{Hello, PROTOCOL};
 
 /// The socket's name inside the data directory.
 pub const SOCKET_FILE: &str = "control.sock";
@@ -99,6 +103,11 @@ pub enum Request {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "result", rename_all = "snake_case")]
 pub enum Reply {
+    /// The host accepted the connection's hello: it speaks `protocol` too.
+    Hello {
+        protocol: u32,
+        host: String,
+    },
     Answered {
         session_id: String,
         path: AnswerPath,
@@ -181,6 +190,9 @@ pub enum ControlError {
          to it. Quit that program (or ask who runs it), then start Hark again"
     )]
     NotYours { path: PathBuf },
+    /// The client and the host are different builds that speak different control protocols.
+    #[error("{detail}")]
+    VersionMismatch { detail: String },
 }
 
 impl CodedError for ControlError {
@@ -194,6 +206,7 @@ impl CodedError for ControlError {
             ControlError::Protocol(_) => "CONTROL_PROTOCOL",
             ControlError::Closed { .. } => "CONTROL_CLOSED",
             ControlError::NotYours { .. } => "CONTROL_NOT_YOURS",
+            ControlError::VersionMismatch { .. } => "VERSION_MISMATCH",
         }
     }
     fn message(&self) -> String {
@@ -202,7 +215,12 @@ impl CodedError for ControlError {
 }
 
 fn refused(code: &str, message: impl Into<String>) -> Reply {
-    Reply::Refused { error: BoundaryError::new("ControlError", code, message) }
+    Reply::Refused { error: refusal(code, message) }
+}
+
+/// Why the host refuses a connection or a request.
+fn refusal(code: &str, message: impl Into<String>) -> BoundaryError {
+    BoundaryError::new("ControlError", code, message)
 }
 
 /// Writes what the handler makes of one request line, line by line, telling it (`gone`) when the
@@ -296,6 +314,8 @@ fn busy(what: &str) -> Reply {
 /// The host's replies to one request, read as they come. Dropping it closes the connection, which
 /// withdraws an ask, ends a watch and releases an attach.
 pub struct ReplyStream {
+    /// A reply read with the hello (a refusal of the connection), handed out first.
+    first: Option<Reply>,
     lines: tokio::io::Lines<tokio::io::BufReader<Box<dyn tokio::io::AsyncRead + Send + Unpin>>>,
     /// Kept open: closing the writing half would tell the host this peer is gone.
     _write: Box<dyn tokio::io::AsyncWrite + Send + Unpin>,
@@ -305,6 +325,9 @@ pub struct ReplyStream {
 impl ReplyStream {
     /// The next reply; `None` once the host closed the connection.
     pub async fn next(&mut self) -> Result<Option<Reply>, ControlError> {
+        if let Some(first) = self.first.take() {
+            return Ok(Some(first));
+        }
         let line = self
             .lines
             .next_line()
@@ -327,16 +350,42 @@ where
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
     let io = |e: std::io::Error| ControlError::Io { path: path.to_path_buf(), detail: e.to_string() };
     let (read, mut write) = tokio::io::split(stream);
-    let mut line = serde_json::to_vec(request).map_err(|e| ControlError::Protocol(e.to_string()))?;
-    line.push(b'\n');
-    write.write_all(&line).await.map_err(io)?;
+    write.write_all(&hello::client_lines(request)?).await.map_err(io)?;
     write.flush().await.map_err(io)?;
     let read: Box<dyn tokio::io::AsyncRead + Send + Unpin> = Box::new(read);
-    Ok(ReplyStream {
-        lines: tokio::io::BufReader::new(read).lines(),
-        _write: Box::new(write),
-        path: path.to_path_buf(),
-    })
+    let mut lines = tokio::io::BufReader::new(read).lines();
+    let greeting = lines.next_line().await.map_err(io)?.ok_or(ControlError::Closed { path: path.to_path_buf() })?;
+    let first = hello::greeted(&greeting)?;
+    Ok(ReplyStream { first, lines, _write: Box::new(write), path: path.to_path_buf() })
+}
+
+/// The blocking clients' exchange over a connected stream: the hello and the request sent, the
+/// host's welcome read, then its one reply. `failed` names an I/O error.
+#[cfg(any(unix, windows))]
+fn exchange_blocking<S>(
+    mut stream: S,
+    request: &Request,
+    path: &Path,
+    failed: &dyn Fn(std::io::Error) -> ControlError,
+) -> Result<Reply, ControlError>
+where
+    S: std::io::Read + std::io::Write,
+{
+    use std::io::BufRead;
+    stream.write_all(&hello::client_lines(request)?).map_err(failed)?;
+    let mut reader = std::io::BufReader::new(stream);
+    let mut line = String::new();
+    if reader.read_line(&mut line).map_err(failed)? == 0 {
+        return Err(ControlError::Closed { path: path.to_path_buf() });
+    }
+    if let Some(refusal) = hello::greeted(&line)? {
+        return Ok(refusal);
+    }
+    line.clear();
+    if reader.read_line(&mut line).map_err(failed)? == 0 {
+        return Err(ControlError::Closed { path: path.to_path_buf() });
+    }
+    serde_json::from_str(&line).map_err(|e| ControlError::Protocol(format!("{e}: {line:?}")))
 }
 
 /// Sends `request` to the host of `data_dir` and waits for its (first) reply, however long it takes
@@ -347,13 +396,36 @@ pub async fn call(data_dir: &Path, request: &Request) -> Result<Reply, ControlEr
     replies.next().await?.ok_or(ControlError::Closed { path })
 }
 
-/// Answers one connection: one request line (refused unless `same_user`), its reply lines. `gone`
+/// The peer's next line, within [`READ_TIMEOUT`] and [`REQUEST_LIMIT`]: `Ok(None)` when the server
+/// stops meanwhile (quitting does not wait for a peer that has not said anything yet), `Err` with
+/// the refusal when it is too long, unreadable or late.
+async fn read_line<R>(reader: &mut R, gone: &CancellationToken) -> Result<Option<Vec<u8>>, BoundaryError>
+where
+    R: tokio::io::AsyncBufRead + Unpin,
+{
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt};
+    let mut line = Vec::new();
+    let mut limited = reader.take(REQUEST_LIMIT as u64 + 1);
+    let read = tokio::select! {
+        read = tokio::time::timeout(READ_TIMEOUT, limited.read_until(b'\n', &mut line)) => read,
+        _ = gone.cancelled() => return Ok(None),
+    };
+    match read {
+        Ok(Ok(_)) if line.len() > REQUEST_LIMIT => Err(refusal("BAD_REQUEST", "the request is too long")),
+        Ok(Ok(_)) => Ok(Some(line)),
+        Ok(Err(e)) => Err(refusal("BAD_REQUEST", format!("reading the request failed: {e}"))),
+        Err(_) => Err(refusal("BAD_REQUEST", "no request within 10 s")),
+    }
+}
+
+/// Answers one connection: the hello and one request line (refused unless `same_user`), its reply
+/// lines. `gone`
 /// is cancelled when the peer leaves or the server stops.
 async fn answer<S>(stream: S, same_user: bool, handler: Handler, gone: CancellationToken, admission: Admission)
 where
     S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
 {
-    use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
+    use tokio::io::AsyncWriteExt;
     let (read, mut write) = tokio::io::split(stream);
     let mut reader = tokio::io::BufReader::new(read);
     let waiting = if same_user { admission.waiting.try_acquire_owned().ok() } else { None };
@@ -362,26 +434,27 @@ where
     } else if waiting.is_none() {
         Some(busy("connections"))
     } else {
-        let mut line = Vec::new();
-        let mut limited = (&mut reader).take(REQUEST_LIMIT as u64 + 1);
-        let read = tokio::select! {
-            read = tokio::time::timeout(READ_TIMEOUT, limited.read_until(b'\n', &mut line)) => Some(read),
-            // Quitting does not wait for a peer that has not said anything yet.
-            _ = gone.cancelled() => None,
-        };
+        // The hello first: a peer of another protocol is told so before its request is read.
+        let read = async {
+            let Some(first) = read_line(&mut reader, &gone).await? else { return Ok(None) };
+            hello::check(&first)?;
+            if !write_reply(&mut write, &hello::welcome()).await {
+                return Ok(None);
+            }
+            read_line(&mut reader, &gone).await
+        }
+        .await;
         drop(waiting);
         match read {
-            None => None,
-            Some(Ok(Ok(_))) if line.len() > REQUEST_LIMIT => Some(refused("BAD_REQUEST", "the request is too long")),
-            Some(Ok(Ok(_))) => match admission.active.try_acquire_owned() {
+            Ok(None) => None,
+            Err(error) => Some(Reply::Refused { error }),
+            Ok(Some(line)) => match admission.active.try_acquire_owned() {
                 Ok(_active) => {
                     reply_to(&line, &handler, gone.clone(), &mut reader, &mut write).await;
                     None
                 }
                 Err(_) => Some(busy("requests")),
             },
-            Some(Ok(Err(e))) => Some(refused("BAD_REQUEST", format!("reading the request failed: {e}"))),
-            Some(Err(_)) => Some(refused("BAD_REQUEST", "no request within 10 s")),
         }
     };
     if let Some(refusal) = refusal {
@@ -406,7 +479,6 @@ pub use windows::{open, pipe_name, request, serve, ControlServer};
 
 #[cfg(unix)]
 mod unix {
-    use std::io::{BufRead, BufReader, Write};
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
     use std::os::unix::net::UnixStream as StdStream;
     use std::path::{Path, PathBuf};
@@ -608,21 +680,15 @@ mod unix {
     pub fn request(data_dir: &Path, request: &Request) -> Result<Reply, ControlError> {
         let path = socket_path(data_dir);
         let io = |e: std::io::Error| ControlError::Io { path: path.clone(), detail: e.to_string() };
-        let mut stream = StdStream::connect(&path).map_err(|e| not_connected(&path, e))?;
+        let stream = StdStream::connect(&path).map_err(|e| not_connected(&path, e))?;
         stream.set_read_timeout(Some(REPLY_TIMEOUT)).map_err(io)?;
         stream.set_write_timeout(Some(READ_TIMEOUT)).map_err(io)?;
-        let mut line = serde_json::to_vec(request).map_err(|e| ControlError::Protocol(e.to_string()))?;
-        line.push(b'\n');
-        stream.write_all(&line).map_err(io)?;
-        let mut reply = String::new();
-        BufReader::new(stream).read_line(&mut reply).map_err(io)?;
-        serde_json::from_str(&reply).map_err(|e| ControlError::Protocol(format!("{e}: {reply:?}")))
+        exchange_blocking(stream, request, &path, &io)
     }
 }
 
 #[cfg(windows)]
 mod windows {
-    use std::io::{BufRead, BufReader, Write};
     use std::os::windows::io::{AsRawHandle, RawHandle};
     use std::path::Path;
     use std::time::Duration;
@@ -922,7 +988,7 @@ mod windows {
         let path = std::path::PathBuf::from(&name);
         let io = |e: std::io::Error| ControlError::Io { path: path.clone(), detail: e.to_string() };
         let mut attempts = 0;
-        let mut pipe = loop {
+        let pipe = loop {
             match std::fs::OpenOptions::new().read(true).write(true).open(&name) {
                 Ok(pipe) => break pipe,
                 Err(e) if e.raw_os_error() == Some(ERROR_FILE_NOT_FOUND as i32) => {
@@ -937,19 +1003,10 @@ mod windows {
             }
         };
         check_owner(&pipe, &path)?;
-        let mut line = serde_json::to_vec(request).map_err(|e| ControlError::Protocol(e.to_string()))?;
-        line.push(b'\n');
         // An instance that is closing as it is opened (the host is quitting) answers nothing.
-        pipe.write_all(&line).map_err(|e| {
-            if closing(&e) {
-                ControlError::Unavailable { path: path.clone() }
-            } else {
-                io(e)
-            }
-        })?;
-        let mut reply = String::new();
-        BufReader::new(pipe).read_line(&mut reply).map_err(io)?;
-        serde_json::from_str(&reply).map_err(|e| ControlError::Protocol(format!("{e}: {reply:?}")))
+        let failed =
+            |e: std::io::Error| if closing(&e) { ControlError::Unavailable { path: path.clone() } } else { io(e) };
+        exchange_blocking(pipe, request, &path, &failed)
     }
 
     /// The pipe's other end is gone or going: broken, being closed, or not connected.
