@@ -13,12 +13,13 @@ CARGO_BIN  := $(or $(CARGO_HOME),$(HOME)/.cargo)/bin
 XVFB       := xvfb-run -a -s "-screen 0 1280x800x24"
 
 .PHONY: help run test bench bench-desktop check-tools core-has-no-tauri system-deps test-system-deps ui-deps ui mcp-test-servers \
-        tauri-driver fmt clippy test-rust test-ui test-e2e bindings test-windows
+        tauri-driver fmt clippy test-rust test-ui test-e2e bindings test-windows bench-cli
 
 help:
 	@echo "make run    set up and start the Hark desktop app"
 	@echo "make test   set up and run every check (fmt, clippy, cargo tests, UI tests, end-to-end)"
 	@echo "make bench  run the benchmarks (one 'name value unit' line per figure)"
+	@echo "make bench-cli  only the hark chat turn ones (short vs long session)"
 	@echo "make bench-desktop  only the desktop ones: start-up, memory, binary size vs an empty Tauri window"
 	@echo "make bindings  regenerate ui/src/lib/bindings.ts from the Rust types (make test fails while it is stale)"
 	@echo "make test-windows  the Windows control pipe, cross-built and run under Wine (not part of make test)"
@@ -123,7 +124,15 @@ test-e2e: ui tauri-driver mcp-test-servers
 
 bench: check-tools system-deps ui
 	cargo bench -p hark-core --bench store --bench service --bench agent
+	@$(MAKE) --no-print-directory bench-cli
 	@$(MAKE) --no-print-directory bench-desktop
+
+# One `hark chat` turn (release, demo model, process start to exit) on a 100-event and on a
+# 100 000-event session, alternating (bench/cli.py).
+bench-cli: check-tools system-deps ui
+	@command -v python3 >/dev/null || { echo "python3 is missing: bench/cli.py needs it" >&2; exit 1; }
+	cargo build --release -p hark-cli -p hark --bin hark --example seed_session
+	python3 bench/cli.py --bin-dir "$(BENCH_BIN_DIR)"
 
 # Hark's window next to an empty Tauri window (examples/baseline.rs), same Xvfb, one run: start-up to
 # the first element, PSS of the app + its WebKit processes with a 100 000-event session open, release
