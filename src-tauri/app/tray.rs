@@ -99,12 +99,8 @@ fn on_menu(app: &AppHandle, id: &str) {
             let Some(session) = other.strip_prefix(SESSION_PREFIX) else { return };
             show_window(app);
             let call = app.state::<crate::state::AppState>().hub().ok().and_then(|hub| {
-                let pending = hub.pending(session);
-                pending
-                    .foreground
-                    .first()
-                    .map(|r| r.call_id.clone())
-                    .or_else(|| pending.continued.first().map(|c| c.call_id.clone()))
+                let views = hub.host().questions(session);
+                hark_core::service::next_to_show(&views, true, |_| false).map(|v| v.call_id.clone())
             });
             crate::events::focus(app, session, call.as_deref());
         }

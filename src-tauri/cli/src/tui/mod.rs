@@ -23,7 +23,7 @@ use hark_core::agent::AgentEvent;
 use hark_core::error::BoundaryError;
 use hark_core::host::{AnswerPath, Host, WorkingChoices};
 use hark_core::question::Countdown;
-use hark_core::service::{ContinuedQuestion, ForwardingProvider, InteractionRequest};
+use hark_core::service::{next_to_show, questions_view, ContinuedQuestion, ForwardingProvider, InteractionRequest};
 use hark_core::session::{SessionSummary, Transcript};
 use ratatui::crossterm::event::{Event as TermEvent, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use tokio::sync::mpsc;
@@ -331,7 +331,7 @@ impl Screen {
         if let Some(shown) = self.shown.as_mut() {
             let (session, call) = (&shown.session_id, &shown.overlay.call_id);
             let answerable_late = self.session.as_ref() == Some(session)
-                && self.continued.iter().any(|q| q.call_id == *call && q.reply_queued.is_none());
+                && questions_view(&[], &self.continued).iter().any(|q| q.call_id == *call && q.answerable);
             let still_asked = if shown.overlay.late {
                 answerable_late
             } else {
@@ -349,7 +349,12 @@ impl Screen {
             }
         }
         if self.shown.is_none() {
-            if let Some(request) = self.waiting.iter().find(|r| !self.hidden.contains(&key_of(r))).cloned() {
+            let views = questions_view(&self.waiting, &[]);
+            let next =
+                next_to_show(&views, false, |v| self.hidden.contains(&(v.session_id.clone(), v.call_id.clone())));
+            let request =
+                next.and_then(|v| self.waiting.iter().find(|r| r.call_id == v.call_id && r.session_id == v.session_id));
+            if let Some(request) = request.cloned() {
                 self.shown = Some(self.present(&request).await);
             }
         }
@@ -581,9 +586,10 @@ impl Screen {
                 if let Some(request) = self.waiting.iter().find(|r| self.hidden.contains(&key_of(r))).cloned() {
                     self.hidden.remove(&key_of(&request));
                     self.shown = Some(self.present(&request).await);
-                } else if let (Some(session), Some(question)) =
-                    (self.session.clone(), self.continued.iter().find(|q| q.reply_queued.is_none()).cloned())
-                {
+                } else if let (Some(session), Some(question)) = (
+                    self.session.clone(),
+                    next_to_show(&questions_view(&[], &self.continued), true, |_| false).cloned(),
+                ) {
                     let overlay =
                         Overlay::new(&question.call_id, question.questions, false, true).with_intent(&question.intent);
                     self.shown = Some(Shown::untimed(session, overlay));

@@ -31,8 +31,8 @@ use crate::live::Session;
 use crate::mcp::{McpConfig, McpError, CONFIG_FILE};
 use crate::question::AnswerBatch;
 use crate::service::{
-    ContinuedQuestion, InteractionProvider, InteractionRequest, ProviderRegistration, Responded, SessionLog,
-    UserQuestionService,
+    questions_view, ContinuedQuestion, InteractionProvider, InteractionRequest, ProviderRegistration, QuestionView,
+    Responded, SessionLog, UserQuestionService,
 };
 use crate::session::{match_session, Event, SessionSummary, Store, Transcript};
 use crate::sync::lock as guard;
@@ -353,6 +353,11 @@ impl Host {
 
     pub fn retry(&self, session: &str) -> Result<(), HostError> {
         Ok(self.open(session)?.0.retry()?)
+    }
+
+    /// `session`'s waiting questions as surfaces list them (see [`questions_view`]).
+    pub fn questions(&self, session: &str) -> Vec<QuestionView> {
+        questions_view(&self.service.foreground(Some(session)), &self.service.continued(session))
     }
 
     pub fn pending(&self, session: &str) -> PendingQuestions {

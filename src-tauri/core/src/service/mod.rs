@@ -21,6 +21,7 @@ mod pending;
 mod provider;
 mod stats;
 mod store_log;
+mod view;
 mod wait;
 
 #[cfg(test)]
@@ -39,6 +40,7 @@ pub use provider::{
     BoxFuture, Caller, ForwardingProvider, InteractionProvider, InteractionRequest, ProviderRegistration, WaitInfo,
 };
 pub use stats::ServiceStats;
+pub use view::{next_to_show, questions_view, Phase, QuestionView};
 pub use wait::{Attached, Takeover};
 
 use crate::error::CodedError;
