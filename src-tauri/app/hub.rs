@@ -72,7 +72,7 @@ impl ModelSource for DesktopModels {
     }
 
     fn forced_questions(&self) -> Option<QuestionSettings> {
-        self.launch.timed.then(|| self.launch.questions(&lock(&self.settings)))
+        self.launch.forced_questions(&lock(&self.settings))
     }
 
     fn default_questions(&self) -> QuestionSettings {
@@ -80,7 +80,7 @@ impl ModelSource for DesktopModels {
     }
 
     fn forced_plan_first(&self) -> Option<bool> {
-        self.launch.plan_first.then_some(true)
+        self.launch.run.plan_first.then_some(true)
     }
 
     fn default_plan_first(&self) -> bool {
@@ -88,7 +88,7 @@ impl ModelSource for DesktopModels {
     }
 
     fn forced_ptc(&self) -> Option<bool> {
-        self.launch.ptc.then_some(true)
+        self.launch.run.ptc.then_some(true)
     }
 
     fn default_ptc(&self) -> bool {
@@ -430,7 +430,9 @@ mod tests {
     use super::*;
 
     fn hub(dir: &Path, script: &str) -> Hub {
-        let launch = LaunchOptions { script: Some(script.into()), timed: true, ..LaunchOptions::default() };
+        let model = hark_core::launch::ModelFlags { script: Some(script.into()), ..Default::default() };
+        let run = hark_core::launch::RunOptions { model, timed: true, ..Default::default() };
+        let launch = LaunchOptions { run, ..LaunchOptions::default() };
         Hub::start(dir, launch).expect("hub")
     }
 

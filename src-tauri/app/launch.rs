@@ -5,10 +5,8 @@
 
 use std::path::PathBuf;
 
-use hark_core::model::demo_scripts;
-use hark_core::question::limits::parse_timeout_secs;
-use hark_core::question::ToolMode;
-use hark_core::session::{ModelKind, ModelRef};
+use hark_core::launch::RunOptions;
+use hark_core::session::ModelRef;
 use hark_core::tools::QuestionSettings;
 
 use crate::settings::Settings;
@@ -20,19 +18,9 @@ pub const USAGE: &str = "usage: hark-desktop [--data-dir DIR] [--provider demo|o
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LaunchOptions {
     pub data_dir: Option<PathBuf>,
-    pub provider: Option<ModelKind>,
-    pub script: Option<String>,
-    pub base_url: Option<String>,
-    pub model: Option<String>,
-    pub timed: bool,
-    pub timeout: Option<u64>,
-    /// Plan first for every session of this run, new or resumed.
-    pub plan_first: bool,
-    /// Programmatic tool calls (`run_code`) for every session of this run, new or resumed.
-    pub ptc: bool,
-    /// The folder a session started by `--prompt` may read and write.
-    pub workspace: Option<PathBuf>,
-    pub session: Option<String>,
+    /// What every front door that runs sessions takes (parsed and applied in hark-core).
+    pub run: RunOptions,
+    /// The first message of a session this launch starts (or sends to `--session`).
     pub prompt: Option<String>,
 }
 
@@ -47,112 +35,64 @@ impl LaunchOptions {
                 Some((n, v)) if n.starts_with("--") => (n.to_string(), Some(v.to_string())),
                 _ => (arg.clone(), None),
             };
-            let mut value = |inline: Option<String>| {
-                inline.or_else(|| it.next()).filter(|v| !v.is_empty()).ok_or_else(|| format!("{name} needs a value"))
+            let mut inline = inline;
+            let mut value = || {
+                inline
+                    .take()
+                    .or_else(|| it.next())
+                    .filter(|v| !v.is_empty())
+                    .ok_or_else(|| format!("{name} needs a value"))
             };
+            if o.run.take(&name, &mut value)? {
+                continue;
+            }
             match name.as_str() {
-                "--data-dir" => o.data_dir = Some(PathBuf::from(value(inline)?)),
-                "--provider" => {
-                    let p = value(inline)?;
-                    let kind = ModelKind::parse(&p).ok_or_else(|| format!("--provider {p:?}: use demo or openai"))?;
-                    o.provider = Some(kind);
-                }
-                "--script" => {
-                    let s = value(inline)?;
-                    if !demo_scripts().contains(&s.as_str()) {
-                        return Err(format!("--script {s:?}: one of {}", demo_scripts().join(", ")));
-                    }
-                    o.script = Some(s);
-                }
-                "--base-url" => o.base_url = Some(value(inline)?),
-                "--model" => o.model = Some(value(inline)?),
-                "--timed" => o.timed = true,
-                "--plan" => o.plan_first = true,
-                "--ptc" => o.ptc = true,
-                "--timeout" => o.timeout = Some(parse_timeout_secs(&value(inline)?)?),
-                "--workspace" => o.workspace = Some(PathBuf::from(value(inline)?)),
-                "--session" => o.session = Some(value(inline)?),
-                "--prompt" => o.prompt = Some(value(inline)?),
+                "--data-dir" => o.data_dir = Some(PathBuf::from(value()?)),
+                "--prompt" => o.prompt = Some(value()?),
                 // Passed by some launchers and by WebDriver; not ours to refuse.
                 a if a.starts_with("-psn_") => {}
                 other => return Err(format!("unknown option {other:?}")),
             }
-        }
-        if o.timeout.is_some() && !o.timed {
-            o.timed = true;
         }
         Ok(o)
     }
 
     /// The options as the person would read them back ("This run uses: --provider demo ...").
     pub fn describe(&self) -> Vec<String> {
-        let timeout = self.timeout.map(|t| t.to_string());
-        let flags = [
-            ("--provider", self.provider.map(|p| p.as_str().to_string())),
-            ("--script", self.script.clone()),
-            ("--base-url", self.base_url.clone()),
-            ("--model", self.model.clone()),
-        ];
-        let mut out: Vec<String> = flags.iter().filter_map(|(f, v)| v.as_ref().map(|v| format!("{f} {v}"))).collect();
-        if self.timed {
-            out.push("--timed".into());
-        }
-        if let Some(t) = timeout {
-            out.push(format!("--timeout {t}"));
-        }
-        if self.plan_first {
-            out.push("--plan".into());
-        }
-        if self.ptc {
-            out.push("--ptc".into());
-        }
-        out
-    }
-
-    fn overrides_model(&self) -> bool {
-        self.provider.is_some() || self.script.is_some() || self.base_url.is_some() || self.model.is_some()
+        self.run.describe()
     }
 
     /// The model a new session uses: the options over the settings.
     pub fn model_for_new(&self, settings: &Settings) -> ModelRef {
-        self.apply(settings.model_ref())
+        self.run.model.over(settings.model_ref())
     }
 
     /// The model an existing session runs on: what it recorded, unless options say otherwise. A
     /// session keeps its model when the settings change later; new sessions use the new settings.
     pub fn model_for_existing(&self, recorded: Option<ModelRef>, settings: &Settings) -> ModelRef {
-        match recorded {
-            Some(r) if !self.overrides_model() => r,
-            Some(r) => self.apply(r),
-            None => self.model_for_new(settings),
-        }
-    }
-
-    fn apply(&self, base: ModelRef) -> ModelRef {
-        let provider = self.provider.or_else(|| self.script.as_ref().map(|_| ModelKind::Demo)).unwrap_or(base.provider);
-        let same = provider == base.provider;
-        if provider == ModelKind::Demo {
-            let script = self.script.clone().or(if same { base.script } else { None });
-            ModelRef { provider, base_url: None, model: None, script: script.or(Some("batch".into())) }
-        } else {
-            ModelRef {
-                provider,
-                base_url: self.base_url.clone().or(if same { base.base_url } else { None }),
-                model: self.model.clone().or(if same { base.model } else { None }),
-                script: None,
-            }
-        }
+        self.run.model.for_existing(recorded, || self.model_for_new(settings))
     }
 
     /// The question settings for this run: `--timed`/`--timeout` over the saved mode and timeout.
     pub fn questions(&self, settings: &Settings) -> QuestionSettings {
-        let mode = if self.timed { ToolMode::Timed } else { settings.question_mode };
-        QuestionSettings { mode, default_timeout_secs: self.timeout.unwrap_or(settings.timeout_secs) }
+        self.run.questions(saved_questions(settings))
     }
+
+    /// The question settings every session of this run is held to (`--timed`), new or resumed.
+    pub fn forced_questions(&self, settings: &Settings) -> Option<QuestionSettings> {
+        self.run.forced_questions(saved_questions(settings))
+    }
+}
+
+fn saved_questions(settings: &Settings) -> QuestionSettings {
+    QuestionSettings { mode: settings.question_mode, default_timeout_secs: settings.timeout_secs }
 }
 
 #[cfg(test)]
 mod tests {
+    use hark_core::question::ToolMode;
+    use hark_core::session::ModelKind;
+
     use super::*;
     use crate::settings::Provider;
 
@@ -179,10 +119,11 @@ mod tests {
             "--ptc",
         ])
         .unwrap();
-        assert!(o.plan_first && o.ptc);
+        assert!(o.run.plan_first && o.run.ptc);
         assert_eq!(o.data_dir, Some(PathBuf::from("/tmp/d")));
-        assert_eq!(o.script.as_deref(), Some("timed"));
-        assert_eq!(o.timeout, Some(3));
+        assert_eq!(o.run.model.script.as_deref(), Some("timed"));
+        assert_eq!(o.run.timeout, Some(3));
+        assert_eq!(o.run.session.as_deref(), Some("abc"));
         assert_eq!(o.prompt.as_deref(), Some("plan the notes app"));
         assert_eq!(o.describe(), ["--provider demo", "--script timed", "--timed", "--timeout 3", "--plan", "--ptc"]);
     }

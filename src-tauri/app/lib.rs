@@ -206,7 +206,7 @@ fn instance_name(dir: Option<&PathBuf>) -> String {
 /// Opens the session the options name (sending the prompt to it), or starts one with the prompt.
 /// Call inside the async runtime.
 fn carry_out(hub: &Arc<Hub>, launch: &LaunchOptions) -> Launched {
-    let opened = match (&launch.session, &launch.prompt) {
+    let opened = match (&launch.run.session, &launch.prompt) {
         (Some(typed), prompt) => hub.resolve(typed).and_then(|id| {
             match prompt {
                 Some(p) => hub.send(&id, p)?,
@@ -223,9 +223,11 @@ fn carry_out(hub: &Arc<Hub>, launch: &LaunchOptions) -> Launched {
         }),
         // A second launch's --plan and --ptc hold for the session it starts, whatever this run was told.
         (None, Some(prompt)) => {
-            let choices =
-                WorkingChoices { plan_first: launch.plan_first.then_some(true), ptc: launch.ptc.then_some(true) };
-            hub.start_session_with(prompt, launch.workspace.clone(), choices)
+            let choices = WorkingChoices {
+                plan_first: launch.run.plan_first.then_some(true),
+                ptc: launch.run.ptc.then_some(true),
+            };
+            hub.start_session_with(prompt, launch.run.workspace.clone(), choices)
         }
         (None, None) => return Launched::default(),
     };
@@ -247,7 +249,7 @@ fn forwarded(app: &AppHandle, argv: Vec<String>, cwd: String) {
         }
     };
     // A relative workspace means the second launch's folder, not this process's.
-    launch.workspace = launch.workspace.map(|w| PathBuf::from(&cwd).join(w));
+    launch.run.workspace = launch.run.workspace.take().map(|w| PathBuf::from(&cwd).join(w));
     let state = app.state::<AppState>();
     let Ok(hub) = state.hub() else {
         return;

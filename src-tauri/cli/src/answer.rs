@@ -19,11 +19,8 @@ use hark_core::host::{AnswerPath, Host, HostError, LockError};
 use hark_core::question::{Answer, AnswerBatch, ErrorCode, UserInteractionError};
 use hark_core::service::ServiceError;
 use hark_core::session::project_questions;
-use hark_core::tools::QuestionSettings;
 
-use crate::chat::{
-    chosen_dir, drain, fail, fail_msg, print_error, print_events, run_until_idle, CliModels, ModelFlags, Terminal,
-};
+use crate::chat::{chosen_dir, drain, fail, fail_msg, print_error, print_events, run_until_idle, CliModels, Terminal};
 
 /// `{"answers":[...]}` or a bare `[...]` of answers.
 fn parse_batch(text: &str) -> Result<AnswerBatch, UserInteractionError> {
@@ -59,14 +56,7 @@ async fn answer(typed: &str, call_id: &str, answers: &str) -> ExitCode {
         Err(e) => return fail(&e, 4),
     };
     let terminal = Terminal::stdin();
-    let models = CliModels {
-        flags: ModelFlags::default(),
-        forced: None,
-        timeout: QuestionSettings::default().default_timeout_secs,
-        plan_first: false,
-        ptc: false,
-        announce_demo: true,
-    };
+    let models = CliModels { run: hark_core::launch::RunOptions::default(), announce_demo: true };
     let dir = match chosen_dir() {
         Ok(dir) => dir,
         Err(code) => return code,

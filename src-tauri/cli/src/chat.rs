@@ -9,12 +9,12 @@ use std::sync::Arc;
 use hark_core::agent::{Agent, AgentEvent};
 use hark_core::error::{BoundaryError, CodedError};
 use hark_core::host::{Host, HostError, ModelSource};
+use hark_core::launch::RunOptions;
 use hark_core::mcp::McpConfig;
 use hark_core::model::{
     env_key_for, ApiKey, ModelError, ModelProvider, DEEPSEEK_BASE_URL, DEEPSEEK_MODEL, DEFAULT_DEMO_SCRIPT, DEMO_LABEL,
     ENV_KEYS,
 };
-use hark_core::question::limits::parse_timeout_secs;
 use hark_core::question::ToolMode;
 use hark_core::session::{Event, ModelKind, ModelRef, ToolOutcome, TurnEndReason};
 use hark_core::tools::QuestionSettings;
@@ -85,58 +85,35 @@ pub(crate) fn chosen_dir() -> Result<std::path::PathBuf, ExitCode> {
         .map_err(|e| fail(&e, 1))
 }
 
-/// Model flags; unset ones fall back to the session's recorded model, then to defaults.
-#[derive(Debug, Default, Clone)]
-pub(crate) struct ModelFlags {
-    pub provider: Option<ModelKind>,
-    pub base_url: Option<String>,
-    pub model: Option<String>,
-    pub script: Option<String>,
-}
-
 /// Whether a vendor's key is in the environment: then a session without a provider flag uses a real
 /// model rather than the demo.
 fn vendor_key_set() -> bool {
     ENV_KEYS.iter().any(|(variable, _)| ApiKey::from_optional(std::env::var(variable).ok()).is_some())
 }
 
-impl ModelFlags {
-    /// Whether the command line chose a model at all.
-    pub fn any_given(&self) -> bool {
-        self.provider.is_some() || self.base_url.is_some() || self.model.is_some() || self.script.is_some()
-    }
-
-    /// The model to use: flags over the recorded model; without either, demo unless a key is set.
-    pub(crate) fn resolve(&self, recorded: Option<ModelRef>) -> ModelRef {
-        let provider = self.provider.or_else(|| recorded.as_ref().map(|r| r.provider));
-        let same = recorded.filter(|r| provider.is_none_or(|p| p == r.provider));
-        let provider = provider.unwrap_or(if vendor_key_set() { ModelKind::Openai } else { ModelKind::Demo });
-        let pick = |flag: &Option<String>, rec: Option<String>| flag.clone().or(rec);
-        if provider == ModelKind::Demo {
-            let script = pick(&self.script, same.as_ref().and_then(|r| r.script.clone()))
-                .unwrap_or_else(|| DEFAULT_DEMO_SCRIPT.to_string());
-            ModelRef { provider, base_url: None, model: None, script: Some(script) }
-        } else {
-            let base_url = pick(&self.base_url, same.as_ref().and_then(|r| r.base_url.clone()))
-                .unwrap_or_else(|| DEEPSEEK_BASE_URL.to_string());
-            let model = pick(&self.model, same.as_ref().and_then(|r| r.model.clone()))
-                .unwrap_or_else(|| DEEPSEEK_MODEL.to_string());
-            ModelRef { provider, base_url: Some(base_url), model: Some(model), script: None }
+/// The model a session gets with no flag and nothing recorded: the demo, unless a vendor's key is set.
+fn default_model() -> ModelRef {
+    if vendor_key_set() {
+        ModelRef {
+            provider: ModelKind::Openai,
+            base_url: Some(DEEPSEEK_BASE_URL.into()),
+            model: Some(DEEPSEEK_MODEL.into()),
+            script: None,
         }
+    } else {
+        ModelRef { provider: ModelKind::Demo, base_url: None, model: None, script: Some(DEFAULT_DEMO_SCRIPT.into()) }
     }
 }
 
-/// The CLI's model choices: its flags, over what a session recorded.
+/// The question settings the terminal starts from: the wait-until-answered tool, with the default
+/// timeout a `--timed` run uses.
+fn saved_questions() -> QuestionSettings {
+    QuestionSettings { mode: ToolMode::Legacy, ..QuestionSettings::default() }
+}
+
+/// The CLI's model choices: its options, over what a session recorded.
 pub(crate) struct CliModels {
-    pub flags: ModelFlags,
-    /// `--timed` (with `--timeout`) forces the timed schema on new and resumed sessions alike.
-    pub forced: Option<QuestionSettings>,
-    /// The default timeout of a new session's timed calls.
-    pub timeout: u64,
-    /// `--plan`: plan first, on new and resumed sessions alike.
-    pub plan_first: bool,
-    /// `--ptc`: programmatic tool calls (`run_code`), on new and resumed sessions alike.
-    pub ptc: bool,
+    pub run: RunOptions,
     /// Says on stderr when a session runs on the demo model (not under a full-screen UI, which
     /// shows the model in its header and whose screen a stray line would spoil).
     pub announce_demo: bool,
@@ -144,23 +121,23 @@ pub(crate) struct CliModels {
 
 impl ModelSource for CliModels {
     fn for_new(&self) -> ModelRef {
-        self.flags.resolve(None)
+        self.run.model.over(default_model())
     }
 
     fn for_existing(&self, recorded: Option<ModelRef>) -> ModelRef {
-        self.flags.resolve(recorded)
+        self.run.model.for_existing(recorded, || self.for_new())
     }
 
     fn forced_questions(&self) -> Option<QuestionSettings> {
-        self.forced
+        self.run.forced_questions(saved_questions())
     }
 
     fn default_questions(&self) -> QuestionSettings {
-        QuestionSettings { mode: ToolMode::Legacy, default_timeout_secs: self.timeout }
+        self.run.questions(saved_questions())
     }
 
     fn forced_plan_first(&self) -> Option<bool> {
-        self.plan_first.then_some(true)
+        self.run.plan_first.then_some(true)
     }
 
     fn default_plan_first(&self) -> bool {
@@ -168,7 +145,7 @@ impl ModelSource for CliModels {
     }
 
     fn forced_ptc(&self) -> Option<bool> {
-        self.ptc.then_some(true)
+        self.run.ptc.then_some(true)
     }
 
     fn default_ptc(&self) -> bool {
@@ -297,13 +274,8 @@ pub(crate) async fn run_until_idle(agent: &Agent, terminal: &Terminal) -> bool {
 
 /// The options `hark chat` and `hark tui` share.
 pub(crate) struct ChatArgs {
-    pub session: Option<String>,
-    pub flags: ModelFlags,
-    pub timed: bool,
-    pub timeout: u64,
-    pub plan_first: bool,
-    pub ptc: bool,
-    pub workspace: Option<PathBuf>,
+    /// What every front door that runs sessions takes (parsed and applied in hark-core).
+    pub run: RunOptions,
     /// `--mcp-config FILE`: these servers instead of the data directory's `mcp.json`.
     pub mcp_config: Option<PathBuf>,
     pub prompt: Option<String>,
@@ -311,15 +283,7 @@ pub(crate) struct ChatArgs {
 
 /// The model choices the options make.
 pub(crate) fn models(args: &ChatArgs) -> CliModels {
-    let forced = args.timed.then_some(QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: args.timeout });
-    CliModels {
-        flags: args.flags.clone(),
-        forced,
-        timeout: args.timeout,
-        plan_first: args.plan_first,
-        ptc: args.ptc,
-        announce_demo: true,
-    }
+    CliModels { run: args.run.clone(), announce_demo: true }
 }
 
 /// The servers of `--mcp-config`, if given. A file named on the command line that cannot be read
@@ -335,38 +299,16 @@ pub(crate) fn mcp_from(args: &ChatArgs) -> Result<Option<McpConfig>, ExitCode> {
 }
 
 pub(crate) fn parse(args: &[String]) -> Result<ChatArgs, String> {
-    let mut parsed = ChatArgs {
-        session: None,
-        flags: ModelFlags::default(),
-        timed: false,
-        timeout: QuestionSettings::default().default_timeout_secs,
-        plan_first: false,
-        ptc: false,
-        workspace: None,
-        mcp_config: None,
-        prompt: None,
-    };
+    let mut parsed = ChatArgs { run: RunOptions::default(), mcp_config: None, prompt: None };
     let mut it = args.iter();
     let mut words = Vec::new();
     while let Some(arg) = it.next() {
-        let mut value = |name: &str| it.next().cloned().ok_or_else(|| format!("{name} needs a value"));
+        let mut value = || it.next().cloned().ok_or_else(|| format!("{arg} needs a value"));
+        if parsed.run.take(arg, &mut value)? {
+            continue;
+        }
         match arg.as_str() {
-            "--session" => parsed.session = Some(value("--session")?),
-            "--provider" => {
-                let typed = value("--provider")?;
-                let kind =
-                    ModelKind::parse(&typed).ok_or_else(|| format!("--provider {typed:?}: use openai or demo"))?;
-                parsed.flags.provider = Some(kind);
-            }
-            "--base-url" => parsed.flags.base_url = Some(value("--base-url")?),
-            "--model" => parsed.flags.model = Some(value("--model")?),
-            "--script" => parsed.flags.script = Some(value("--script")?),
-            "--workspace" => parsed.workspace = Some(PathBuf::from(value("--workspace")?)),
-            "--mcp-config" => parsed.mcp_config = Some(PathBuf::from(value("--mcp-config")?)),
-            "--timed" => parsed.timed = true,
-            "--plan" => parsed.plan_first = true,
-            "--ptc" => parsed.ptc = true,
-            "--timeout" => parsed.timeout = parse_timeout_secs(&value("--timeout")?)?,
+            "--mcp-config" => parsed.mcp_config = Some(PathBuf::from(value()?)),
             flag if flag.starts_with("--") => return Err(format!("chat: unknown option {flag:?}")),
             word => words.push(word.to_string()),
         }
@@ -431,7 +373,7 @@ type Opened = (Arc<Agent>, tokio::sync::broadcast::Receiver<AgentEvent>);
 /// The session `--session` names (sending the prompt to it), or a new one started with the prompt
 /// (or, interactively, with the first line typed). `None`: stdin closed before anything was typed.
 async fn open_or_start(host: &Host, terminal: &Terminal, args: &ChatArgs) -> Result<Option<Opened>, HostError> {
-    if let Some(typed) = &args.session {
+    if let Some(typed) = &args.run.session {
         let id = host.resolve(typed)?;
         let (agent, events) = host.open(&id)?;
         if let Some(prompt) = &args.prompt {
@@ -446,7 +388,7 @@ async fn open_or_start(host: &Host, terminal: &Terminal, args: &ChatArgs) -> Res
             None => return Ok(None),
         },
     };
-    let (id, events) = host.start_session(&first, args.workspace.clone())?;
+    let (id, events) = host.start_session(&first, args.run.workspace.clone())?;
     let agent = host.agent(&id).ok_or_else(|| HostError::NotFound(format!("session {id:?} is not open")))?;
     Ok(Some((agent, events)))
 }

@@ -241,6 +241,23 @@ fn a_timeout_beyond_the_limit_is_a_usage_error() {
     }
 }
 
+/// `hark chat` parses the options the app parses, with the same checks (a script that does not
+/// exist was taken and failed only once the model was built).
+#[test]
+fn the_shared_options_are_checked_as_the_app_checks_them() {
+    let data = tempfile::tempdir().unwrap();
+    for (args, says) in [
+        (&["chat", "--script", "nope", "x"][..], "--script \"nope\": one of"),
+        (&["chat", "--provider", "gpt", "x"][..], "--provider \"gpt\": use demo or openai"),
+        (&["chat", "--model"][..], "--model needs a value"),
+    ] {
+        let out = hark_within(data.path(), args, Duration::from_secs(20));
+        let stderr = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    }
+}
+
 /// What the desktop app does while it hosts a data directory: holds the lock and answers on the
 /// control socket the way its own panel does.
 #[cfg(unix)]

@@ -7,6 +7,7 @@ pub mod control;
 pub mod data_dir;
 pub mod error;
 pub mod host;
+pub mod launch;
 pub mod live;
 pub mod mcp;
 pub mod model;

@@ -52,7 +52,7 @@ async fn tui(args: ChatArgs) -> ExitCode {
         Ok(mcp) => mcp,
         Err(code) => return code,
     };
-    let choices = WorkingChoices { plan_first: args.plan_first.then_some(true), ptc: args.ptc.then_some(true) };
+    let choices = WorkingChoices { plan_first: args.run.plan_first.then_some(true), ptc: args.run.ptc.then_some(true) };
     // While the app runs, this terminal is one more of its surfaces; otherwise it hosts the directory.
     let (backend, status) = match Backend::app(&dir).await {
         Some(app) => (app, app_notice(&args)),
@@ -61,9 +61,9 @@ async fn tui(args: ChatArgs) -> ExitCode {
             Err(e) => return fail(&e, 1),
         },
     };
-    let mut screen = Screen::new(backend, args.workspace.clone(), choices);
+    let mut screen = Screen::new(backend, args.run.workspace.clone(), choices);
     screen.status = status;
-    let opened = screen.show(args.session.as_deref()).await;
+    let opened = screen.show(args.run.session.as_deref()).await;
     let started = match (&args.prompt, opened) {
         (_, Err(e)) => Err(e),
         (Some(prompt), Ok(())) => screen.send(prompt).await,
@@ -166,7 +166,7 @@ fn host_here(
 /// What the app decides instead of this command line, said once: its models, tools and question
 /// settings are the app's.
 fn app_notice(args: &ChatArgs) -> Option<String> {
-    let given = args.flags.any_given() || args.timed || args.mcp_config.is_some();
+    let given = args.run.model.any_given() || args.run.timed || args.mcp_config.is_some();
     given.then(|| "In the running Hark app: its models, tools and question settings apply.".into())
 }
 
