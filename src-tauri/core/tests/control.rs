@@ -560,6 +560,8 @@ async fn requests_past_the_cap_are_refused_busy_and_taken_again_once_one_ends() 
     assert!(matches!(&over, Reply::Refused { error } if error.code == "BUSY"), "{over:?}");
     held.pop();
     let mut taken = None;
+    // Retries, bounded: the server frees the place when it notices the closed connection, which it
+    // announces to no one; a refused BUSY is the only thing a client can observe.
     for _ in 0..50 {
         match control::call(dir.path(), &watch).await.unwrap() {
             Reply::Refused { error } if error.code == "BUSY" => {
