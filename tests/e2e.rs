@@ -10,8 +10,6 @@ mod mcp;
 mod mcp_client;
 #[path = "e2e/notifications.rs"]
 mod notifications;
-#[path = "../src-tauri/cli/tests/support/pane.rs"]
-mod pane;
 #[path = "e2e/robustness.rs"]
 mod robustness;
 #[path = "e2e/tui.rs"]

@@ -562,18 +562,19 @@ async fn an_api_key_goes_to_the_os_keyring_and_nowhere_else() {
 
 #[tokio::test]
 async fn a_model_error_shows_a_banner_and_retry_streams_the_reply() {
-    use crate::support::model_server::{ModelServer, Scripted};
+    use hark_test_support::server::{text_pieces, Reply, TestServer};
     if !e2e_enabled("a_model_error_shows_a_banner_and_retry_streams_the_reply") {
         return;
     }
-    let server = ModelServer::start(vec![
-        Scripted::Error(401, "invalid api key"),
-        Scripted::Text(vec!["Hello ", "from the **local** ", "model."]),
+    let server = TestServer::start(vec![
+        Reply::error(401, "invalid api key"),
+        text_pieces(&["Hello ", "from the **local** ", "model."]),
     ])
     .await;
     let tmp = tempfile::tempdir().expect("temp dir");
     let data_dir = tmp.path().join("hark-data");
-    let args = ["--provider", "openai", "--base-url", &server.base_url, "--model", "test-model", "--prompt", "hi"];
+    let base_url = server.base_url();
+    let args = ["--provider", "openai", "--base-url", &base_url, "--model", "test-model", "--prompt", "hi"];
     let app = App::launch("model-error", Launch::with_args(&data_dir, &args)).await;
 
     let banner = app.find("[data-testid='model-error']").await;
@@ -589,7 +590,7 @@ async fn a_model_error_shows_a_banner_and_retry_streams_the_reply() {
     .await;
     // Markdown renders as elements built from text, never as HTML from the model.
     assert!(app.exists("section[aria-label='Transcript'] strong").await);
-    assert_eq!(server.requests(), 2, "one failed request, one retry");
+    assert_eq!(server.requests().len(), 2, "one failed request, one retry");
     app.screenshot("2-retried").await;
     app.close().await;
 }

@@ -9,9 +9,9 @@ use hark_core::session::ToolOutcome;
 
 use crate::flows::start_keyring;
 use crate::notifications::{away_and_ask, pairs};
-use crate::support::model_server::{ModelServer, Scripted};
 use crate::support::notifications::NotificationServer;
 use crate::support::{e2e_enabled, only_session, tool_results, App, Launch, PANEL};
+use hark_test_support::server::{text_pieces, tool_reply, TestServer};
 
 /// A data directory whose mcp.json names the Python forms server (tests/mcp/elicit_server.py).
 fn forms_data_dir(tmp: &Path) -> PathBuf {
@@ -43,13 +43,14 @@ async fn an_mcp_servers_form_is_answered_in_the_panel_and_another_declined() {
     }
     let tmp = tempfile::tempdir().expect("temp dir");
     let data_dir = forms_data_dir(tmp.path());
-    let server = ModelServer::start(vec![
-        Scripted::ToolCall("d1", "mcp__elicit__deploy", "{}".into()),
-        Scripted::ToolCall("p1", "mcp__elicit__pick", "{}".into()),
-        Scripted::Text(vec!["Deployed; no colour chosen."]),
+    let server = TestServer::start(vec![
+        tool_reply("", &[("d1", "mcp__elicit__deploy", "{}".into())]),
+        tool_reply("", &[("p1", "mcp__elicit__pick", "{}".into())]),
+        text_pieces(&["Deployed; no colour chosen."]),
     ])
     .await;
-    let args = ["--provider", "openai", "--base-url", &server.base_url, "--model", "test-model", "--prompt", "deploy"];
+    let base_url = server.base_url();
+    let args = ["--provider", "openai", "--base-url", &base_url, "--model", "test-model", "--prompt", "deploy"];
     let app = App::launch("mcp-form", Launch::with_args(&data_dir, &args)).await;
 
     app.find(PANEL_CSS).await;
@@ -106,12 +107,13 @@ async fn an_mcp_servers_single_choice_form_is_answered_from_its_notification() {
     let notifications = NotificationServer::start(true).await;
     let tmp = tempfile::tempdir().expect("temp dir");
     let data_dir = forms_data_dir(tmp.path());
-    let server = ModelServer::start(vec![
-        Scripted::ToolCall("p1", "mcp__elicit__pick", "{}".into()),
-        Scripted::Text(vec!["Green it is."]),
+    let server = TestServer::start(vec![
+        tool_reply("", &[("p1", "mcp__elicit__pick", "{}".into())]),
+        text_pieces(&["Green it is."]),
     ])
     .await;
-    let args = ["--provider", "openai", "--base-url", &server.base_url, "--model", "test-model"];
+    let base_url = server.base_url();
+    let args = ["--provider", "openai", "--base-url", &base_url, "--model", "test-model"];
     let app = away_and_ask("mcp-form-notify", &data_dir, &args, "pick a colour").await;
 
     let n = notifications.wait_for("the form's notification", WAIT, |n| n.summary.contains("elicit")).await;
@@ -151,13 +153,13 @@ async fn an_mcp_servers_tool_runs_in_the_window_and_one_that_cannot_start_is_sho
     }});
     std::fs::write(data_dir.join("mcp.json"), config.to_string()).expect("mcp.json");
     let arguments = serde_json::json!({ "path": notes.join("todo.txt") }).to_string();
-    let server = ModelServer::start(vec![
-        Scripted::ToolCall("c1", "mcp__filesystem__read_text_file", arguments),
-        Scripted::Text(vec!["Your list says: ", "water the plants."]),
+    let server = TestServer::start(vec![
+        tool_reply("", &[("c1", "mcp__filesystem__read_text_file", arguments)]),
+        text_pieces(&["Your list says: ", "water the plants."]),
     ])
     .await;
-    let args =
-        ["--provider", "openai", "--base-url", &server.base_url, "--model", "test-model", "--prompt", "my todo?"];
+    let base_url = server.base_url();
+    let args = ["--provider", "openai", "--base-url", &base_url, "--model", "test-model", "--prompt", "my todo?"];
     let app = App::launch("mcp", Launch::with_args(&data_dir, &args)).await;
 
     app.wait_until("the reply", Duration::from_secs(30), || async {
@@ -243,12 +245,13 @@ async fn an_mcp_server_added_in_settings_gets_its_secret_header_from_the_keyring
     let mut keyring = start_keyring(&tmp.path().join("keyring"));
     let remote = HttpServer::start();
     let data_dir = tmp.path().join("hark-data");
-    let server = ModelServer::start(vec![
-        Scripted::ToolCall("c1", "mcp__remote__whoami", "{}".into()),
-        Scripted::Text(vec!["It knows you."]),
+    let server = TestServer::start(vec![
+        tool_reply("", &[("c1", "mcp__remote__whoami", "{}".into())]),
+        text_pieces(&["It knows you."]),
     ])
     .await;
-    let args = ["--provider", "openai", "--base-url", &server.base_url, "--model", "test-model"];
+    let base_url = server.base_url();
+    let args = ["--provider", "openai", "--base-url", &base_url, "--model", "test-model"];
     let app = App::launch("mcp-settings", Launch::with_args(&data_dir, &args)).await;
 
     app.find("[data-testid='settings-open']").await.click().await.expect("open settings");

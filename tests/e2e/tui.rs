@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use hark_core::session::{project_questions, QuestionState, Store};
 
-use crate::pane::Pane;
 use crate::support::{e2e_enabled, hark_cli, screenshot_dir, App, Launch, PANEL};
+use hark_test_support::pane::Pane;
 
 const PANEL_CSS: &str = "section[aria-label='Question']";
 const WAIT: Duration = Duration::from_secs(20);

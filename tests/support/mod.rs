@@ -6,7 +6,6 @@
 
 #![allow(dead_code)] // Each e2e test binary uses a different part of the harness.
 
-pub mod model_server;
 pub mod notifications;
 pub mod process;
 

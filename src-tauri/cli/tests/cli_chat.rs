@@ -136,6 +136,7 @@ fn a_second_host_of_the_data_directory_gets_a_clear_error() {
     let mut first = spawn(data.path(), &["chat", "--script", "hello"]);
     let lock = data.path().join("hark.lock");
     let started = Instant::now();
+    // Polls: the lock file belongs to another process, which emits nothing this test could wait on.
     while std::fs::read_to_string(&lock).map(|s| s.trim().is_empty()).unwrap_or(true) {
         assert!(started.elapsed() < Duration::from_secs(20), "the first chat never took the lock");
         std::thread::sleep(Duration::from_millis(20));
@@ -176,6 +177,7 @@ fn hark_answer_beside_a_running_hark_chat_settles_its_question() {
         spawn(data.path(), &["chat", "--script", "timed", "--timed", "--timeout", "600", "--workspace", ws, "go"]);
     let stdin = chat.stdin.take();
     let started = Instant::now();
+    // Polls: the question is asked by another process, seen only through `hark sessions` and the log.
     let (session, call_id) = loop {
         assert!(started.elapsed() < Duration::from_secs(30), "the chat never asked");
         let listed = hark(data.path(), &["sessions", "--json"]);
@@ -193,6 +195,7 @@ fn hark_answer_beside_a_running_hark_chat_settles_its_question() {
     let said = text(&answered.stdout);
     assert_eq!(answered.status.code(), Some(0), "{said}\n{}", text(&answered.stderr));
     assert!(said.contains("answered while it waited"), "{said}");
+    // Polls the child's exit, bounded, so a chat that never ends fails the test instead of hanging it.
     while chat.try_wait().unwrap().is_none() {
         if started.elapsed() > Duration::from_secs(60) {
             chat.kill().unwrap();
@@ -215,6 +218,7 @@ fn hark_within(data_dir: &Path, args: &[&str], limit: Duration) -> Output {
     let mut child = spawn(data_dir, args);
     let stdin = child.stdin.take();
     let started = Instant::now();
+    // Polls the child's exit: std offers no wait with a time limit.
     while child.try_wait().unwrap().is_none() {
         if started.elapsed() > limit {
             child.kill().unwrap();
@@ -264,31 +268,10 @@ fn the_shared_options_are_checked_as_the_app_checks_them() {
 mod while_the_app_hosts {
     use super::*;
     use hark_core::control::{self, Reply, Request};
-    use hark_core::host::{Host, ModelSource};
-    use hark_core::model::{provider_for, ModelError, ModelProvider};
+    use hark_core::host::Host;
     use hark_core::service::ForwardingProvider;
-    use hark_core::session::ModelRef;
-    use hark_core::tools::QuestionSettings;
-
-    struct Recorded;
-
-    impl ModelSource for Recorded {
-        fn for_new(&self) -> ModelRef {
-            ModelRef { provider: hark_core::session::ModelKind::Demo, base_url: None, model: None, script: None }
-        }
-        fn for_existing(&self, recorded: Option<ModelRef>) -> ModelRef {
-            recorded.unwrap_or_else(|| self.for_new())
-        }
-        fn forced_questions(&self) -> Option<QuestionSettings> {
-            None
-        }
-        fn default_questions(&self) -> QuestionSettings {
-            QuestionSettings::default()
-        }
-        fn provider(&self, model: &ModelRef) -> Result<Arc<dyn ModelProvider>, ModelError> {
-            provider_for(model, None)
-        }
-    }
+    // Sessions keep the model they recorded; a new one would get the demo's default script.
+    use hark_test_support::models::DemoModels;
 
     #[test]
     fn hark_answer_goes_to_the_running_app_and_the_first_answer_wins() {
@@ -300,7 +283,7 @@ mod while_the_app_hosts {
         let runtime = tokio::runtime::Runtime::new().unwrap();
         let _entered = runtime.enter();
         let (surface, requests) = ForwardingProvider::new();
-        let host = Arc::new(Host::start(data.path(), Arc::new(surface), Arc::new(Recorded)).unwrap());
+        let host = Arc::new(Host::start(data.path(), Arc::new(surface), Arc::new(DemoModels::default())).unwrap());
         let answering = Arc::clone(&host);
         let server = control::serve(
             data.path(),

@@ -4,16 +4,13 @@
 //! SDK's streamable-HTTP server with a bearer token.
 //! `make test` installs them with `npm ci` in `tests/mcp`.
 
-#[path = "../../core/tests/agent_support/mod.rs"]
-mod agent_support;
-
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use agent_support::{text_reply, tool_reply, TestServer};
+use hark_test_support::agent::{text_reply, tool_reply, TestServer};
 use serde_json::{json, Value};
 
 fn servers_dir() -> PathBuf {
@@ -196,6 +193,7 @@ async fn a_server_that_dies_mid_call_ends_the_call_with_a_code_and_the_session_g
     let pid: u32 = content.rsplit(' ').next().unwrap().parse().unwrap();
     assert!(content.starts_with("echo hi from "), "{content}");
     // The server stops with the app.
+    // Polls /proc: the server is another process, whose end nothing here announces.
     let deadline = Instant::now() + Duration::from_secs(10);
     while Path::new(&format!("/proc/{pid}")).exists() && !zombie(pid) {
         assert!(Instant::now() < deadline, "the server {pid} outlived hark");

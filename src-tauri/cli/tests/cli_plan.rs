@@ -1,13 +1,10 @@
 //! `hark chat --plan` as a real process against a scripted OpenAI-compatible server on 127.0.0.1:
 //! the model's write is refused until the plan review typed on stdin approves it.
 
-#[path = "../../core/tests/agent_support/mod.rs"]
-mod agent_support;
-
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use agent_support::{text_reply, tool_reply, TestServer};
+use hark_test_support::agent::{text_reply, tool_reply, TestServer};
 use serde_json::{json, Value};
 
 fn write_args() -> String {

@@ -2,13 +2,10 @@
 //! 127.0.0.1: the script's question continues under its own call id, `hark questions --json` shows
 //! it, and `hark answer` on it reaches the model as a late answer.
 
-#[path = "../../core/tests/agent_support/mod.rs"]
-mod agent_support;
-
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
-use agent_support::{text_reply, tool_reply, TestServer};
+use hark_test_support::agent::{text_reply, tool_reply, TestServer};
 use serde_json::{json, Value};
 
 fn hark(data: &Path) -> Command {
@@ -137,6 +134,7 @@ async fn spinning_chat(server: &TestServer, data: &Path, workspace: &Path) -> (s
         .stdin(Stdio::piped());
     let mut child = chat.spawn().unwrap();
     let pid = child.id();
+    // Polls the process table: the worker is a grandchild process, which announces nothing here.
     let started = std::time::Instant::now();
     while started.elapsed() < std::time::Duration::from_secs(20) {
         if let Some(worker) = workers_of(pid).first() {
@@ -194,6 +192,7 @@ async fn a_terminal_killed_outright_takes_its_spinning_script_with_it() {
     let (mut child, worker) = spinning_chat(&server, data.path(), workspace.path()).await;
     child.kill().unwrap();
     child.wait().unwrap();
+    // Polls: the worker is another process, whose end nothing here announces.
     let gone = std::time::Instant::now();
     while alive(worker) {
         assert!(gone.elapsed() < std::time::Duration::from_secs(2), "the worker {worker} outlived hark chat");

@@ -4,15 +4,12 @@
 //! window it is tested in the end-to-end suite, `tests/e2e/tui.rs`.)
 #![cfg(unix)]
 
-#[path = "support/pane.rs"]
-mod support_pane;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use hark_test_support::pane::Pane;
 use serde_json::Value;
-use support_pane::Pane;
 
 /// `hark tui ARGS` of this build in a new pane, its screens saved under `target/tui/`.
 fn pane(name: &'static str, data: &Path, workspace: &Path, args: &[&str]) -> Pane {
@@ -233,32 +230,9 @@ mod app {
     use std::sync::Arc;
 
     use hark_core::control::{self, ControlServer};
-    use hark_core::host::{Host, ModelSource};
-    use hark_core::model::{provider_for, ModelError, ModelProvider};
-    use hark_core::question::ToolMode;
+    use hark_core::host::Host;
     use hark_core::service::ForwardingProvider;
-    use hark_core::session::{ModelKind, ModelRef};
-    use hark_core::tools::QuestionSettings;
-
-    struct Timed;
-
-    impl ModelSource for Timed {
-        fn for_new(&self) -> ModelRef {
-            ModelRef { provider: ModelKind::Demo, base_url: None, model: None, script: Some("timed".into()) }
-        }
-        fn for_existing(&self, recorded: Option<ModelRef>) -> ModelRef {
-            recorded.unwrap_or_else(|| self.for_new())
-        }
-        fn forced_questions(&self) -> Option<QuestionSettings> {
-            Some(QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: 600 })
-        }
-        fn default_questions(&self) -> QuestionSettings {
-            QuestionSettings::default()
-        }
-        fn provider(&self, model: &ModelRef) -> Result<Arc<dyn ModelProvider>, ModelError> {
-            provider_for(model, None)
-        }
-    }
+    use hark_test_support::models::{timed, DemoModels};
 
     pub struct App {
         pub runtime: tokio::runtime::Runtime,
@@ -273,7 +247,9 @@ mod app {
             let (surface, requests) = ForwardingProvider::new();
             // Kept open for the app's life: a closed channel would refuse every question.
             std::mem::forget(requests);
-            let host = Arc::new(Host::start(data, Arc::new(surface), Arc::new(Timed)).unwrap());
+            let host = Arc::new(
+                Host::start(data, Arc::new(surface), Arc::new(DemoModels::script("timed").forcing(timed()))).unwrap(),
+            );
             let server = control::serve(data, hark_core::host::control_handler(Arc::clone(&host))).unwrap();
             App { runtime, host, server }
         }

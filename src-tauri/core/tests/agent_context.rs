@@ -2,13 +2,11 @@
 //! that made it, whatever happened to the log, and a request that fits the model's context window,
 //! also after the server said it did not.
 
-mod agent_support;
-
-use agent_support::model_support::{server_tokens, Rejection};
-use agent_support::*;
 use hark_core::agent::{history, Agent, UNKNOWN_OUTCOME_TEXT};
 use hark_core::question::ToolMode;
 use hark_core::session::{project_transcript, Event, Store, StoredEvent, ToolOutcome, TranscriptItem, DB_FILE};
+use hark_test_support::agent::*;
+use hark_test_support::server::{server_tokens, Rejection};
 use serde_json::{json, Value};
 
 /// A `read_file`-sized result: 40 KB of text, as a source file would read.

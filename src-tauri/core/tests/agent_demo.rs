@@ -11,6 +11,7 @@ use hark_core::question::{Answer, AnswerBatch, ToolMode};
 use hark_core::service::{ForwardingProvider, SessionLog, UserQuestionService};
 use hark_core::session::{project_questions, Event, QuestionState, Store, ToolOutcome};
 use hark_core::tools::QuestionSettings;
+use hark_test_support::Events;
 
 #[tokio::test(start_paused = true)]
 async fn the_timed_demo_goes_pending_works_on_and_takes_a_late_answer() {
@@ -55,17 +56,14 @@ async fn the_timed_demo_goes_pending_works_on_and_takes_a_late_answer() {
 
     let batch =
         AnswerBatch { answers: vec![Answer { id: "db".into(), selected: vec!["SQLite".into()], custom: None }] };
+    // The admission is recorded, and every record is announced: wait on those, not on a timer.
+    let mut recorded = Events::new(agent.subscribe());
     service.answer(agent.session_id(), &request.call_id, batch).unwrap();
-    let admitted = async {
-        loop {
-            let events = store.events(agent.session_id()).unwrap();
-            if project_questions(&events)[0].state == QuestionState::Settled {
-                return events;
-            }
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-    };
-    tokio::time::timeout(Duration::from_secs(60), admitted).await.unwrap();
+    recorded
+        .wait_until_within("the late answer to be admitted", Duration::from_secs(60), || {
+            project_questions(&store.events(agent.session_id()).unwrap())[0].state == QuestionState::Settled
+        })
+        .await;
     agent.wait_idle().await;
     let events = store.events(agent.session_id()).unwrap();
     let last = events.iter().rev().find_map(|e| match &e.event {

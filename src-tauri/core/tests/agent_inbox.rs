@@ -7,7 +7,6 @@
 //! marker, and is SIGKILLed; the parent reopens the data directory with a fresh store, service and
 //! agent and checks what reaches the model.
 
-mod agent_support;
 mod child_process;
 
 use std::ffi::OsStr;
@@ -15,7 +14,6 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use agent_support::*;
 use child_process::spawn_until_ready;
 use hark_core::agent::{Agent, AgentDeps};
 use hark_core::model::{OpenAiConfig, OpenAiProvider};
@@ -24,6 +22,7 @@ use hark_core::service::{
     ForwardingProvider, InteractionRequest, ProviderRegistration, SessionLog, UserQuestionService,
 };
 use hark_core::session::{project_questions, Event, QuestionState, Store, StoredEvent};
+use hark_test_support::agent::*;
 use serde_json::{json, Value};
 use tokio::sync::mpsc::UnboundedReceiver;
 
@@ -68,17 +67,8 @@ fn timed_then_held() -> Vec<Reply> {
     vec![
         tool_reply("Asking.", &[("call_t", "ask_user_question", ask_args(db_question(), Some(1)))]),
         text_reply("Waiting for your answer."),
-        Reply::sse_pieces(&[(0, &first)], model_support::Ending::Hold),
+        Reply::sse_pieces(&[(0, &first)], Ending::Hold),
     ]
-}
-
-async fn until(what: &str, mut ready: impl FnMut() -> bool) {
-    let wait = async {
-        while !ready() {
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
-    };
-    tokio::time::timeout(Duration::from_secs(20), wait).await.unwrap_or_else(|_| panic!("timed out: {what}"));
 }
 
 async fn idle(agent: &Agent) {
@@ -92,7 +82,8 @@ async fn queue_both_during_a_running_turn(h: &Harness, agent: &Agent) {
     idle(agent).await;
     assert_eq!(project_questions(&h.events(agent))[0].state, QuestionState::Continued);
     agent.steer("keep going").unwrap();
-    until("the held step started", || h.server.requests().len() == 3).await;
+    // The held step started once its request reached the server.
+    h.server.wait_for_requests(3).await;
     h.service.answer(agent.session_id(), "call_t", sqlite()).expect("the late answer is queued");
     agent.steer(TYPED).unwrap();
 }
@@ -170,7 +161,8 @@ fn child_agent() {
                 agent.steer("plan the app").unwrap();
                 idle(&agent).await;
                 agent.steer("keep going").unwrap();
-                until("the held step started", || server.requests().len() == 3).await;
+                // The held step started once its request reached the server.
+                server.wait_for_requests(3).await;
                 p.service.answer(&session, "call_t", sqlite()).expect("the late answer is queued");
                 println!("\n{READY}");
                 tokio::time::sleep(Duration::from_secs(60)).await;

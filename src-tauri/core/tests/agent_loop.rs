@@ -1,16 +1,14 @@
 //! The agent loop against a scripted OpenAI-compatible server on 127.0.0.1: what it records in the
 //! session log, what it sends the model, and how questions, errors, aborts and restarts play out.
 
-mod agent_support;
-
 use std::sync::Arc;
 use std::time::Duration;
 
-use agent_support::*;
 use hark_core::agent::{history, Agent, AgentConfig, AgentDeps, AgentEvent, NewSession};
 use hark_core::question::{Answer, AnswerBatch, ToolMode};
 use hark_core::service::{SessionLog, UserQuestionService};
 use hark_core::session::{project_questions, Event, QuestionState, Store, ToolOutcome};
+use hark_test_support::agent::*;
 use serde_json::{json, Value};
 
 #[tokio::test]
@@ -305,7 +303,7 @@ async fn without_a_workspace_only_the_question_tool_is_offered() {
 #[tokio::test]
 async fn abort_mid_stream_keeps_the_streamed_text_and_closes_the_connection() {
     let first = format!("data: {}\n\n", chunk(json!({ "content": "Thinking about" }), None));
-    let h = Harness::new(vec![Reply::sse_pieces(&[(0, &first)], model_support::Ending::Hold)]).await;
+    let h = Harness::new(vec![Reply::sse_pieces(&[(0, &first)], Ending::Hold)]).await;
     let agent = h.agent(ToolMode::Legacy);
     let mut stream = agent.subscribe();
     agent.steer("hi").unwrap();

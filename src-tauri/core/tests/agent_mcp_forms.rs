@@ -3,18 +3,17 @@
 //! question service, answers are checked against the form, and accept (typed content), decline and
 //! cancel reach the server as such. `make test` installs the SDK in `tests/mcp/.venv`.
 
-mod agent_support;
-
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use agent_support::*;
 use hark_core::agent::{Agent, AgentConfig, NewSession};
 use hark_core::mcp::McpConfig;
 use hark_core::question::{Answer, AnswerBatch, ErrorCode, FieldKind, FormOutcome, Intent, ToolMode};
 use hark_core::service::InteractionRequest;
 use hark_core::session::{Event, ToolOutcome};
+use hark_test_support::agent::*;
+use hark_test_support::Events;
 use serde_json::{json, Value};
 
 fn python() -> (PathBuf, PathBuf) {
@@ -47,17 +46,15 @@ async fn next_form(h: &mut Harness) -> InteractionRequest {
 
 /// What the server's tool returned for `call_id`: the action and content it received.
 async fn server_saw(h: &Harness, agent: &Agent, call_id: &str) -> Value {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
-    loop {
-        let found = results(&h.events(agent)).into_iter().find(|(id, _)| id == call_id);
-        if let Some((_, outcome)) = found {
-            match outcome {
-                ToolOutcome::Ok { content } => return serde_json::from_str(&content).unwrap(),
-                other => panic!("{call_id} did not succeed: {other:?}"),
-            }
-        }
-        assert!(tokio::time::Instant::now() < deadline, "no result for {call_id}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
+    // The result is recorded, and every record is announced; it may be there already.
+    let mut recorded = Events::new(agent.subscribe());
+    let result = || results(&h.events(agent)).into_iter().find(|(id, _)| id == call_id);
+    recorded
+        .wait_until_within(&format!("the result of {call_id}"), Duration::from_secs(30), || result().is_some())
+        .await;
+    match result().map(|(_, outcome)| outcome) {
+        Some(ToolOutcome::Ok { content }) => serde_json::from_str(&content).unwrap(),
+        other => panic!("{call_id} did not succeed: {other:?}"),
     }
 }
 
@@ -201,12 +198,14 @@ async fn stopping_the_turn_cancels_the_form_it_asked() {
     let mut h = Harness::new(vec![tool_reply("Deploying.", &[("d1", "mcp__elicit__deploy", "{}".into())])]).await;
     let agent = start(&h, forms_config(120));
     let form = next_form(&mut h).await;
+    // The service announces the form's closing.
+    let mut questions = Events::new(h.service.subscribe());
     agent.abort();
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    while !h.service.foreground(Some(&form.session_id)).is_empty() {
-        assert!(tokio::time::Instant::now() < deadline, "the form outlived its turn");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    questions
+        .wait_until_within("the form to close with its turn", Duration::from_secs(10), || {
+            h.service.foreground(Some(&form.session_id)).is_empty()
+        })
+        .await;
     let e = h.service.decline(&form.session_id, &form.call_id).unwrap_err();
     assert_eq!(e.code, ErrorCode::NotPending);
     drop(agent);

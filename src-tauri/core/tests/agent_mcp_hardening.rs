@@ -2,17 +2,15 @@
 //! official Python SDK, or raw JSON-RPC lines where a server must do what the SDK forbids) and the
 //! scripted OpenAI-compatible server on 127.0.0.1. `make test` installs the SDK in `tests/mcp/.venv`.
 
-mod agent_support;
-
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
-use agent_support::*;
 use hark_core::agent::{Agent, AgentConfig, NewSession};
 use hark_core::error::BoundaryError;
+use hark_test_support::agent::*;
 
 use hark_core::mcp::{McpConfig, McpServers, ToolOffer};
 use hark_core::question::ToolMode;

@@ -1,9 +1,6 @@
 //! An agent whose model never stops talking: the provider's output cap ends the step with a recorded
 //! MODEL_OUTPUT_TOO_LARGE, the text streamed so far is kept, and the session takes the next message.
 
-#[path = "model_support/mod.rs"]
-mod model_support;
-
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -11,7 +8,7 @@ use hark_core::agent::{Agent, AgentConfig, AgentDeps, NewSession};
 use hark_core::model::{OpenAiConfig, OpenAiProvider};
 use hark_core::service::{ForwardingProvider, SessionLog, UserQuestionService};
 use hark_core::session::{Event, Store, StoredEvent};
-use model_support::{Reply, TestServer};
+use hark_test_support::server::{Reply, TestServer};
 use serde_json::json;
 
 const OUTPUT_CAP: usize = 32 * 1024;

@@ -2,15 +2,13 @@
 //! is approved, a change request reaches the model as feedback, and a review left open by a dead run
 //! is answerable after the restart.
 
-mod agent_support;
-
 use std::time::Duration;
 
-use agent_support::*;
 use hark_core::agent::{Agent, AgentConfig, NewSession};
 use hark_core::question::{plan_review_questions, ErrorCode, Intent, PlanVerdict, ToolMode, PLAN_TOOL_NAME};
 use hark_core::service::{AskParams, Caller};
 use hark_core::session::{project_questions, Event, QuestionState, ToolOutcome};
+use hark_test_support::agent::*;
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 

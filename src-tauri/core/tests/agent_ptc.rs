@@ -2,14 +2,12 @@
 //! `run_code`, its script's calls are recorded as `tool/ptc-dispatch` events linked to it, a script's
 //! timed question continues and is answered late, and one a dead run left without its result is gone.
 
-mod agent_support;
-
 use std::time::Duration;
 
-use agent_support::*;
 use hark_core::agent::{Agent, AgentConfig, NewSession};
 use hark_core::question::{AnswerBatch, ToolMode};
 use hark_core::session::{project_questions, Event, QuestionState, ToolOutcome};
+use hark_test_support::agent::*;
 use serde_json::{json, Value};
 
 fn ptc(mode: ToolMode) -> AgentConfig {

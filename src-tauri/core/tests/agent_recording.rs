@@ -2,14 +2,13 @@
 //! a server reuses across steps. The log must describe what actually ran, so projections, late
 //! answers, crash repair and the replayed history all agree with it after a restart.
 
-mod agent_support;
-
 use std::time::Duration;
 
-use agent_support::*;
 use hark_core::agent::{Agent, NewSession};
 use hark_core::question::{Answer, AnswerBatch, ToolMode};
 use hark_core::session::{project_questions, Event, QuestionState, StoredEvent, ToolOutcome};
+use hark_test_support::agent::*;
+use hark_test_support::Events;
 use serde_json::{json, Value};
 
 /// The recorded arguments of every call, in order.
@@ -144,13 +143,11 @@ async fn a_reused_call_id_lost_in_a_crash_is_repaired_on_reopen() {
         let (agent, id) = runtime.block_on(async move {
             let agent = Agent::create(deps, session, config(ToolMode::Legacy)).unwrap();
             let id = agent.session_id().to_string();
+            let mut recorded = Events::new(agent.subscribe());
             agent.steer("go").unwrap();
-            let both_recorded = async {
-                while recorded_calls(&store.events(&id).unwrap()).len() < 2 {
-                    tokio::time::sleep(Duration::from_millis(10)).await;
-                }
-            };
-            tokio::time::timeout(Duration::from_secs(20), both_recorded).await.expect("the second call was recorded");
+            recorded
+                .wait_until("the second call to be recorded", || recorded_calls(&store.events(&id).unwrap()).len() >= 2)
+                .await;
             (agent, id)
         });
         drop(runtime);

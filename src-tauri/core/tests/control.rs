@@ -11,7 +11,8 @@ use std::sync::Arc;
 use hark_core::control::{self, ControlError, Handler, Reply, Request};
 use hark_core::host::{AnswerPath, Host};
 use hark_core::session::project_questions;
-use host_support::{db, until};
+use hark_test_support::wait::{question_requested, wait_for, Events};
+use host_support::db;
 
 fn host(dir: &Path) -> Arc<Host> {
     Arc::new(host_support::host(dir, "timed", host_support::timed()))
@@ -124,8 +125,9 @@ async fn another_front_door_answers_the_hosts_question_and_the_first_answer_wins
     let mode = std::fs::metadata(server.path()).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600, "only this user may connect");
 
-    let (session, _) = host.start_session("plan the notes app", None).unwrap();
-    until("the question", || !host.pending(&session).foreground.is_empty()).await;
+    let (session, events) = host.start_session("plan the notes app", None).unwrap();
+    let mut events = Events::new(events);
+    events.wait_for("the question", question_requested).await;
     let call_id = host.pending(&session).foreground[0].call_id.clone();
     let prefix = session[..8].to_string();
 
@@ -137,7 +139,7 @@ async fn another_front_door_answers_the_hosts_question_and_the_first_answer_wins
     };
     let reply = ask(dir.path(), answer("SQLite")).await.expect("a reply");
     assert_eq!(reply, Reply::Answered { session_id: session.clone(), path: AnswerPath::Foreground });
-    until("the question to settle", || host.pending(&session).foreground.is_empty()).await;
+    events.wait_until("the question to settle", || host.pending(&session).foreground.is_empty()).await;
 
     match ask(dir.path(), answer("Postgres")).await.expect("a reply") {
         Reply::Refused { error } => assert_eq!(error.code, "NOT_PENDING", "told it resolved: {error:?}"),
@@ -250,11 +252,13 @@ async fn an_outside_agent_asks_through_the_socket_and_closing_the_connection_wit
     let settings = control::call(dir.path(), &Request::Settings).await.unwrap();
     assert_eq!(settings, Reply::Settings { settings: host_support::timed().unwrap() });
 
+    // The service announces each question it opens and closes.
+    let mut questions = Events::new(host.service().subscribe());
     let asking = tokio::spawn({
         let (dir, request) = (dir.path().to_path_buf(), ask_request.clone());
         async move { control::call(&dir, &request).await }
     });
-    until("the client's question", || !host.service().foreground(None).is_empty()).await;
+    questions.wait_until("the client's question", || !host.service().foreground(None).is_empty()).await;
     let shown = host.service().foreground(None).remove(0);
     let answered = ask(
         dir.path(),
@@ -274,17 +278,25 @@ async fn an_outside_agent_asks_through_the_socket_and_closing_the_connection_wit
     }
 
     // A client that goes away (its call cancelled) closes the connection: the question ends.
+    let session = host.resolve(&shown.session_id).unwrap();
+    // The client's session announces what it records; the service closes the question first and
+    // the aborted result is recorded just after, so the test waits for both.
+    let mut recorded = Events::new(host.session(&session).unwrap().subscribe());
     let withdrawn = tokio::spawn({
         let dir = dir.path().to_path_buf();
         async move { control::call(&dir, &ask_request).await }
     });
-    until("the second question", || !host.service().foreground(None).is_empty()).await;
+    questions.wait_until("the second question", || !host.service().foreground(None).is_empty()).await;
     withdrawn.abort();
-    until("the withdrawn question to close", || host.service().foreground(None).is_empty()).await;
-    let session = host.resolve(&shown.session_id).unwrap();
-    let events = host.store().events(&session).unwrap();
-    assert!(events.iter().any(|e| matches!(&e.event, hark_core::session::Event::ToolResult {
-        outcome: hark_core::session::ToolOutcome::Error { error }, .. } if error.code == "ASK_ABORTED")));
+    questions.wait_until("the withdrawn question to close", || host.service().foreground(None).is_empty()).await;
+    let aborted = || {
+        host.store().events(&session).unwrap().iter().any(|e| {
+            matches!(&e.event, hark_core::session::Event::ToolResult {
+            outcome: hark_core::session::ToolOutcome::Error { error }, .. } if error.code == "ASK_ABORTED")
+        })
+    };
+    recorded.wait_until("the withdrawn question's result ASK_ABORTED", aborted).await;
+    assert!(aborted());
 
     match control::call(dir.path(), &Request::Answers { client }).await.unwrap() {
         Reply::Answers { answers } => assert!(answers.answers.is_empty() && answers.waiting.is_empty(), "{answers:?}"),
@@ -406,8 +418,9 @@ async fn an_attach_holds_the_countdown_until_its_connection_closes() {
     let host = host(dir.path());
     let _server = control::serve(dir.path(), handler(&host)).expect("serve");
     // The script asks with a 5 s timeout.
-    let (session, _events) = host.start_session("plan the notes app", None).unwrap();
-    until("the question", || !host.service().foreground(None).is_empty()).await;
+    let (session, events) = host.start_session("plan the notes app", None).unwrap();
+    let mut events = Events::new(events);
+    events.wait_for("the question", question_requested).await;
     let call_id = host.service().foreground(None).remove(0).call_id;
 
     let attach = Request::Attach { session: session.clone(), call_id: call_id.clone() };
@@ -421,11 +434,14 @@ async fn an_attach_holds_the_countdown_until_its_connection_closes() {
 
     // The connection closing releases it: the question goes on without an answer.
     drop(held);
-    until("the question to continue", || host.service().foreground(None).is_empty()).await;
-    until("its continuation recorded", || {
-        project_questions(&host.store().events(&session).unwrap()).iter().any(|r| r.state == QuestionState::Continued)
-    })
-    .await;
+    events.wait_until("the question to continue", || host.service().foreground(None).is_empty()).await;
+    events
+        .wait_until("its continuation recorded", || {
+            project_questions(&host.store().events(&session).unwrap())
+                .iter()
+                .any(|r| r.state == QuestionState::Continued)
+        })
+        .await;
     let unknown = Request::Attach { session, call_id: "nope".into() };
     let mut refused = control::open(dir.path(), &unknown).await.unwrap();
     assert!(matches!(next(&mut refused).await, Reply::Refused { error } if error.code == "NOT_PENDING"));
@@ -449,6 +465,7 @@ async fn at_quit_every_agent_waiting_on_a_timed_question_is_told_it_is_pending()
     let host = host(dir.path());
     let server = control::serve(dir.path(), handler(&host)).expect("serve");
     let timed = QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: 600 };
+    let mut questions = Events::new(host.service().subscribe());
     let asks: Vec<_> = (0..12)
         .map(|n| {
             let request = Request::Ask {
@@ -461,7 +478,7 @@ async fn at_quit_every_agent_waiting_on_a_timed_question_is_told_it_is_pending()
             tokio::spawn(async move { control::call(&dir, &request).await })
         })
         .collect();
-    until("all twelve questions", || host.service().foreground(None).len() == 12).await;
+    questions.wait_until("all twelve questions", || host.service().foreground(None).len() == 12).await;
     // The desktop's quit order: the clients' asks end, then the socket stops, then the host.
     host.end_client_asks();
     server.shutdown().await;
@@ -489,11 +506,14 @@ async fn a_late_answer_whose_reply_was_lost_is_handed_out_again() {
         Request::Ask { client: agent(1), settings: Some(timed), arguments: timed_client_question(), call_id: None };
     let Reply::Asked { answer } = control::call(dir.path(), &request).await.unwrap() else { panic!("asked") };
     assert!(answer.answers.is_none(), "it continued");
+    // The client's session announces each event it records: the admission, and later the delivery.
+    let mut recorded = Events::new(host.session(&answer.session_id).unwrap().subscribe());
     host.answer_and_admit(&answer.session_id, &answer.call_id, db("Postgres"), None).unwrap();
-    until("the late answer to settle", || {
-        host.session(&answer.session_id).unwrap().question_records().iter().all(|r| r.answered_late)
-    })
-    .await;
+    recorded
+        .wait_until("the late answer to settle", || {
+            host.session(&answer.session_id).unwrap().question_records().iter().all(|r| r.answered_late)
+        })
+        .await;
 
     // The client asks for its answers and is gone before the reply reaches it (cancelled, killed).
     let line = serde_json::to_vec(&Request::Answers { client: agent(1) }).unwrap();
@@ -516,10 +536,11 @@ async fn a_late_answer_whose_reply_was_lost_is_handed_out_again() {
     let again = answers(control::call(dir.path(), &Request::Answers { client: agent(1) }).await.unwrap());
     assert_eq!(again, vec![answer.call_id.clone()], "the lost reply's answer is handed out again");
     // That reply was read: the answer was delivered, and is not handed out a third time.
-    until("the delivery to be recorded", || {
-        host.session(&answer.session_id).unwrap().question_records().iter().all(|r| r.returned)
-    })
-    .await;
+    recorded
+        .wait_until("the delivery to be recorded", || {
+            host.session(&answer.session_id).unwrap().question_records().iter().all(|r| r.returned)
+        })
+        .await;
     let then = answers(control::call(dir.path(), &Request::Answers { client: agent(1) }).await.unwrap());
     assert!(then.is_empty(), "{then:?}");
     server.shutdown().await;
@@ -532,8 +553,9 @@ async fn a_hosts_data_directory_is_private_to_its_user() {
     let data = hark_core::data_dir::prepare(&dir.path().join("data")).unwrap();
     let host = host(&data);
     let server = control::serve(&data, handler(&host)).expect("serve");
-    let (session, _) = host.start_session("plan the notes app", None).unwrap();
-    until("the question", || !host.pending(&session).foreground.is_empty()).await;
+    let (session, events) = host.start_session("plan the notes app", None).unwrap();
+    wait_for(events, "the question", question_requested).await;
+    assert!(!host.pending(&session).foreground.is_empty());
     let mode = |p: &Path| std::fs::symlink_metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&data), 0o700);
     let mut seen = Vec::new();
@@ -616,6 +638,8 @@ async fn requests_past_the_cap_are_refused_busy_and_taken_again_once_one_ends() 
     assert!(matches!(&over, Reply::Refused { error } if error.code == "BUSY"), "{over:?}");
     held.pop();
     let mut taken = None;
+    // Retries, bounded: the server frees the place when it notices the closed connection, which it
+    // announces to no one; a refused BUSY is the only thing a client can observe.
     for _ in 0..50 {
         match control::call(dir.path(), &watch).await.unwrap() {
             Reply::Refused { error } if error.code == "BUSY" => {

@@ -4,12 +4,16 @@
 
 mod host_support;
 
+use hark_core::agent::AgentEvent;
 use hark_core::error::CodedError;
 use hark_core::host::{AnswerPath, Host, WorkingChoices};
 use hark_core::question::{ErrorCode, ToolMode};
+use hark_core::service::QuestionEvent;
 use hark_core::session::{project_questions, Event, QuestionState, ToolOutcome};
 use hark_core::tools::QuestionSettings;
-use host_support::{db, host, timed, until};
+use hark_test_support::wait::{question_requested, Events, WAIT};
+use hark_test_support::wait_for;
+use host_support::{db, host, timed};
 
 fn outcomes(host: &Host, session: &str) -> Vec<ToolOutcome> {
     let events = host.store().events(session).unwrap();
@@ -43,16 +47,18 @@ async fn a_session_is_titled_by_its_first_line_and_refuses_bad_input() {
 async fn quitting_continues_a_live_timed_question_and_aborts_a_blocking_one() {
     let dir = tempfile::tempdir().unwrap();
     let host = host(dir.path(), "blocking", timed());
-    let (timed_session, _) = host.start_session("publish it", None).unwrap();
-    until("the timed question", || !host.pending(&timed_session).foreground.is_empty()).await;
+    let (timed_session, events) = host.start_session("publish it", None).unwrap();
+    wait_for(events, "the timed question", question_requested).await;
+    assert!(!host.pending(&timed_session).foreground.is_empty());
     host.shutdown().await;
     assert!(matches!(outcomes(&host, &timed_session).as_slice(), [ToolOutcome::Pending { .. }]));
     drop(host);
 
     let dir = tempfile::tempdir().unwrap();
     let host = self::host(dir.path(), "blocking", None);
-    let (blocking, _) = host.start_session("publish it", None).unwrap();
-    until("the blocking question", || !host.pending(&blocking).foreground.is_empty()).await;
+    let (blocking, events) = host.start_session("publish it", None).unwrap();
+    wait_for(events, "the blocking question", question_requested).await;
+    assert!(!host.pending(&blocking).foreground.is_empty());
     host.shutdown().await;
     let recorded = outcomes(&host, &blocking);
     let [ToolOutcome::Error { error }] = recorded.as_slice() else { panic!("{recorded:?}") };
@@ -66,8 +72,9 @@ async fn a_late_answer_is_queued_without_a_live_agent_and_admitted_when_the_sess
     let dir = tempfile::tempdir().unwrap();
     let session = {
         let first = host(dir.path(), "timed", timed());
-        let (session, _) = first.start_session("plan the notes app", None).unwrap();
-        until("the question", || !first.pending(&session).foreground.is_empty()).await;
+        let (session, events) = first.start_session("plan the notes app", None).unwrap();
+        wait_for(events, "the question", question_requested).await;
+        assert!(!first.pending(&session).foreground.is_empty());
         first.shutdown().await;
         session
     };
@@ -83,12 +90,14 @@ async fn a_late_answer_is_queued_without_a_live_agent_and_admitted_when_the_sess
 
     // A third run opens the session: the queued answer is admitted and settles the question.
     let third = host(dir.path(), "timed", None);
-    third.open(&session).unwrap();
-    until("the late answer to settle", || {
-        let records = project_questions(&third.store().events(&session).unwrap());
-        records[0].state == QuestionState::Settled
-    })
-    .await;
+    let (_, events) = third.open(&session).unwrap();
+    // Settling is recorded in the session log, and each record is announced.
+    Events::new(events)
+        .wait_until("the late answer to settle", || {
+            let records = project_questions(&third.store().events(&session).unwrap());
+            records[0].state == QuestionState::Settled
+        })
+        .await;
     let records = project_questions(&third.store().events(&session).unwrap());
     assert!(records[0].answered_late);
     assert_eq!(records[0].answers.as_ref().unwrap().answers[0].selected, ["SQLite"]);
@@ -101,7 +110,7 @@ async fn a_resumed_session_keeps_its_question_mode_unless_the_run_forces_one() {
     let session = {
         let first = host(dir.path(), "hello", timed());
         let (session, _) = first.start_session("hi", None).unwrap();
-        until("the reply", || !first.agent(&session).unwrap().is_busy()).await;
+        tokio::time::timeout(WAIT, first.agent(&session).unwrap().wait_idle()).await.expect("the reply");
         first.shutdown().await;
         session
     };
@@ -117,7 +126,7 @@ async fn a_resumed_session_keeps_its_question_mode_unless_the_run_forces_one() {
     // No flag this run: the session goes on timed, as it was started.
     let second = host(dir.path(), "hello", None);
     second.send(&session, "again").unwrap();
-    until("the second turn", || seen(&second).1 == 2).await;
+    tokio::time::timeout(WAIT, second.agent(&session).unwrap().wait_idle()).await.expect("the second turn");
     assert_eq!(seen(&second), (Some(ToolMode::Timed), 2));
     second.shutdown().await;
     drop(second);
@@ -125,7 +134,7 @@ async fn a_resumed_session_keeps_its_question_mode_unless_the_run_forces_one() {
     let forced = Some(QuestionSettings { mode: ToolMode::Legacy, default_timeout_secs: 120 });
     let third = host(dir.path(), "hello", forced);
     third.send(&session, "once more").unwrap();
-    until("the third turn", || seen(&third).1 == 3).await;
+    tokio::time::timeout(WAIT, third.agent(&session).unwrap().wait_idle()).await.expect("the third turn");
     assert_eq!(seen(&third), (Some(ToolMode::Legacy), 3));
     third.shutdown().await;
 }
@@ -136,17 +145,19 @@ async fn a_plan_review_waiting_at_quit_is_answered_after_the_next_start_and_the_
     let session = {
         let first = host(dir.path(), "plan", None);
         // This run is not plan first; the session is, as a second launch's --plan asks.
-        let (session, _) = first
+        let (session, events) = first
             .start_session_with(
                 "outline it",
                 Some(workspace.path().into()),
                 WorkingChoices { plan_first: Some(true), ptc: None },
             )
             .unwrap();
-        until("the plan review", || {
-            first.service().foreground(Some(&session)).iter().any(|r| r.intent.is_plan_review())
+        wait_for(events, "the plan review", |e| {
+            matches!(e, AgentEvent::Question { event: QuestionEvent::Requested { request } }
+                if request.intent.is_plan_review())
         })
         .await;
+        assert!(first.service().foreground(Some(&session)).iter().any(|r| r.intent.is_plan_review()));
         first.shutdown().await;
         session
     };
@@ -157,8 +168,11 @@ async fn a_plan_review_waiting_at_quit_is_answered_after_the_next_start_and_the_
     assert!(review[0].intent.is_plan_review());
     let approve = hark_core::question::PlanVerdict::Approved.batch();
     assert_eq!(second.answer(&session, &review[0].call_id, approve, None).unwrap(), AnswerPath::Late);
-    second.open(&session).unwrap();
-    until("the write after the late approval", || workspace.path().join("hark-plan.md").exists()).await;
+    let (_, events) = second.open(&session).unwrap();
+    // The write is followed by its recorded result, which is announced.
+    Events::new(events)
+        .wait_until("the write after the late approval", || workspace.path().join("hark-plan.md").exists())
+        .await;
     let records = project_questions(&second.store().events(&session).unwrap());
     assert!(records[0].answered_late && records[0].state == QuestionState::Settled, "{records:?}");
     second.shutdown().await;
@@ -170,8 +184,9 @@ async fn a_scripts_timed_question_waiting_at_quit_continues_and_is_answerable_af
     let session = {
         let first = host(dir.path(), "ptc", timed());
         let choices = WorkingChoices { plan_first: None, ptc: Some(true) };
-        let (session, _) = first.start_session_with("set it up", Some(workspace.path().into()), choices).unwrap();
-        until("the script's question", || !first.service().foreground(Some(&session)).is_empty()).await;
+        let (session, events) = first.start_session_with("set it up", Some(workspace.path().into()), choices).unwrap();
+        wait_for(events, "the script's question", question_requested).await;
+        assert!(!first.service().foreground(Some(&session)).is_empty());
         let started = std::time::Instant::now();
         first.shutdown().await;
         assert!(started.elapsed() < std::time::Duration::from_secs(3), "quit waited for the recorded result only");

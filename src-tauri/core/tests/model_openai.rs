@@ -1,8 +1,6 @@
 //! The OpenAI-compatible provider against a scripted local HTTP server: streaming, tool-call
 //! assembly, request rendering, error mapping, retries, timeouts and cancellation.
 
-mod model_support;
-
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -11,7 +9,7 @@ use hark_core::model::{
     ApiKey, ChatMessage, ModelError, ModelEvent, ModelProvider, ModelRequest, OpenAiConfig, OpenAiProvider,
     ToolCallRequest,
 };
-use model_support::{Ending, Reply, TestServer};
+use hark_test_support::server::{Ending, Reply, TestServer};
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 

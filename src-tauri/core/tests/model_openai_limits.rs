@@ -2,15 +2,13 @@
 //! endless text, reasoning, tool-call arguments, lines and bodies end in one MODEL_OUTPUT_TOO_LARGE
 //! with the connection closed, and the request asks the server for a bounded answer.
 
-mod model_support;
-
 use std::time::{Duration, Instant};
 
 use hark_core::error::CodedError;
 use hark_core::model::{
     ChatMessage, ModelError, ModelEvent, ModelProvider, ModelRequest, OpenAiConfig, OpenAiProvider,
 };
-use model_support::{Reply, TestServer};
+use hark_test_support::server::{Reply, TestServer};
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
 

@@ -53,6 +53,7 @@ fn workers() -> Vec<u32> {
 
 /// Waits until no worker of this process is left, for at most `limit`.
 async fn no_workers_within(limit: Duration) {
+    // Polls the process table: workers are other processes, whose end nothing here announces.
     let start = Instant::now();
     while !workers().is_empty() {
         assert!(start.elapsed() < limit, "workers still running after {limit:?}: {:?}", workers());
@@ -142,6 +143,7 @@ fn a_host_that_goes_takes_its_spinning_script_with_it() {
     runtime.spawn(async {
         let _ = worker::run(SPIN_IN_BUILTIN, &[], Limits::default(), &CancellationToken::new(), echo).await;
     });
+    // Polls the process table (both loops): workers are other processes, announced nowhere.
     let start = Instant::now();
     while workers().is_empty() {
         assert!(start.elapsed() < Duration::from_secs(5), "the worker never started");

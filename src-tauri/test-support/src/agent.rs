@@ -1,9 +1,6 @@
-//! The harness of the agent tests: a scripted OpenAI-compatible server on 127.0.0.1, a real store and
-//! question service, and readers of what the agent recorded and sent.
-#![allow(dead_code)]
-
-#[path = "../model_support/mod.rs"]
-pub mod model_support;
+//! The harness of the agent tests: the fake OpenAI-compatible server on 127.0.0.1 (strict unless a
+//! test asks otherwise), a real store and question service, and readers of what the agent recorded
+//! and sent.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,38 +13,11 @@ use hark_core::service::{
 };
 use hark_core::session::{project_questions, Event, Store, StoredEvent, ToolOutcome};
 use hark_core::tools::QuestionSettings;
-pub use model_support::{Reply, Strict, TestServer};
 use serde_json::{json, Value};
 use tokio::sync::mpsc::UnboundedReceiver;
 
-pub fn chunk(delta: Value, finish: Option<&str>) -> String {
-    json!({ "id": "c", "object": "chat.completion.chunk", "choices": [{ "index": 0, "delta": delta, "finish_reason": finish }] })
-        .to_string()
-}
-
-pub fn text_reply(text: &str) -> Reply {
-    let (a, b) = text.split_at(text.len() / 2);
-    Reply::sse(&[
-        &chunk(json!({ "role": "assistant", "content": a }), None),
-        &chunk(json!({ "content": b }), None),
-        &chunk(json!({}), Some("stop")),
-        "[DONE]",
-    ])
-}
-
-pub fn tool_reply(text: &str, calls: &[(&str, &str, String)]) -> Reply {
-    let mut payloads = vec![chunk(json!({ "role": "assistant", "content": text }), None)];
-    for (i, (id, name, args)) in calls.iter().enumerate() {
-        payloads.push(chunk(
-            json!({ "tool_calls": [{ "index": i, "id": id, "type": "function", "function": { "name": name, "arguments": args } }] }),
-            None,
-        ));
-    }
-    payloads.push(chunk(json!({}), Some("tool_calls")));
-    payloads.push("[DONE]".into());
-    let refs: Vec<&str> = payloads.iter().map(String::as_str).collect();
-    Reply::sse(&refs)
-}
+pub use crate::server::{chunk, text_reply, tool_reply, Ending, Reply, Strict, TestServer};
+use crate::wait::{Events, WAIT};
 
 pub fn ask_args(questions: Value, timeout: Option<u64>) -> String {
     let mut args = json!({ "questions": questions });
@@ -73,22 +43,29 @@ pub struct Harness {
 }
 
 impl Harness {
+    /// A harness whose server checks every request as OpenAI and DeepSeek do, with the default
+    /// window (see [`Strict::default`]).
     pub async fn new(replies: Vec<Reply>) -> Harness {
         Harness::on(TestServer::start(replies).await)
     }
 
-    /// A harness whose server checks every request as OpenAI and DeepSeek do (see [`Strict`]).
+    /// The same with the server's own limits.
     pub async fn strict(replies: Vec<Reply>, strict: Strict) -> Harness {
         Harness::on(TestServer::start_strict(replies, strict).await)
     }
 
+    /// A harness whose server answers whatever it is sent (see [`TestServer::lenient`]).
+    pub async fn lenient(replies: Vec<Reply>) -> Harness {
+        Harness::on(TestServer::lenient(replies).await)
+    }
+
     fn on(server: TestServer) -> Harness {
-        let dir = tempfile::tempdir().unwrap();
-        let workspace = tempfile::tempdir().unwrap();
-        let store = Arc::new(Store::open(dir.path()).unwrap());
+        let dir = tempfile::tempdir().expect("a data directory");
+        let workspace = tempfile::tempdir().expect("a workspace");
+        let store = Arc::new(Store::open(dir.path()).expect("open the store"));
         let service = UserQuestionService::new(store.clone() as Arc<dyn SessionLog>);
         let (provider, requests) = ForwardingProvider::new();
-        let registration = service.register(Arc::new(provider)).unwrap();
+        let registration = service.register(Arc::new(provider)).expect("register the question surface");
         Harness { dir, workspace, server, store, service, requests, _provider: registration }
     }
 
@@ -100,31 +77,35 @@ impl Harness {
         AgentDeps {
             store: self.store.clone(),
             service: self.service.clone(),
-            model: Arc::new(OpenAiProvider::new(config).unwrap()),
+            model: Arc::new(OpenAiProvider::new(config).expect("a model client")),
         }
     }
 
     pub fn agent(&self, mode: ToolMode) -> Agent {
         let session =
             NewSession { title: "t".into(), workspace: Some(self.workspace.path().to_path_buf()), model: None };
-        Agent::create(self.deps(), session, config(mode)).unwrap()
+        Agent::create(self.deps(), session, config(mode)).expect("create the agent")
     }
 
     pub fn events(&self, agent: &Agent) -> Vec<StoredEvent> {
-        self.store.events(agent.session_id()).unwrap()
+        self.store.events(agent.session_id()).expect("read the session log")
     }
 
     /// Dependencies as a new process has them after a restart: its own store, service and model
     /// client over the same data directory and server.
     pub fn restarted_deps(&self) -> AgentDeps {
-        let store = Arc::new(Store::open(self.dir.path()).unwrap());
+        let store = Arc::new(Store::open(self.dir.path()).expect("reopen the store"));
         let service = UserQuestionService::new(store.clone() as Arc<dyn SessionLog>);
         AgentDeps { store, service, ..self.deps() }
     }
 
     /// The `messages` of each request the server received.
     pub fn sent(&self) -> Vec<Vec<Value>> {
-        self.server.requests().iter().map(|r| r.body["messages"].as_array().unwrap().clone()).collect()
+        self.server
+            .requests()
+            .iter()
+            .map(|r| r.body["messages"].as_array().expect("a request with messages").clone())
+            .collect()
     }
 }
 
@@ -132,24 +113,22 @@ pub fn config(mode: ToolMode) -> AgentConfig {
     AgentConfig { questions: QuestionSettings { mode, default_timeout_secs: 120 }, ..AgentConfig::default() }
 }
 
-/// Waits until the late reply to `call_id` was admitted and the turn it started has ended.
+/// Waits until the late reply to `call_id` was admitted and the turn it started has ended. The
+/// admission is recorded in the session log, which the agent announces event by event, so the
+/// projection is read again only when something was recorded.
 pub async fn until_answered_late(store: &Store, agent: &Agent, call_id: &str) {
-    let admitted = async {
-        loop {
-            let events = store.events(agent.session_id()).unwrap();
-            if project_questions(&events).iter().any(|r| r.call_id == call_id && r.answered_late) {
-                return;
-            }
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
+    let mut events = Events::new(agent.subscribe());
+    let admitted = || {
+        let log = store.events(agent.session_id()).expect("read the session log");
+        project_questions(&log).iter().any(|r| r.call_id == call_id && r.answered_late)
     };
-    tokio::time::timeout(Duration::from_secs(20), admitted).await.expect("the late reply was admitted");
-    tokio::time::timeout(Duration::from_secs(20), agent.wait_idle()).await.expect("the agent went idle");
+    events.wait_until(&format!("the late reply to {call_id} to be admitted"), admitted).await;
+    tokio::time::timeout(WAIT, agent.wait_idle()).await.expect("the agent went idle");
 }
 
 pub async fn run(agent: &Agent, prompt: &str) {
-    agent.steer(prompt).unwrap();
-    tokio::time::timeout(Duration::from_secs(20), agent.wait_idle()).await.expect("the agent went idle");
+    agent.steer(prompt).expect("the prompt was recorded");
+    tokio::time::timeout(WAIT, agent.wait_idle()).await.expect("the agent went idle");
 }
 
 pub fn types(events: &[StoredEvent]) -> Vec<&str> {
@@ -174,7 +153,7 @@ pub fn turn_end(events: &[StoredEvent]) -> String {
             Event::TurnEnded { reason, .. } => Some(reason.to_string()),
             _ => None,
         })
-        .unwrap()
+        .expect("a turn ended")
 }
 
 pub fn last_assistant_text(events: &[StoredEvent]) -> String {
@@ -185,12 +164,17 @@ pub fn last_assistant_text(events: &[StoredEvent]) -> String {
             Event::AssistantMessage { text, .. } => Some(text.clone()),
             _ => None,
         })
-        .unwrap()
+        .expect("an assistant message")
 }
 
 /// Answers the next foreground question through the service, as the desktop panel would.
 pub async fn answer_next(h: &mut Harness, answers: Vec<Answer>) -> InteractionRequest {
-    let request = tokio::time::timeout(Duration::from_secs(10), h.requests.recv()).await.unwrap().unwrap();
-    h.service.submit_foreground(&request.session_id, &request.call_id, AnswerBatch { answers }).unwrap();
+    let request = tokio::time::timeout(Duration::from_secs(10), h.requests.recv())
+        .await
+        .expect("a question within 10 s")
+        .expect("the question surface is open");
+    h.service
+        .submit_foreground(&request.session_id, &request.call_id, AnswerBatch { answers })
+        .expect("submit the answers");
     request
 }

@@ -1,6 +1,9 @@
 //! A real terminal for `hark tui`: tmux runs it in a pane of its own server, 80×24 with `NO_COLOR`;
 //! keys go in with `send-keys` and the screen comes back with `capture-pane`. Each step's screen is
 //! saved as text. Shared by the CLI's TUI tests and the desktop's end-to-end tests.
+//!
+//! This is the one place that still polls: the screen belongs to another process (tmux), which emits
+//! no events a test could wait on.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

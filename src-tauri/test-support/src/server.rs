@@ -1,12 +1,12 @@
-//! A scripted HTTP/1.1 server on 127.0.0.1 for the model provider tests. Each accepted request gets
-//! the next scripted response; streamed bodies are written piece by piece with pauses, and a
-//! response can hold the connection open, or repeat its last piece forever, to observe when the
-//! client closes it.
+//! The one fake OpenAI-compatible server: a scripted HTTP/1.1 server on 127.0.0.1. Each accepted
+//! request gets the next scripted response; streamed bodies are written piece by piece with pauses,
+//! and a response can hold the connection open, or repeat its last piece forever, to observe when
+//! the client closes it.
 //!
-//! A strict server ([`TestServer::start_strict`]) also checks each request the way OpenAI and
-//! DeepSeek do before answering it, and refuses it with a 400 instead of taking a scripted reply.
-
-#![allow(dead_code)]
+//! It is strict unless a test asks otherwise: before taking a scripted reply it checks each request
+//! the way OpenAI and DeepSeek do (tool messages right after the call they answer, at most 128
+//! tools, the context window) and refuses a bad one with their 400 body. A test that sends such a
+//! request on purpose starts it with [`TestServer::lenient`].
 
 use std::collections::VecDeque;
 use std::net::SocketAddr;
@@ -16,7 +16,9 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::Notify;
+use tokio::sync::{watch, Notify};
+
+use crate::wait::WAIT;
 
 /// What the server received.
 #[derive(Debug, Clone)]
@@ -105,6 +107,11 @@ impl Reply {
         Reply::status(status, "application/json", &body.to_string())
     }
 
+    /// An error status with an OpenAI-style JSON error body.
+    pub fn error(status: u16, message: &str) -> Reply {
+        Reply::json(status, json!({ "error": { "message": message } }))
+    }
+
     /// The same pieces and ending under another status and content type.
     pub fn with_status(mut self, status: u16, content_type: &str) -> Reply {
         self.status = status;
@@ -123,12 +130,66 @@ impl Reply {
     }
 }
 
+/// One streamed Chat Completions chunk carrying `delta`, and `finish` when it is the last one.
+pub fn chunk(delta: Value, finish: Option<&str>) -> String {
+    json!({ "id": "c", "object": "chat.completion.chunk", "choices": [{ "index": 0, "delta": delta, "finish_reason": finish }] })
+        .to_string()
+}
+
+/// An assistant message streamed in two halves, then `stop`.
+pub fn text_reply(text: &str) -> Reply {
+    let (a, b) = text.split_at(text.len() / 2);
+    text_pieces(&[a, b])
+}
+
+/// An assistant message streamed one chunk per piece, then `stop`.
+pub fn text_pieces(pieces: &[&str]) -> Reply {
+    let mut payloads: Vec<String> = pieces
+        .iter()
+        .enumerate()
+        .map(|(i, piece)| {
+            let delta =
+                if i == 0 { json!({ "role": "assistant", "content": piece }) } else { json!({ "content": piece }) };
+            chunk(delta, None)
+        })
+        .collect();
+    payloads.push(chunk(json!({}), Some("stop")));
+    payloads.push("[DONE]".into());
+    let refs: Vec<&str> = payloads.iter().map(String::as_str).collect();
+    Reply::sse(&refs)
+}
+
+/// An assistant message with `text` and the tool calls `(id, name, arguments)`, then `tool_calls`.
+pub fn tool_reply(text: &str, calls: &[(&str, &str, String)]) -> Reply {
+    let mut payloads = vec![chunk(json!({ "role": "assistant", "content": text }), None)];
+    for (i, (id, name, args)) in calls.iter().enumerate() {
+        payloads.push(chunk(
+            json!({ "tool_calls": [{ "index": i, "id": id, "type": "function", "function": { "name": name, "arguments": args } }] }),
+            None,
+        ));
+    }
+    payloads.push(chunk(json!({}), Some("tool_calls")));
+    payloads.push("[DONE]".into());
+    let refs: Vec<&str> = payloads.iter().map(String::as_str).collect();
+    Reply::sse(&refs)
+}
+
 /// What a strict server enforces.
 #[derive(Debug, Clone, Copy)]
 pub struct Strict {
     /// The model's context window in this server's own count (see [`server_tokens`]): the messages
     /// and tools plus the `max_tokens` the request asks for must fit, as DeepSeek and vLLM require.
     pub context_tokens: usize,
+}
+
+/// The window a server has unless a test names another: DeepSeek's 64K, which is also the window
+/// the agent assumes by default, so an agent test that overflows it is caught without asking.
+pub const DEFAULT_CONTEXT_TOKENS: usize = 65_536;
+
+impl Default for Strict {
+    fn default() -> Strict {
+        Strict { context_tokens: DEFAULT_CONTEXT_TOKENS }
+    }
 }
 
 /// Why a strict server refused a request.
@@ -241,30 +302,42 @@ struct State {
     rejected: Vec<(usize, Rejection)>,
     strict: Option<Strict>,
     client_closed: usize,
+    count: watch::Sender<usize>,
 }
 
 pub struct TestServer {
     pub addr: SocketAddr,
     state: Arc<Mutex<State>>,
     closed: Arc<Notify>,
+    /// How many requests arrived: the server's own event, so a test waits on it instead of polling.
+    received: watch::Receiver<usize>,
     task: tokio::task::JoinHandle<()>,
 }
 
 impl TestServer {
+    /// A strict server (see [`Strict::default`]): a request OpenAI or DeepSeek would refuse gets
+    /// their 400 instead of a scripted reply.
     pub async fn start(replies: Vec<Reply>) -> TestServer {
-        TestServer::launch(replies, None).await
+        TestServer::start_strict(replies, Strict::default()).await
     }
 
-    /// A server that refuses, with a 400 and without using up a scripted reply, every request that
-    /// [`Strict`] rejects.
+    /// A strict server with its own limits: refuses, with a 400 and without using up a scripted
+    /// reply, every request that `strict` rejects.
     pub async fn start_strict(replies: Vec<Reply>, strict: Strict) -> TestServer {
         TestServer::launch(replies, Some(strict)).await
     }
 
+    /// A server that answers whatever it is sent: only for a test that sends what a real server
+    /// would refuse on purpose. No test needs one today; it stays so such a test says so by name.
+    pub async fn lenient(replies: Vec<Reply>) -> TestServer {
+        TestServer::launch(replies, None).await
+    }
+
     async fn launch(replies: Vec<Reply>, strict: Option<Strict>) -> TestServer {
-        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind");
-        let addr = listener.local_addr().expect("addr");
-        let state = Arc::new(Mutex::new(State { replies: replies.into(), strict, ..State::default() }));
+        let listener = TcpListener::bind("127.0.0.1:0").await.expect("bind a local port for the model server");
+        let addr = listener.local_addr().expect("the model server's address");
+        let (count, received) = watch::channel(0);
+        let state = Arc::new(Mutex::new(State { replies: replies.into(), strict, count, ..State::default() }));
         let closed = Arc::new(Notify::new());
         let (s, c) = (state.clone(), closed.clone());
         let task = tokio::spawn(async move {
@@ -272,7 +345,15 @@ impl TestServer {
                 tokio::spawn(serve(socket, s.clone(), c.clone()));
             }
         });
-        TestServer { addr, state, closed, task }
+        TestServer { addr, state, closed, received, task }
+    }
+
+    /// Waits until the server has received `n` requests in all, failing the test after [`WAIT`].
+    pub async fn wait_for_requests(&self, n: usize) {
+        let mut received = self.received.clone();
+        let reached = tokio::time::timeout(WAIT, received.wait_for(|count| *count >= n)).await;
+        let seen = *self.received.borrow();
+        assert!(matches!(reached, Ok(Ok(_))), "the model server received {seen} requests, not {n}, within {WAIT:?}");
     }
 
     /// The base URL, with `/v1`.
@@ -281,12 +362,12 @@ impl TestServer {
     }
 
     pub fn requests(&self) -> Vec<Recorded> {
-        self.state.lock().expect("state").recorded.clone()
+        self.state.lock().expect("the model server's state").recorded.clone()
     }
 
     /// The refused requests: their index in [`requests`](Self::requests) and why.
     pub fn rejections(&self) -> Vec<(usize, Rejection)> {
-        self.state.lock().expect("state").rejected.clone()
+        self.state.lock().expect("the model server's state").rejected.clone()
     }
 
     /// Waits (bounded) until a held connection has seen the client close it.
@@ -294,7 +375,7 @@ impl TestServer {
         let wait = async {
             loop {
                 let notified = self.closed.notified();
-                if self.state.lock().expect("state").client_closed > 0 {
+                if self.state.lock().expect("the model server's state").client_closed > 0 {
                     return;
                 }
                 notified.await;
@@ -315,9 +396,10 @@ async fn serve(mut socket: TcpStream, state: Arc<Mutex<State>>, closed: Arc<Noti
         return;
     };
     let reply = {
-        let mut st = state.lock().expect("state");
+        let mut st = state.lock().expect("the model server's state");
         let refusal = st.strict.and_then(|strict| strict.check(&recorded.body));
         st.recorded.push(recorded);
+        st.count.send_replace(st.recorded.len());
         match refusal {
             Some((why, reply)) => {
                 let index = st.recorded.len() - 1;
@@ -358,7 +440,7 @@ async fn serve(mut socket: TcpStream, state: Arc<Mutex<State>>, closed: Arc<Noti
             .await
             .is_ok();
             if closed_by_client {
-                state.lock().expect("state").client_closed += 1;
+                state.lock().expect("the model server's state").client_closed += 1;
                 closed.notify_waiters();
             }
         }
@@ -380,7 +462,7 @@ async fn serve(mut socket: TcpStream, state: Arc<Mutex<State>>, closed: Arc<Noti
             .await
             .is_ok();
             if eof {
-                state.lock().expect("state").client_closed += 1;
+                state.lock().expect("the model server's state").client_closed += 1;
                 closed.notify_waiters();
             }
         }
@@ -430,4 +512,72 @@ async fn read_request(socket: &mut TcpStream) -> Option<Recorded> {
     }
     let body = serde_json::from_slice(&buf[head_end..]).unwrap_or(Value::Null);
     Some(Recorded { method, path, headers, body })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Posts `body` as a client would and returns the status line and the (de-chunked enough) body.
+    async fn post(server: &TestServer, body: &Value) -> (String, String) {
+        let mut socket = TcpStream::connect(server.addr).await.expect("connect");
+        let body = body.to_string();
+        let head = format!(
+            "POST /v1/chat/completions HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n",
+            body.len()
+        );
+        socket.write_all(head.as_bytes()).await.expect("write head");
+        socket.write_all(body.as_bytes()).await.expect("write body");
+        let mut answer = String::new();
+        socket.read_to_string(&mut answer).await.expect("read the reply");
+        let status = answer.lines().next().unwrap_or_default().to_string();
+        (status, answer)
+    }
+
+    fn call(id: &str) -> Value {
+        json!({ "role": "assistant", "content": "", "tool_calls": [{ "id": id, "type": "function",
+                "function": { "name": "f", "arguments": "{}" } }] })
+    }
+
+    #[tokio::test]
+    async fn a_strict_server_refuses_tool_messages_out_of_place_and_requests_over_its_window() {
+        let server = TestServer::start_strict(vec![text_reply("fine")], Strict { context_tokens: 1_000 }).await;
+        let user = json!({ "role": "user", "content": "hi" });
+        let result = |id: &str| json!({ "role": "tool", "tool_call_id": id, "content": "done" });
+
+        // A user message between the call and its result.
+        let split = json!({ "messages": [user, call("a"), user, result("a")] });
+        let (status, body) = post(&server, &split).await;
+        assert!(status.contains(" 400 "), "{status}");
+        assert!(body.contains("invalid_request_error") && body.contains("tool_call_id"), "{body}");
+        // A call left without its result.
+        let (status, body) = post(&server, &json!({ "messages": [user, call("b"), user] })).await;
+        assert!(status.contains(" 400 ") && body.contains("did not have response messages"), "{body}");
+        // Over the window, counting the reply's room.
+        let (status, body) = post(&server, &json!({ "messages": [user], "max_tokens": 2_000 })).await;
+        assert!(status.contains(" 400 ") && body.contains("context_length_exceeded"), "{body}");
+
+        // None of these used up the scripted reply; a good request gets it.
+        let good = json!({ "messages": [user, call("c"), result("c")], "max_tokens": 100 });
+        let (status, body) = post(&server, &good).await;
+        assert!(status.contains(" 200 ") && body.contains("fi"), "{body}");
+        let why: Vec<Rejection> = server.rejections().into_iter().map(|(_, why)| why).collect();
+        assert!(
+            matches!(
+                why.as_slice(),
+                [Rejection::ToolOrder(_), Rejection::ToolOrder(_), Rejection::ContextLength { .. }]
+            ),
+            "{why:?}"
+        );
+        server.wait_for_requests(4).await;
+    }
+
+    #[tokio::test]
+    async fn a_lenient_server_answers_what_a_strict_one_refuses() {
+        let server = TestServer::lenient(vec![text_reply("fine")]).await;
+        let orphan = json!({ "messages": [{ "role": "tool", "tool_call_id": "x", "content": "?" }] });
+        let (status, _) = post(&server, &orphan).await;
+        assert!(status.contains(" 200 "), "{status}");
+        assert!(server.rejections().is_empty());
+    }
 }
