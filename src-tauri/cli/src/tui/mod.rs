@@ -349,11 +349,8 @@ impl Screen {
             }
         }
         if self.shown.is_none() {
-            let views = questions_view(&self.waiting, &[]);
-            let next =
-                next_to_show(&views, false, |v| self.hidden.contains(&(v.session_id.clone(), v.call_id.clone())));
-            let request =
-                next.and_then(|v| self.waiting.iter().find(|r| r.call_id == v.call_id && r.session_id == v.session_id));
+            // A foreground question is always answerable: the first the person did not hide opens.
+            let request = self.waiting.iter().find(|r| !self.hidden.contains(&key_of(r)));
             if let Some(request) = request.cloned() {
                 self.shown = Some(self.present(&request).await);
             }
