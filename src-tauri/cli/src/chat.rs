@@ -167,16 +167,31 @@ impl ModelSource for CliModels {
 pub(crate) struct Printer {
     task: tokio::task::JoinHandle<()>,
     done: tokio_util::sync::CancellationToken,
+    /// Text to print once every event already sent is printed, acknowledged when printed.
+    after: tokio::sync::mpsc::UnboundedSender<(&'static str, tokio::sync::oneshot::Sender<()>)>,
+}
+
+impl Printer {
+    /// Prints `text` after everything the agent has sent so far: a prompt written by another task
+    /// would otherwise land in the middle of the turn's last words.
+    pub(crate) async fn say_after_events(&self, text: &'static str) {
+        let (ack, printed) = tokio::sync::oneshot::channel();
+        if self.after.send((text, ack)).is_ok() {
+            let _ = printed.await;
+        }
+    }
 }
 
 /// Renders the agent's stream for a terminal until the stream closes or [`drain`] is called.
 pub(crate) fn print_events(mut rx: tokio::sync::broadcast::Receiver<AgentEvent>, shown: Arc<Shown>) -> Printer {
     let done = tokio_util::sync::CancellationToken::new();
     let finished = done.clone();
+    let (after, mut requests) = tokio::sync::mpsc::unbounded_channel::<(&'static str, tokio::sync::oneshot::Sender<()>)>();
     let task = tokio::spawn(async move {
         let mut at_line_start = true;
         loop {
-            // Events already sent are printed before `done` is heeded: the stream is polled first.
+            // Events already sent are printed before `done` or a prompt is heeded: the stream is
+            // polled first.
             let event = tokio::select! {
                 biased;
                 event = rx.recv() => match event {
@@ -184,6 +199,12 @@ pub(crate) fn print_events(mut rx: tokio::sync::broadcast::Receiver<AgentEvent>,
                     Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
                     Err(_) => break,
                 },
+                Some((text, ack)) = requests.recv() => {
+                    // What the person types after a prompt ends its line.
+                    say(text);
+                    let _ = ack.send(());
+                    continue;
+                }
                 _ = finished.cancelled() => break,
             };
             let line = |text: String, at_line_start: &mut bool| {
@@ -252,7 +273,7 @@ pub(crate) fn print_events(mut rx: tokio::sync::broadcast::Receiver<AgentEvent>,
             }
         }
     });
-    Printer { task, done }
+    Printer { task, done, after }
 }
 
 /// Lets the printer show the events sent so far, then ends it: called once the agent is idle, so
@@ -417,7 +438,8 @@ async fn converse(
 ) -> ExitCode {
     eprintln!("hark: session {}", agent.session_id());
     let printer = print_events(events, Arc::clone(&terminal.shown));
-    let finished = if one_shot { run_until_idle(&agent, terminal).await } else { interactive(&agent, terminal).await };
+    let finished =
+        if one_shot { run_until_idle(&agent, terminal).await } else { interactive(&agent, terminal, &printer).await };
     drop(agent);
     host.shutdown().await;
     drain(printer).await;
@@ -427,12 +449,12 @@ async fn converse(
     ExitCode::SUCCESS
 }
 
-async fn interactive(agent: &Agent, terminal: &Terminal) -> bool {
+async fn interactive(agent: &Agent, terminal: &Terminal, printer: &Printer) -> bool {
     loop {
         if !run_until_idle(agent, terminal).await {
             return false;
         }
-        say("> ");
+        printer.say_after_events("> ").await;
         let line = tokio::select! {
             line = async { terminal.lines.lock().await.next().await } => line,
             _ = tokio::signal::ctrl_c() => None,
