@@ -4,6 +4,8 @@ mod support;
 
 #[path = "e2e/flows.rs"]
 mod flows;
+#[path = "e2e/hooks.rs"]
+mod hooks;
 #[path = "e2e/mcp.rs"]
 mod mcp;
 #[path = "e2e/mcp_client.rs"]

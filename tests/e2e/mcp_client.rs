@@ -21,7 +21,7 @@ const SESSION_ROW: &str = "nav[aria-label='Sessions'] button[data-session-id]";
 const WAIT: Duration = Duration::from_secs(20);
 
 /// The Python agent, talking to a `hark mcp` it started with `flags`, in the folder `cwd`.
-struct Agent {
+pub(crate) struct Agent {
     child: Child,
     stdin: ChildStdin,
     lines: Lines<BufReader<ChildStdout>>,
@@ -29,6 +29,11 @@ struct Agent {
 
 impl Agent {
     async fn start(data_dir: &Path, cwd: &Path, flags: &[&str]) -> Agent {
+        Agent::start_named(data_dir, cwd, flags, None).await
+    }
+
+    /// The agent named `name` in its `initialize` (no title), as Claude Code names itself.
+    pub(crate) async fn start_named(data_dir: &Path, cwd: &Path, flags: &[&str], name: Option<&str>) -> Agent {
         let mcp = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp");
         let mut command = Command::new(mcp.join(".venv/bin/python"));
         command
@@ -42,6 +47,9 @@ impl Agent {
             .stderr(Stdio::inherit())
             .kill_on_drop(true)
             .process_group(0);
+        if let Some(name) = name {
+            command.env("ASK_CLIENT_NAME", name);
+        }
         let mut child = command.spawn().expect("start the Python MCP client (make test installs tests/mcp/.venv)");
         let stdin = child.stdin.take().expect("stdin");
         let lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
@@ -50,13 +58,13 @@ impl Agent {
         agent
     }
 
-    async fn send(&mut self, command: &str) {
+    pub(crate) async fn send(&mut self, command: &str) {
         self.stdin.write_all(format!("{command}\n").as_bytes()).await.expect("write to the agent");
         self.stdin.flush().await.expect("flush");
     }
 
     /// The agent's next step, as it printed it.
-    async fn next(&mut self, within: Duration) -> serde_json::Value {
+    pub(crate) async fn next(&mut self, within: Duration) -> serde_json::Value {
         let line = tokio::time::timeout(within, self.lines.next_line())
             .await
             .expect("the agent's next step in time")
@@ -65,7 +73,7 @@ impl Agent {
         serde_json::from_str(&line).unwrap_or_else(|e| panic!("a JSON step ({e}): {line}"))
     }
 
-    async fn quit(mut self) {
+    pub(crate) async fn quit(mut self) {
         self.send("quit").await;
         let _ = tokio::time::timeout(WAIT, self.child.wait()).await;
     }
@@ -80,14 +88,14 @@ impl Drop for Agent {
     }
 }
 
-fn dirs(tmp: &Path) -> (PathBuf, PathBuf) {
+pub(crate) fn dirs(tmp: &Path) -> (PathBuf, PathBuf) {
     let (data_dir, project) = (tmp.join("hark-data"), tmp.join("notes-app"));
     std::fs::create_dir_all(&project).expect("project folder");
     (data_dir, project.canonicalize().expect("project path"))
 }
 
 /// The sidebar's text (`textContent`: WebKitWebDriver leaves out text in ellipsis-clipped boxes).
-async fn sidebar(app: &App) -> String {
+pub(crate) async fn sidebar(app: &App) -> String {
     let list = app.find("nav[aria-label='Sessions']").await;
     list.prop("textContent").await.ok().flatten().unwrap_or_default()
 }
@@ -233,7 +241,7 @@ async fn hark_mcp_starts_the_app_and_its_question_is_answered_from_the_cli() {
 }
 
 /// The session and call of the question waiting in the one session, read from the store.
-fn waiting_question(data_dir: &Path) -> Option<(String, String)> {
+pub(crate) fn waiting_question(data_dir: &Path) -> Option<(String, String)> {
     let store = hark_core::session::Store::open(data_dir).ok()?;
     let session = store.list_sessions().ok()?.into_iter().next()?;
     let records = store.with_questions(&session.id, |fold| fold.clone()).ok()?;

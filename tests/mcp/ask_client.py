@@ -1,12 +1,14 @@
 """An outside agent on the official Python MCP SDK, asking the person through `hark mcp`.
 
 Run as `ask_client.py HARK_BIN [hark mcp flags...]`: it starts `hark mcp` over stdio (with the
-HARK_DATA_DIR it was given), names itself "Test Agent", and then does what each line on stdin says,
+HARK_DATA_DIR it was given), names itself "Test Agent" (or, with ASK_CLIENT_NAME set, by that name
+and no title, as Claude Code does with "claude-code"), and then does what each line on stdin says,
 printing one JSON line per step on stdout:
 
   tools        the tool names and the ask tool's parameters
   ask          calls ask_user_question with a database question, prints its result
-  answers      calls get_answers, prints its result
+  answers [CALL_ID...]
+               calls get_answers (with those call_ids, learnt elsewhere), prints its result
 """
 
 import json
@@ -53,7 +55,11 @@ async def main():
             env[name] = os.environ[name]
     params = StdioServerParameters(command=hark, args=["mcp", *flags], env=env, cwd=os.getcwd())
     async with stdio_client(params) as (read, write):
-        info = types.Implementation(name="test-agent", title="Test Agent", version="1.0")
+        named = os.environ.get("ASK_CLIENT_NAME")
+        if named:
+            info = types.Implementation(name=named, version="1.0")
+        else:
+            info = types.Implementation(name="test-agent", title="Test Agent", version="1.0")
         async with ClientSession(read, write, client_info=info) as session:
             await session.initialize()
             emit("ready")
@@ -66,8 +72,10 @@ async def main():
                     emit("tools", names=[t.name for t in tools], ask_parameters=sorted(ask.input_schema["properties"]))
                 elif command == "ask":
                     emit("asked", **result_fields(await session.call_tool("ask_user_question", QUESTION)))
-                elif command == "answers":
-                    emit("answers", **result_fields(await session.call_tool("get_answers", {})))
+                elif command.split(" ")[0] == "answers":
+                    calls = command.split()[1:]
+                    arguments = {"call_ids": calls} if calls else {}
+                    emit("answers", **result_fields(await session.call_tool("get_answers", arguments)))
                 elif command == "quit":
                     break
 

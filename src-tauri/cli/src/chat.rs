@@ -80,9 +80,12 @@ pub(crate) fn serve(host: &Arc<Host>) -> Result<(), std::io::Error> {
 
 /// The data directory this process uses, created if needed.
 pub(crate) fn chosen_dir() -> Result<std::path::PathBuf, ExitCode> {
-    hark_core::data_dir::choose(None, crate::data::platform_default())
-        .and_then(|d| hark_core::data_dir::prepare(&d))
-        .map_err(|e| fail(&e, 1))
+    data_dir().map_err(|e| fail(&e, 1))
+}
+
+/// The data directory (`HARK_DATA_DIR` or the platform's), created private when missing.
+pub(crate) fn data_dir() -> Result<std::path::PathBuf, hark_core::data_dir::DataDirError> {
+    hark_core::data_dir::choose(None, crate::data::platform_default()).and_then(|d| hark_core::data_dir::prepare(&d))
 }
 
 /// Whether a vendor's key is in the environment: then a session without a provider flag uses a real
@@ -186,7 +189,8 @@ impl Printer {
 pub(crate) fn print_events(mut rx: tokio::sync::broadcast::Receiver<AgentEvent>, shown: Arc<Shown>) -> Printer {
     let done = tokio_util::sync::CancellationToken::new();
     let finished = done.clone();
-    let (after, mut requests) = tokio::sync::mpsc::unbounded_channel::<(&'static str, tokio::sync::oneshot::Sender<()>)>();
+    let (after, mut requests) =
+        tokio::sync::mpsc::unbounded_channel::<(&'static str, tokio::sync::oneshot::Sender<()>)>();
     let task = tokio::spawn(async move {
         let mut at_line_start = true;
         loop {

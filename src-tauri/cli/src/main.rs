@@ -4,8 +4,12 @@
 //! is a new module, a match arm and a usage line.
 
 mod answer;
+#[cfg(any(unix, windows))]
+mod app_link;
 mod chat;
 mod data;
+#[cfg(any(unix, windows))]
+mod hook;
 #[cfg(any(unix, windows))]
 mod mcp;
 mod questions;
@@ -50,6 +54,12 @@ commands:
                      Codex, ...): ask_user_question and get_answers, shown by the
                      running Hark app (started if needed); the question mode is
                      the app's Settings unless a flag chooses it
+  hook claude-code|codex [--timeout SECONDS]
+                     an agent's PreToolUse hook (event on stdin): Claude Code's
+                     AskUserQuestion or Codex's request_user_input is asked in
+                     Hark and the agent gets the person's answers; unanswered
+                     after SECONDS (default 3300) the agent is told the question
+                     waits in Hark (collect it later with get_answers)
   help               show this help
   version            print the version
 ";
@@ -73,6 +83,8 @@ fn main() -> ExitCode {
         "questions" => questions::run(rest),
         #[cfg(any(unix, windows))]
         "mcp" => mcp::run(rest),
+        #[cfg(any(unix, windows))]
+        "hook" => hook::run(rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             ExitCode::SUCCESS

@@ -6,10 +6,9 @@
 //!
 //! stdout is the MCP channel: nothing else may be written to it.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::{Duration, Instant};
 
 use hark_core::control::{self, ControlError, Reply, Request};
 use hark_core::error::{BoundaryError, CodedError};
@@ -26,9 +25,6 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use crate::chat::{chosen_dir, fail_msg};
 
 const ANSWERS_TOOL: &str = "get_answers";
-
-/// How long a started app may take to answer on its socket.
-const APP_START: Duration = Duration::from_secs(60);
 
 const INSTRUCTIONS: &str = "Hark shows your questions to the person in its window and as notifications, \
     also while they are away. Ask with ask_user_question when you need their decision; when a call returns \
@@ -123,15 +119,8 @@ impl HarkServer {
         *self.settings.get_or_init(|| settings)
     }
 
-    /// Sends `request` to the app, starting the app first when none answers.
     async fn forward(&self, request: &Request) -> Result<Reply, ControlError> {
-        match control::call(&self.dir, request).await {
-            Err(ControlError::Unavailable { .. }) => {
-                start_app(&self.dir).await?;
-                control::call(&self.dir, request).await
-            }
-            other => other,
-        }
+        crate::app_link::call(&self.dir, request).await
     }
 
     async fn ask(&self, arguments: serde_json::Value) -> CallToolResult {
@@ -162,8 +151,18 @@ impl HarkServer {
         }
     }
 
-    async fn answers(&self) -> CallToolResult {
-        match self.forward(&Request::Answers { client: self.client() }).await {
+    async fn answers(&self, arguments: serde_json::Value) -> CallToolResult {
+        let calls = match serde_json::from_value::<AnswersArgs>(arguments) {
+            Ok(args) => args.call_ids,
+            Err(e) => {
+                return failed(BoundaryError::new(
+                    "ToolError",
+                    "INVALID_ARGUMENTS",
+                    format!("get_answers takes {{\"call_ids\": [\"...\"]}} or nothing: {e}"),
+                ))
+            }
+        };
+        match self.forward(&Request::Answers { client: self.client(), calls }).await {
             Ok(Reply::Answers { answers }) => {
                 let text = if answers.answers.is_empty() {
                     match answers.waiting.len() {
@@ -186,6 +185,32 @@ impl HarkServer {
             Ok(other) => refused(other),
             Err(e) => failed(e.boundary()),
         }
+    }
+}
+
+/// `get_answers`' input: optional call ids learnt elsewhere (see [`Request::Answers`]).
+#[derive(serde::Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct AnswersArgs {
+    #[serde(default)]
+    call_ids: Vec<String>,
+}
+
+fn answers_schema() -> serde_json::Map<String, serde_json::Value> {
+    let schema = serde_json::json!({
+        "type": "object",
+        "properties": {
+            "call_ids": {
+                "type": "array",
+                "items": { "type": "string" },
+                "description": "Call ids of questions Hark told you about outside this tool (a hook's message); \
+                                your own questions' answers come without them."
+            }
+        }
+    });
+    match schema {
+        serde_json::Value::Object(map) => map,
+        _ => serde_json::Map::new(),
     }
 }
 
@@ -248,15 +273,13 @@ impl ServerHandler for HarkServer {
             _ => serde_json::Map::new(),
         };
         let ask = Tool::new(TOOL_NAME, description, Arc::new(schema));
-        let mut empty = serde_json::Map::new();
-        empty.insert("type".into(), "object".into());
-        empty.insert("properties".into(), serde_json::Value::Object(serde_json::Map::new()));
         let answers = Tool::new(
             ANSWERS_TOOL,
             "Returns the answers the person gave later to your questions whose call returned PENDING (each \
              answer is returned once), and the call ids of those still waiting. Call it between steps of your \
-             work and before you finish.",
-            Arc::new(empty),
+             work and before you finish. Pass call_ids to collect a question Hark told you about elsewhere \
+             (a hook's message names its call id).",
+            Arc::new(answers_schema()),
         );
         Ok(ListToolsResult::with_all_items(vec![ask, answers]))
     }
@@ -270,7 +293,7 @@ impl ServerHandler for HarkServer {
         let call = async {
             match request.name.as_ref() {
                 TOOL_NAME => self.ask(arguments).await,
-                ANSWERS_TOOL => self.answers().await,
+                ANSWERS_TOOL => self.answers(arguments).await,
                 other => failed(BoundaryError::new(
                     "ToolError",
                     "UNKNOWN_TOOL",
@@ -283,71 +306,5 @@ impl ServerHandler for HarkServer {
             result = call => Ok(result.into()),
             _ = context.ct.cancelled() => Err(McpError::internal_error("the call was cancelled", None)),
         }
-    }
-}
-
-/// Names the desktop app to start when none runs (an install that keeps it elsewhere).
-const DESKTOP_ENV: &str = "HARK_DESKTOP";
-
-/// Starts the desktop app (`HARK_DESKTOP`, else the one next to this binary, else `hark-desktop` on
-/// the PATH) detached from this process and waits until it answers on its control socket.
-async fn start_app(dir: &Path) -> Result<(), ControlError> {
-    let unavailable = |detail: String| ControlError::Io { path: control_path(dir), detail };
-    let beside = || {
-        std::env::current_exe()
-            .ok()
-            .map(|exe| exe.with_file_name(format!("hark-desktop{}", std::env::consts::EXE_SUFFIX)))
-            .filter(|p| p.is_file())
-    };
-    let program = std::env::var_os(DESKTOP_ENV)
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .or_else(beside)
-        .unwrap_or_else(|| PathBuf::from("hark-desktop"));
-    let mut command = std::process::Command::new(&program);
-    // The app outlives this call and serves every agent: it gets what a window needs, not the
-    // calling agent's environment (its keys and tokens).
-    command
-        .env_clear()
-        .envs(std::env::vars_os().filter(|(name, _)| hark_core::safe_env::for_desktop(name)))
-        .env(hark_core::data_dir::DATA_DIR_ENV, dir)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null());
-    #[cfg(unix)]
-    {
-        // Its own process group: the client's Ctrl-C or exit does not take the app down with it.
-        use std::os::unix::process::CommandExt;
-        command.process_group(0);
-    }
-    let mut app = command.spawn().map_err(|e| unavailable(format!("could not start {}: {e}", program.display())))?;
-    let started = Instant::now();
-    while started.elapsed() < APP_START {
-        match control::call(dir, &Request::Settings).await {
-            Ok(_) => return Ok(()),
-            Err(ControlError::Unavailable { .. }) => {}
-            Err(e) => return Err(e),
-        }
-        // An app that could not start (no display, another one took the data directory) says so at
-        // once rather than after the whole wait.
-        if let Ok(Some(status)) = app.try_wait() {
-            return match control::call(dir, &Request::Settings).await {
-                Ok(_) => Ok(()),
-                Err(_) => Err(unavailable(format!("{} exited ({status}) before it answered", program.display()))),
-            };
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
-    Err(unavailable(format!("{} started but did not answer within {} s", program.display(), APP_START.as_secs())))
-}
-
-fn control_path(dir: &Path) -> PathBuf {
-    #[cfg(unix)]
-    {
-        control::socket_path(dir)
-    }
-    #[cfg(windows)]
-    {
-        PathBuf::from(control::pipe_name(dir))
     }
 }

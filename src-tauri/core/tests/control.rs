@@ -298,7 +298,7 @@ async fn an_outside_agent_asks_through_the_socket_and_closing_the_connection_wit
     recorded.wait_until("the withdrawn question's result ASK_ABORTED", aborted).await;
     assert!(aborted());
 
-    match control::call(dir.path(), &Request::Answers { client }).await.unwrap() {
+    match control::call(dir.path(), &Request::Answers { client, calls: Vec::new() }).await.unwrap() {
         Reply::Answers { answers } => assert!(answers.answers.is_empty() && answers.waiting.is_empty(), "{answers:?}"),
         other => panic!("{other:?}"),
     }
@@ -516,7 +516,7 @@ async fn a_late_answer_whose_reply_was_lost_is_handed_out_again() {
         .await;
 
     // The client asks for its answers and is gone before the reply reaches it (cancelled, killed).
-    let line = serde_json::to_vec(&Request::Answers { client: agent(1) }).unwrap();
+    let line = serde_json::to_vec(&Request::Answers { client: agent(1), calls: Vec::new() }).unwrap();
     let socket = server.path().to_path_buf();
     tokio::task::spawn_blocking(move || {
         let mut stream = std::os::unix::net::UnixStream::connect(&socket).unwrap();
@@ -533,7 +533,8 @@ async fn a_late_answer_whose_reply_was_lost_is_handed_out_again() {
         Reply::Answers { answers } => answers.answers.into_iter().map(|a| a.call_id).collect::<Vec<_>>(),
         other => panic!("{other:?}"),
     };
-    let again = answers(control::call(dir.path(), &Request::Answers { client: agent(1) }).await.unwrap());
+    let again =
+        answers(control::call(dir.path(), &Request::Answers { client: agent(1), calls: Vec::new() }).await.unwrap());
     assert_eq!(again, vec![answer.call_id.clone()], "the lost reply's answer is handed out again");
     // That reply was read: the answer was delivered, and is not handed out a third time.
     recorded
@@ -541,7 +542,8 @@ async fn a_late_answer_whose_reply_was_lost_is_handed_out_again() {
             host.session(&answer.session_id).unwrap().question_records().iter().all(|r| r.returned)
         })
         .await;
-    let then = answers(control::call(dir.path(), &Request::Answers { client: agent(1) }).await.unwrap());
+    let then =
+        answers(control::call(dir.path(), &Request::Answers { client: agent(1), calls: Vec::new() }).await.unwrap());
     assert!(then.is_empty(), "{then:?}");
     server.shutdown().await;
     host.shutdown().await;

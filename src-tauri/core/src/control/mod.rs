@@ -64,8 +64,14 @@ pub enum Request {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         call_id: Option<String>,
     },
-    /// The outside agent's late answers not returned before.
-    Answers { client: ClientId },
+    /// The outside agent's late answers not returned before: to its own questions, and to `calls`,
+    /// questions asked in its session that it was told about elsewhere (a hook's reply names its
+    /// call, which the agent's own `hark mcp` then collects).
+    Answers {
+        client: ClientId,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        calls: Vec<String>,
+    },
     /// The question settings an outside agent's calls get unless it chooses its own.
     Settings,
     /// Follows `session` (an id or prefix; made live) and every session's questions: replied to with

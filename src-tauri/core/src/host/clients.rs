@@ -54,10 +54,21 @@ impl ClientId {
 
 /// A client's self-chosen name as one plain line: no control, bidirectional-override or zero-width
 /// characters (which could hide or reorder what the person reads), spaces collapsed, at most
-/// [`MAX_CLIENT_NAME_CHARS`] characters; "MCP client" when nothing is left.
+/// [`MAX_CLIENT_NAME_CHARS`] characters; "MCP client" when nothing is left. The agents Hark has
+/// hooks for go by their product names, so an agent's hook and its `hark mcp` share one session.
 pub fn plain_name(name: &str) -> String {
-    plain_label(name, UNNAMED_CLIENT)
+    match KNOWN_AGENTS.iter().find(|(raw, _)| *raw == name.trim()) {
+        Some((_, known)) => (*known).to_string(),
+        None => plain_label(name, UNNAMED_CLIENT),
+    }
 }
+
+/// The names agents give themselves over MCP (`clientInfo.name`), and what Hark calls them.
+const KNOWN_AGENTS: [(&str, &str); 2] = [("claude-code", CLAUDE_CODE), ("codex-mcp-client", CODEX)];
+/// The name Claude Code's questions are shown under, from its hook or its `hark mcp`.
+pub const CLAUDE_CODE: &str = "Claude Code";
+/// The name Codex's questions are shown under.
+pub const CODEX: &str = "Codex";
 
 /// Any self-chosen label as [`plain_name`] makes a client's name: `fallback` when nothing is left.
 pub fn plain_label(text: &str, fallback: &str) -> String {
@@ -301,12 +312,17 @@ impl Relay {
         self.quit.cancel();
     }
 
-    /// The late answers `asker` has not been given yet, and its calls still waiting for one.
-    /// They stay unreturned until [`mark_returned`](Self::mark_returned): a reply that never reached
-    /// the client must not take the person's answer with it.
-    pub fn unreturned_answers(&self, asker: Option<&str>) -> ClientAnswers {
-        let records: Vec<_> =
-            self.session.question_records().into_iter().filter(|r| r.asker.as_deref() == asker).collect();
+    /// The late answers `asker` has not been given yet, and its calls still waiting for one, with
+    /// those of `calls` (named by whoever was told their ids: a call id is never guessed by another
+    /// agent). They stay unreturned until [`mark_returned`](Self::mark_returned): a reply that never
+    /// reached the client must not take the person's answer with it.
+    pub fn unreturned_answers(&self, asker: Option<&str>, calls: &[String]) -> ClientAnswers {
+        let records: Vec<_> = self
+            .session
+            .question_records()
+            .into_iter()
+            .filter(|r| r.asker.as_deref() == asker || calls.contains(&r.call_id))
+            .collect();
         let answers: Vec<LateAnswer> = records
             .iter()
             .filter(|r| r.state == QuestionState::Settled && r.answered_late && !r.returned)
@@ -393,8 +409,14 @@ impl super::Host {
     /// The client's late answers not returned before (see [`Relay::unreturned_answers`]). A client
     /// that never asked has none, and gets no session for asking.
     pub fn client_answers(&self, client: &ClientId) -> Result<ClientAnswers, HostError> {
+        self.client_answers_for(client, &[])
+    }
+
+    /// [`client_answers`](Self::client_answers) and those to `calls`, questions of the client's
+    /// session it learnt the ids of elsewhere (see [`Relay::unreturned_answers`]).
+    pub fn client_answers_for(&self, client: &ClientId, calls: &[String]) -> Result<ClientAnswers, HostError> {
         match self.client_session(&client.plain(), false)? {
-            Some(id) => Ok(self.relay(&id)?.unreturned_answers(client.asker.as_deref())),
+            Some(id) => Ok(self.relay(&id)?.unreturned_answers(client.asker.as_deref(), calls)),
             None => Ok(ClientAnswers { session_id: String::new(), answers: Vec::new(), waiting: Vec::new() }),
         }
     }

@@ -20,7 +20,9 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
 pub use catalogue::{catalogue, Bounds, Catalogue, ProviderPreset};
-pub use clients::{plain_label, plain_name, ClientAnswer, ClientAnswers, ClientAsk, ClientId, LateAnswer, Relay};
+pub use clients::{
+    plain_label, plain_name, ClientAnswer, ClientAnswers, ClientAsk, ClientId, LateAnswer, Relay, CLAUDE_CODE, CODEX,
+};
 pub use error::HostError;
 pub use lock::{HostLock, LockError, LOCK_FILE};
 pub use models::{label, plan_first_for, ptc_for, questions_for, ModelSource};

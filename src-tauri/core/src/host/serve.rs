@@ -32,7 +32,7 @@ pub fn control_handler(host: Arc<Host>) -> Handler {
         match request {
             Request::Watch { session } => watch(host, session, gone),
             Request::Attach { session, call_id } => attach(host, session, call_id, gone),
-            Request::Answers { client } => answers(host, client, gone),
+            Request::Answers { client, calls } => answers(host, client, calls, gone),
             request => single(async move { reply(host, request, gone).await.unwrap_or_else(refusal) }),
         }
     })
@@ -42,10 +42,10 @@ pub fn control_handler(host: Arc<Host>) -> Handler {
 /// asks for the next reply only after writing one, and cancels `gone` when it could not (the client
 /// was cancelled, killed, or the connection broke). An answer is handed out until a reply with it
 /// reached the client.
-fn answers(host: Arc<Host>, client: crate::host::ClientId, gone: CancellationToken) -> Replies {
+fn answers(host: Arc<Host>, client: crate::host::ClientId, calls: Vec<String>, gone: CancellationToken) -> Replies {
     let read = {
         let host = Arc::clone(&host);
-        async move { off_thread_as(move || host.client_answers(&client).map_err(refused)).await }
+        async move { off_thread_as(move || host.client_answers_for(&client, &calls).map_err(refused)).await }
     };
     stream::once(read)
         .flat_map(move |read| {
