@@ -10,6 +10,8 @@ mod hooks;
 mod mcp;
 #[path = "e2e/mcp_client.rs"]
 mod mcp_client;
+#[path = "e2e/mcp_tasks.rs"]
+mod mcp_tasks;
 #[path = "e2e/notifications.rs"]
 mod notifications;
 #[path = "e2e/robustness.rs"]

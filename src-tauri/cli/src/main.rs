@@ -49,11 +49,15 @@ commands:
   answer SESSION CALL_ID ANSWERS_JSON
                      answer a continued question late and let the agent continue
                      (exit 3 NOT_PENDING, 4 BAD_ANSWER, 5 REPLY_QUEUED)
-  mcp [--timed [--timeout SECONDS] | --blocking]
+  mcp [--timed [--timeout SECONDS] | --blocking] [--budget SECONDS]
                      serve Hark over MCP on stdio for other agents (Claude Code,
                      Codex, ...): ask_user_question and get_answers, shown by the
                      running Hark app (started if needed); the question mode is
-                     the app's Settings unless a flag chooses it
+                     the app's Settings unless a flag chooses it; a client with
+                     MCP Tasks gets a task that completes when the person answers,
+                     however late; one without gets PENDING after at most
+                     --budget seconds (default 45; 0: no limit) and progress
+                     notifications while it waits
   hook claude-code|codex [--timeout SECONDS]
                      an agent's PreToolUse hook (event on stdin): Claude Code's
                      AskUserQuestion or Codex's request_user_input is asked in

@@ -29,7 +29,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::agent::AgentEvent;
 use crate::error::{BoundaryError, CodedError};
-use crate::host::{AnswerPath, ClientAnswer, ClientAnswers, ClientId, Overview};
+use crate::host::{AnswerPath, ClientAnswer, ClientAnswers, ClientCall, ClientId, Overview};
 use crate::question::AnswerBatch;
 use crate::service::QuestionEvent;
 use crate::tools::QuestionSettings;
@@ -72,6 +72,9 @@ pub enum Request {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         calls: Vec<String>,
     },
+    /// Where one call asked in the outside agent's session stands (read from the log, so it holds
+    /// after either side restarted): what an MCP task reports.
+    Call { client: ClientId, call_id: String },
     /// The question settings an outside agent's calls get unless it chooses its own.
     Settings,
     /// Follows `session` (an id or prefix; made live) and every session's questions: replied to with
@@ -123,6 +126,9 @@ pub enum Reply {
     },
     Answers {
         answers: ClientAnswers,
+    },
+    Call {
+        call: ClientCall,
     },
     Settings {
         settings: QuestionSettings,

@@ -130,6 +130,18 @@ pub struct ClientAnswers {
     pub waiting: Vec<String>,
 }
 
+/// Where one call of a client session stands (see [`super::Host::client_call`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum ClientCall {
+    /// The question waits: live, or continued after its timeout.
+    Waiting { session_id: String },
+    /// The person answered, in time or late; `text` is what the client's model reads.
+    Answered { session_id: String, text: String, answers: AnswerBatch, late: bool },
+    /// No answer will come: the question was closed, withdrawn or ended with its asker.
+    Ended { session_id: String },
+}
+
 /// The open turn of a client session: its asks run inside one turn, which ends with the last of them.
 #[derive(Default)]
 struct Turn {
@@ -425,6 +437,40 @@ impl super::Host {
     /// [`Relay::mark_returned`]): called once they reached it, not before.
     pub fn client_answers_returned(&self, session: &str, call_ids: &[String]) -> Result<(), HostError> {
         self.relay(session)?.mark_returned(call_ids)
+    }
+
+    /// Where `call_id` of the client's session stands. The call id is the client's handle (an MCP
+    /// task id), so no asker check: a client never learns another's ids. A late answer read here
+    /// counts as returned, so `get_answers` does not hand it over a second time; it stays readable
+    /// here.
+    pub fn client_call(&self, client: &ClientId, call_id: &str) -> Result<ClientCall, HostError> {
+        let not_found = || HostError::InvalidArgument(format!("no call {call_id:?} was asked by {}", client.title()));
+        let session_id = self.client_session(&client.plain(), false)?.ok_or_else(not_found)?;
+        let relay = self.relay(&session_id)?;
+        let record = relay.session.question_records().into_iter().find(|r| r.call_id == call_id);
+        let Some(record) = record else {
+            // Ended calls leave the question records; the log still holds the call.
+            let mut asked = false;
+            relay.session.store().scan(&session_id, 0, &mut |e| {
+                asked |= matches!(&e.event, Event::ToolCall { call_id: id, .. } if id == call_id);
+            })?;
+            return if asked { Ok(ClientCall::Ended { session_id }) } else { Err(not_found()) };
+        };
+        Ok(match (record.state, record.answers) {
+            (QuestionState::Settled, Some(answers)) => {
+                let text = if record.answered_late {
+                    if !record.returned {
+                        relay.mark_returned(std::slice::from_ref(&record.call_id))?;
+                    }
+                    late_answer_text(&record.call_id, &record.intent, &record.questions, &answers)
+                } else {
+                    crate::question::answered_result_text(&answers)
+                };
+                ClientCall::Answered { session_id, text, answers, late: record.answered_late }
+            }
+            (QuestionState::Settled, None) => ClientCall::Ended { session_id },
+            _ => ClientCall::Waiting { session_id },
+        })
     }
 
     fn client_relay(&self, client: &ClientId) -> Result<Arc<Relay>, HostError> {

@@ -21,7 +21,8 @@ use tokio::sync::broadcast;
 
 pub use catalogue::{catalogue, Bounds, Catalogue, ProviderPreset};
 pub use clients::{
-    plain_label, plain_name, ClientAnswer, ClientAnswers, ClientAsk, ClientId, LateAnswer, Relay, CLAUDE_CODE, CODEX,
+    plain_label, plain_name, ClientAnswer, ClientAnswers, ClientAsk, ClientCall, ClientId, LateAnswer, Relay,
+    CLAUDE_CODE, CODEX,
 };
 pub use error::HostError;
 pub use lock::{HostLock, LockError, LOCK_FILE};

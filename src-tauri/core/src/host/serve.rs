@@ -86,6 +86,13 @@ async fn reply(host: Arc<Host>, request: Request, gone: CancellationToken) -> Re
             Ok(Reply::Asked { answer })
         }
         Request::Settings => Ok(Reply::Settings { settings: host.client_settings() }),
+        Request::Call { client, call_id } => {
+            off_thread(move || {
+                let call = host.client_call(&client, &call_id).map_err(refused)?;
+                Ok(Reply::Call { call })
+            })
+            .await
+        }
         Request::Answer { session, call_id, answers, path } => {
             off_thread(move || {
                 let id = host.resolve(&session).map_err(refused)?;

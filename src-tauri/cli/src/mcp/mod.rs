@@ -16,8 +16,9 @@ use hark_core::host::ClientId;
 use hark_core::question::{client_tool_definition, ToolMode, TOOL_NAME};
 use hark_core::tools::QuestionSettings;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, InitializeRequestParams,
-    InitializeResult, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ContentBlock, GetTaskParams,
+    GetTaskResult, Implementation, InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
@@ -30,9 +31,15 @@ const INSTRUCTIONS: &str = "Hark shows your questions to the person in its windo
     also while they are away. Ask with ask_user_question when you need their decision; when a call returns \
     PENDING, carry on with what does not depend on it and call get_answers later for the answer.";
 
+mod tasks;
+
+/// How long a call of a client without tasks may wait in the foreground by default: under the
+/// tightest deadline agents give a tool call (about 60 s in Cursor and Copilot CLI).
+const DEFAULT_BUDGET_SECS: u64 = 45;
+
 pub fn run(args: &[String]) -> ExitCode {
-    let chosen = match parse_flags(args) {
-        Ok(chosen) => chosen,
+    let Flags { chosen, budget } = match parse_flags(args) {
+        Ok(flags) => flags,
         Err(problem) => return crate::usage_error(&problem),
     };
     let dir = match chosen_dir() {
@@ -41,7 +48,16 @@ pub fn run(args: &[String]) -> ExitCode {
     };
     let cwd = std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_default();
     let asker = format!("hark-mcp-{}", uuid::Uuid::new_v4().simple());
-    let server = HarkServer { dir, cwd, asker, chosen, settings: OnceLock::new(), client: Mutex::new(None) };
+    let server = HarkServer {
+        dir,
+        cwd,
+        asker,
+        chosen,
+        budget,
+        settings: OnceLock::new(),
+        client: Mutex::new(None),
+        tasks: tasks::Tasks::default(),
+    };
     crate::chat::on_runtime(async move {
         let served = async {
             let running = server.serve(rmcp::transport::stdio()).await?;
@@ -55,9 +71,17 @@ pub fn run(args: &[String]) -> ExitCode {
     })
 }
 
-/// The question settings chosen on the command line; `None` leaves them to the app's Settings.
-fn parse_flags(args: &[String]) -> Result<Option<QuestionSettings>, String> {
+/// What the command line chose.
+struct Flags {
+    /// The question settings; `None` leaves them to the app's Settings.
+    chosen: Option<QuestionSettings>,
+    /// The longest foreground wait of a timed call for a client without tasks (`None`: no limit).
+    budget: Option<u64>,
+}
+
+fn parse_flags(args: &[String]) -> Result<Flags, String> {
     let (mut mode, mut timeout) = (None, None);
+    let mut budget = Some(DEFAULT_BUDGET_SECS);
     let mut rest = args.iter();
     while let Some(arg) = rest.next() {
         match arg.as_str() {
@@ -68,20 +92,26 @@ fn parse_flags(args: &[String]) -> Result<Option<QuestionSettings>, String> {
                 timeout =
                     Some(value.parse::<u64>().map_err(|_| format!("--timeout takes whole seconds, not {value:?}"))?);
             }
+            "--budget" => {
+                let value = rest.next().ok_or("--budget needs SECONDS")?;
+                let secs = value.parse::<u64>().map_err(|_| format!("--budget takes whole seconds, not {value:?}"))?;
+                budget = (secs > 0).then_some(secs);
+            }
             other => return Err(format!("mcp does not take {other:?}")),
         }
     }
-    match (mode, timeout) {
-        (None, None) => Ok(None),
-        (Some(ToolMode::Timed), timeout) => Ok(Some(QuestionSettings {
+    let chosen = match (mode, timeout) {
+        (None, None) => None,
+        (Some(ToolMode::Timed), timeout) => Some(QuestionSettings {
             mode: ToolMode::Timed,
             default_timeout_secs: timeout.unwrap_or(QuestionSettings::default().default_timeout_secs),
-        })),
+        }),
         (Some(ToolMode::Legacy), None) => {
-            Ok(Some(QuestionSettings { mode: ToolMode::Legacy, ..QuestionSettings::default() }))
+            Some(QuestionSettings { mode: ToolMode::Legacy, ..QuestionSettings::default() })
         }
-        (_, Some(_)) => Err("--timeout goes with --timed".into()),
-    }
+        (_, Some(_)) => return Err("--timeout goes with --timed".into()),
+    };
+    Ok(Flags { chosen, budget })
 }
 
 struct HarkServer {
@@ -91,10 +121,13 @@ struct HarkServer {
     /// agent of the same name in the same folder.
     asker: String,
     chosen: Option<QuestionSettings>,
+    budget: Option<u64>,
     /// The settings the tool list was made under; every call is asked under them.
     settings: OnceLock<QuestionSettings>,
     /// Who the client said it is.
     client: Mutex<Option<String>>,
+    /// The calls this process runs as MCP tasks.
+    tasks: tasks::Tasks,
 }
 
 impl HarkServer {
@@ -123,32 +156,32 @@ impl HarkServer {
         crate::app_link::call(&self.dir, request).await
     }
 
-    async fn ask(&self, arguments: serde_json::Value) -> CallToolResult {
-        let settings = self.settings().await;
-        // Chosen here, so the call can be named even when the app goes before it replies.
-        let call_id = format!("mcp-{}", uuid::Uuid::new_v4().simple());
-        let request =
-            Request::Ask { client: self.client(), settings: Some(settings), arguments, call_id: Some(call_id.clone()) };
-        match self.forward(&request).await {
-            Ok(Reply::Asked { answer }) => {
-                let structured = serde_json::json!({
-                    "call_id": answer.call_id,
-                    "pending": answer.answers.is_none(),
-                    "answers": answer.answers.map(|b| b.answers),
-                });
-                result(answer.text, structured, false)
+    /// The `ask` request for a call, under the settings in force; a client without tasks gets its
+    /// timed question's foreground wait cut to the budget, so its own deadline never ends the call.
+    async fn ask_request(&self, mut arguments: serde_json::Value, call_id: &str, budgeted: bool) -> Request {
+        let mut settings = self.settings().await;
+        if let (true, Some(budget), ToolMode::Timed) = (budgeted, self.budget, settings.mode) {
+            settings.default_timeout_secs = settings.default_timeout_secs.min(budget);
+            if let Some(asked) = arguments.get("timeout").and_then(serde_json::Value::as_i64) {
+                // `-1` (wait indefinitely) and anything longer wait the budget.
+                if asked < 0 || asked as u64 > budget {
+                    arguments["timeout"] = serde_json::json!(budget);
+                }
             }
-            Ok(other) => refused(other),
-            Err(ControlError::Closed { .. }) => failed(BoundaryError::new(
-                "ControlError",
-                "HARK_GONE",
-                format!(
-                    "Hark stopped (it quit or crashed) before the person answered your question {call_id}; \
-                     it was not answered. Ask it again if you still need the answer."
-                ),
-            )),
-            Err(e) => failed(e.boundary()),
         }
+        Request::Ask { client: self.client(), settings: Some(settings), arguments, call_id: Some(call_id.to_string()) }
+    }
+
+    async fn ask(&self, arguments: serde_json::Value, context: &RequestContext<RoleServer>) -> CallToolResult {
+        // Chosen here, so the call can be named even when the app goes before it replies.
+        let call_id = new_call_id();
+        let request = self.ask_request(arguments, &call_id, true).await;
+        let asking = crate::app_link::call(&self.dir, &request);
+        let reply = match context.meta.get_progress_token() {
+            Some(token) => tasks::with_progress(asking, context.peer.clone(), token).await,
+            None => asking.await,
+        };
+        asked_result(&call_id, reply)
     }
 
     async fn answers(&self, arguments: serde_json::Value) -> CallToolResult {
@@ -214,6 +247,34 @@ fn answers_schema() -> serde_json::Map<String, serde_json::Value> {
     }
 }
 
+fn new_call_id() -> String {
+    format!("mcp-{}", uuid::Uuid::new_v4().simple())
+}
+
+/// What the client's model reads once an `ask` ended: the answers, `PENDING`, or the error.
+fn asked_result(call_id: &str, reply: Result<Reply, ControlError>) -> CallToolResult {
+    match reply {
+        Ok(Reply::Asked { answer }) => {
+            let structured = serde_json::json!({
+                "call_id": answer.call_id,
+                "pending": answer.answers.is_none(),
+                "answers": answer.answers.map(|b| b.answers),
+            });
+            result(answer.text, structured, false)
+        }
+        Ok(other) => refused(other),
+        Err(ControlError::Closed { .. }) => failed(BoundaryError::new(
+            "ControlError",
+            "HARK_GONE",
+            format!(
+                "Hark stopped (it quit or crashed) before the person answered your question {call_id}; \
+                 it was not answered. Ask it again if you still need the answer."
+            ),
+        )),
+        Err(e) => failed(e.boundary()),
+    }
+}
+
 fn result(text: String, structured: serde_json::Value, is_error: bool) -> CallToolResult {
     let mut result = if is_error {
         CallToolResult::error(vec![ContentBlock::text(text)])
@@ -243,7 +304,7 @@ fn refused(reply: Reply) -> CallToolResult {
 
 impl ServerHandler for HarkServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().enable_tasks().build())
             .with_server_info(Implementation::new("hark", env!("CARGO_PKG_VERSION")))
             .with_instructions(INSTRUCTIONS)
     }
@@ -258,6 +319,22 @@ impl ServerHandler for HarkServer {
         let name = info.title.clone().filter(|t| !t.trim().is_empty()).unwrap_or_else(|| info.name.clone());
         *hark_core::sync::lock(&self.client) = Some(name);
         self.negotiate_initialize(&request)
+    }
+
+    async fn get_task(
+        &self,
+        request: GetTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetTaskResult, McpError> {
+        self.task_state(&request.task_id).await.map(GetTaskResult::new)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: CancelTaskParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.withdraw_task(&request.task_id).await
     }
 
     async fn list_tools(
@@ -290,9 +367,13 @@ impl ServerHandler for HarkServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let arguments = serde_json::Value::Object(request.arguments.clone().unwrap_or_default());
+        if request.name == TOOL_NAME && tasks::declared(&context) {
+            // The question runs on; the client polls the task (see `tasks`).
+            return Ok(CallToolResponse::Task(self.ask_as_task(arguments).await));
+        }
         let call = async {
             match request.name.as_ref() {
-                TOOL_NAME => self.ask(arguments).await,
+                TOOL_NAME => self.ask(arguments, &context).await,
                 ANSWERS_TOOL => self.answers(arguments).await,
                 other => failed(BoundaryError::new(
                     "ToolError",
