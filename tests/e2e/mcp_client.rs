@@ -128,7 +128,8 @@ async fn an_outside_agents_blocking_question_is_answered_in_the_window() {
     app.find(PANEL_CSS).await;
     assert!(app.text_of(PANEL_CSS).await.contains("Which database should the notes app use?"));
     let title = sidebar(&app).await;
-    assert!(title.contains(&format!("Test Agent · {}", project.display())), "named after client and folder: {title}");
+    assert!(title.contains("Test Agent · notes-app"), "named after client and folder: {title}");
+    assert!(!title.contains("/tmp"), "the folder's name, not its whole path: {title}");
     app.screenshot("client-1-asked").await;
     app.click_option("Postgres").await;
     app.click_button(PANEL, "Submit").await;
@@ -142,6 +143,8 @@ async fn an_outside_agents_blocking_question_is_answered_in_the_window() {
     app.wait_until("the answered row", WAIT, || async { row_state(&app).await == "settled" }).await;
     // The session has no agent of Hark's: no composer, a note on where to talk to the client.
     app.find("[data-testid='client-note']").await;
+    let note = app.text_of("[data-testid='client-note']").await;
+    assert!(note.contains(&project.display().to_string()), "the whole path is with the session: {note}");
     assert!(!app.exists("textarea[aria-label='Message']").await, "nothing to type to");
     app.screenshot("client-2-answered").await;
     agent.quit().await;

@@ -9,9 +9,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use hark_core::error::CodedError;
+use hark_core::error::{BoundaryError, CodedError};
 use hark_core::host::{ClientId, Host};
-use hark_core::question::{ToolMode, TOOL_NAME};
+use hark_core::question::{AnswerBatch, ToolMode, TOOL_NAME};
 use hark_core::service::{InteractionRequest, QuestionEvent};
 use hark_core::session::{Event, QuestionState, ToolOutcome, TurnEndReason};
 use hark_core::tools::QuestionSettings;
@@ -79,7 +79,11 @@ async fn a_blocking_question_is_shown_in_the_clients_session_and_returns_the_ans
     assert_eq!(session.client().as_deref(), Some("Claude Code"));
     assert_eq!(session.workspace().unwrap(), Path::new("/home/me/notes-app"));
     let transcript = host.transcript(&answer.session_id, None).unwrap();
-    assert_eq!(transcript.title.as_deref(), Some("Claude Code · /home/me/notes-app"));
+    assert_eq!(
+        transcript.title.as_deref(),
+        Some("Claude Code · notes-app"),
+        "the folder's name; the path is the workspace"
+    );
     assert_eq!(transcript.client.as_deref(), Some("Claude Code"));
     let recorded = events(&host, &answer.session_id);
     assert!(matches!(&recorded[1], Event::TurnStarted { .. }), "{recorded:?}");
@@ -253,7 +257,7 @@ async fn a_clients_self_chosen_name_becomes_a_plain_title() {
     assert!(name.starts_with("ClaudeedoC [31mred agent xx"), "{name:?}");
     assert_eq!(name.chars().count(), 60, "{name:?}");
     assert!(name.ends_with('…'), "{name:?}");
-    assert_eq!(folder, "/home/me/notes-app");
+    assert_eq!(folder, "notes-app");
     assert!(!title.chars().any(|c| c.is_control() || ('\u{200b}'..='\u{206f}').contains(&c) && c != '…'), "{title:?}");
     // The same client finds the same session again; a name of nothing but invisible characters is
     // shown as an MCP client.
@@ -330,4 +334,83 @@ async fn a_call_that_does_not_fit_is_refused_with_its_code_and_recorded_nowhere(
     assert_eq!(host.send(&session, "hello").unwrap_err().code(), "CLIENT_SESSION");
     assert_eq!(host.retry(&session).unwrap_err().code(), "CLIENT_SESSION");
     host.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_titled_with_the_whole_path_is_found_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let earlier = {
+        let store = hark_core::session::Store::open(dir.path()).unwrap();
+        store.create_client_session("Claude Code · /home/me/notes-app", "/home/me/notes-app", "Claude Code").unwrap()
+    };
+    let host = start(dir.path());
+    let answer = host.client_ask(&client(), None, Some(timed(1)), question(), CancellationToken::new()).await.unwrap();
+    assert_eq!(answer.session_id, earlier, "an earlier run's session holds the client's questions still");
+    host.shutdown().await;
+}
+
+/// Answers `call` late and waits until the answer settled it.
+async fn answer_late(host: &Host, session: &str, call: &str, batch: AnswerBatch) {
+    let mut heard = host.service().subscribe();
+    host.answer_and_admit(session, call, batch, None).unwrap();
+    tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            if let Ok(QuestionEvent::Resolved { call_id, .. }) = heard.recv().await {
+                if call_id == call {
+                    break;
+                }
+            }
+        }
+    })
+    .await
+    .expect("the late answer is admitted");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn where_a_call_stands_is_read_from_the_log_for_any_run_of_the_client() {
+    use hark_core::host::ClientCall;
+    let dir = tempfile::tempdir().unwrap();
+    let host = start(dir.path());
+    let asker = |id: &str| ClientId { asker: Some(id.into()), ..client() };
+    let answer =
+        host.client_ask(&asker("run-1"), None, Some(timed(1)), question(), CancellationToken::new()).await.unwrap();
+    let (session, call) = (answer.session_id.clone(), answer.call_id.clone());
+    assert_eq!(host.client_call(&asker("run-2"), &call).unwrap(), ClientCall::Waiting { session_id: session.clone() });
+    let unknown = host.client_call(&client(), "mcp-never-asked").unwrap_err();
+    assert_eq!(BoundaryError::from(unknown).code, "INVALID_ARGUMENT");
+
+    answer_late(&host, &session, &call, db("Postgres")).await;
+    // Another run of the client (a restarted `hark mcp`) reads the answer by its call id, as often
+    // as it asks; it then counts as returned, so get_answers does not hand it over again.
+    for _ in 0..2 {
+        match host.client_call(&asker("run-2"), &call).unwrap() {
+            ClientCall::Answered { answers, late, text, .. } => {
+                assert_eq!((answers, late), (db("Postgres"), true));
+                assert!(text.contains("Postgres"), "{text}");
+            }
+            other => panic!("answered: {other:?}"),
+        }
+    }
+    assert!(host.client_answers(&asker("run-1")).unwrap().answers.is_empty(), "returned through the call");
+
+    // A question the person closed has no answer to come.
+    let asking = {
+        let host = Arc::clone(&host);
+        tokio::spawn(async move {
+            host.client_ask(&client(), Some("closed-1".into()), Some(BLOCKING), question(), CancellationToken::new())
+                .await
+        })
+    };
+    let request = shown(&host, &mut host.service().subscribe()).await;
+    host.cancel(&request.session_id, &request.call_id).unwrap();
+    assert!(asking.await.unwrap().is_err(), "closed: an error, never answers");
+    assert_eq!(host.client_call(&client(), "closed-1").unwrap(), ClientCall::Ended { session_id: session });
+    host.shutdown().await;
+}
+
+#[test]
+fn the_agents_with_hooks_go_by_their_product_names() {
+    assert_eq!(hark_core::host::plain_name("claude-code"), "Claude Code");
+    assert_eq!(hark_core::host::plain_name("codex-mcp-client"), "Codex");
+    assert_eq!(hark_core::host::plain_name("goose"), "goose");
 }

@@ -40,9 +40,17 @@ pub const MAX_CLIENT_NAME_CHARS: usize = 60;
 const UNNAMED_CLIENT: &str = "MCP client";
 
 impl ClientId {
-    /// The session's title, which is also how a client finds its session again. Both parts are the
-    /// client's own words, so they are made plain (see [`plain_name`]).
+    /// The session's title, which is also how a client finds its session again: the client's name
+    /// and its folder's name (the whole path is the session's workspace, shown with the session).
+    /// Both parts are the client's own words, so they are made plain (see [`plain_name`]).
     pub fn title(&self) -> String {
+        let trimmed = self.cwd.trim_end_matches(['/', '\\']);
+        let folder = trimmed.rsplit(['/', '\\']).next().filter(|f| !f.is_empty()).unwrap_or(&self.cwd);
+        format!("{} · {}", plain_name(&self.name), plain_text(folder))
+    }
+
+    /// The title sessions were given before it named only the folder, so they are found again.
+    fn whole_path_title(&self) -> String {
         format!("{} · {}", plain_name(&self.name), plain_text(&self.cwd))
     }
 
@@ -503,8 +511,9 @@ impl super::Host {
 
     /// The client's newest session: titled after it, and recorded as its.
     fn find_client_session(&self, client: &ClientId) -> Result<Option<String>, HostError> {
-        let title = client.title();
-        let mut candidates: Vec<_> = self.store.list_sessions()?.into_iter().filter(|s| s.title == title).collect();
+        let titles = [client.title(), client.whole_path_title()];
+        let mut candidates: Vec<_> =
+            self.store.list_sessions()?.into_iter().filter(|s| titles.contains(&s.title)).collect();
         candidates.sort_by_key(|s| std::cmp::Reverse(s.updated_at));
         for candidate in candidates {
             let session = self.sessions.get(&candidate.id)?;
