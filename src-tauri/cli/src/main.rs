@@ -11,6 +11,7 @@ mod mcp;
 mod questions;
 mod schema;
 mod sessions;
+mod setup;
 mod show;
 mod stdio_provider;
 mod tui;
@@ -50,6 +51,13 @@ commands:
                      Codex, ...): ask_user_question and get_answers, shown by the
                      running Hark app (started if needed); the question mode is
                      the app's Settings unless a flag chooses it
+  setup claude-code|codex [--undo]
+                     register this hark with the agent, in its own settings:
+                     the hook that shows its question tool in Hark and the MCP
+                     server (`hark mcp`); claude-code: ~/.claude/settings.json and
+                     ~/.claude.json ($CLAUDE_CONFIG_DIR), codex: ~/.codex/config.toml
+                     ($CODEX_HOME); --undo removes only Hark's entries; each changed
+                     file's previous content is kept in <file>.hark-backup
   help               show this help
   version            print the version
 ";
@@ -73,6 +81,7 @@ fn main() -> ExitCode {
         "questions" => questions::run(rest),
         #[cfg(any(unix, windows))]
         "mcp" => mcp::run(rest),
+        "setup" => setup::run(rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             ExitCode::SUCCESS
