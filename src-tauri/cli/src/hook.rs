@@ -25,7 +25,7 @@ const MAX_EVENT_BYTES: u64 = 1024 * 1024;
 /// How long the question waits in the foreground before the hook gives the agent a "not answered
 /// yet" and the question goes on waiting in Hark: five minutes under the hook timeout `hark setup`
 /// writes, so the hook answers before the agent gives up on it, with room for "Take your time".
-pub(crate) const DEFAULT_TIMEOUT_SECS: u64 = 3600 - 300;
+pub(crate) const DEFAULT_TIMEOUT_SECS: u64 = hark_core::agent_setup::HOOK_TIMEOUT_SECS - 300;
 
 /// The agent whose hook this is: what its event holds and how it reads a decision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

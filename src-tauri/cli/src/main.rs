@@ -15,6 +15,7 @@ mod mcp;
 mod questions;
 mod schema;
 mod sessions;
+mod setup;
 mod show;
 mod stdio_provider;
 mod tui;
@@ -64,6 +65,13 @@ commands:
                      Hark and the agent gets the person's answers; unanswered
                      after SECONDS (default 3300) the agent is told the question
                      waits in Hark (collect it later with get_answers)
+  setup claude-code|codex [--undo]
+                     register this hark with the agent, in its own settings:
+                     the hook that shows its question tool in Hark and the MCP
+                     server (`hark mcp`); claude-code: ~/.claude/settings.json and
+                     ~/.claude.json ($CLAUDE_CONFIG_DIR), codex: ~/.codex/config.toml
+                     ($CODEX_HOME); --undo removes only Hark's entries; each changed
+                     file's previous content is kept in <file>.hark-backup
   help               show this help
   version            print the version
 ";
@@ -89,6 +97,7 @@ fn main() -> ExitCode {
         "mcp" => mcp::run(rest),
         #[cfg(any(unix, windows))]
         "hook" => hook::run(rest),
+        "setup" => setup::run(rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             ExitCode::SUCCESS

@@ -3,6 +3,7 @@
 //! This crate must never depend on Tauri: `cargo tree -p hark-core | grep tauri` stays empty.
 
 pub mod agent;
+pub mod agent_setup;
 pub mod control;
 pub mod data_dir;
 pub mod error;

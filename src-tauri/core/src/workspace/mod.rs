@@ -5,7 +5,7 @@
 //! outside the workspace (PATH_OUTSIDE_WORKSPACE), and bounds what it reads and writes.
 
 mod path;
-mod replace;
+pub(crate) mod replace;
 mod tools;
 
 #[cfg(test)]

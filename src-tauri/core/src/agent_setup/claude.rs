@@ -1,0 +1,184 @@
+//! Claude Code's files. `settings.json` holds hooks as `hooks.<event>` lists of matcher groups, each
+//! `{"matcher": ..., "hooks": [handlers]}`; `.claude.json` holds the user-scope MCP servers under
+//! `mcpServers` (with much of Claude Code's own state, which is left as it is).
+
+use super::json::{Json, Object};
+use super::{hook_command, is_hark_hook, Action, Agent, Edit, Outcome, Problem, HOOK_TIMEOUT_SECS, MCP_SERVER_NAME};
+
+const EVENT: &str = "PreToolUse";
+
+/// Hark's PreToolUse hook on Claude Code's question tool.
+pub(super) fn settings(old: Option<&str>, program: &str, action: Action) -> Result<Edit, Problem> {
+    let before = parse(old)?;
+    let mut doc = before.clone();
+    let root = root(&mut doc)?;
+    let had_hark = match action {
+        Action::Setup => {
+            let hooks = match root.entry("hooks", Json::Object(Object::default())) {
+                Json::Object(hooks) => hooks,
+                other => return Err(wrong("hooks", "an object", other)),
+            };
+            let groups = match hooks.entry(EVENT, Json::Array(Vec::new())) {
+                Json::Array(groups) => groups,
+                other => return Err(wrong("hooks.PreToolUse", "an array", other)),
+            };
+            set_hook(groups, &hook_command(program, Agent::ClaudeCode))
+        }
+        Action::Undo => remove_hook(root)?,
+    };
+    Ok(finish(action, had_hark, &before, &doc, old))
+}
+
+/// Hark's MCP server, in user scope: every project sees it.
+pub(super) fn state(old: Option<&str>, program: &str, action: Action) -> Result<Edit, Problem> {
+    let before = parse(old)?;
+    let mut doc = before.clone();
+    let root = root(&mut doc)?;
+    let had_hark = match action {
+        Action::Setup => {
+            let servers = match root.entry("mcpServers", Json::Object(Object::default())) {
+                Json::Object(servers) => servers,
+                other => return Err(wrong("mcpServers", "an object", other)),
+            };
+            let had_hark = servers.get(MCP_SERVER_NAME).is_some();
+            servers.insert(MCP_SERVER_NAME, mcp_server(program));
+            had_hark
+        }
+        Action::Undo => match root.get_mut("mcpServers") {
+            None => false,
+            Some(Json::Object(servers)) => servers.remove(MCP_SERVER_NAME).is_some(),
+            Some(other) => return Err(wrong("mcpServers", "an object", other)),
+        },
+    };
+    Ok(finish(action, had_hark, &before, &doc, old))
+}
+
+fn mcp_server(program: &str) -> Json {
+    Json::Object(Object::from_pairs(vec![
+        ("type", Json::str("stdio")),
+        ("command", Json::str(program)),
+        ("args", Json::Array(vec![Json::str("mcp")])),
+        ("env", Json::Object(Object::default())),
+    ]))
+}
+
+fn handler(command: &str) -> Json {
+    Json::Object(Object::from_pairs(vec![
+        ("type", Json::str("command")),
+        ("command", Json::str(command)),
+        ("timeout", Json::Number(HOOK_TIMEOUT_SECS.into())),
+    ]))
+}
+
+fn is_ours(handler: &Json) -> bool {
+    let command = handler.as_object().and_then(|h| h.get("command")).and_then(Json::as_str);
+    command.is_some_and(|c| is_hark_hook(c, Agent::ClaudeCode))
+}
+
+fn handlers_mut(group: &mut Json) -> Option<&mut Vec<Json>> {
+    group.as_object_mut()?.get_mut("hooks")?.as_array_mut()
+}
+
+/// Leaves exactly one Hark handler, `command`'s, in a group matching the question tool: the first
+/// Hark handler already in such a group is replaced where it is, any other is removed (with a group
+/// that removal empties), and without one a new group is added at the end. Returns whether any
+/// Hark handler was there.
+fn set_hook(groups: &mut Vec<Json>, command: &str) -> bool {
+    let matches_tool = |group: &Json| {
+        let matcher = group.as_object().and_then(|g| g.get("matcher")).and_then(Json::as_str);
+        matcher == Some(Agent::ClaudeCode.question_tool())
+    };
+    let mut keep = None;
+    for (g, group) in groups.iter_mut().enumerate() {
+        let right = matches_tool(group);
+        if let (true, Some(handlers)) = (right, handlers_mut(group)) {
+            if let Some(h) = handlers.iter().position(is_ours) {
+                keep = Some((g, h));
+                break;
+            }
+        }
+    }
+    let had_hark = remove_handlers(groups, keep);
+    let ours = handler(command);
+    match keep.and_then(|(g, h)| groups.get_mut(g).and_then(handlers_mut).and_then(|hs| hs.get_mut(h))) {
+        Some(slot) => *slot = ours,
+        None => groups.push(Json::Object(Object::from_pairs(vec![
+            ("matcher", Json::str(Agent::ClaudeCode.question_tool())),
+            ("hooks", Json::Array(vec![ours])),
+        ]))),
+    }
+    had_hark
+}
+
+/// Removes every Hark handler but the one at `keep` (group, handler), and each group this leaves
+/// without handlers. Returns whether there was any Hark handler, `keep`'s included.
+fn remove_handlers(groups: &mut Vec<Json>, keep: Option<(usize, usize)>) -> bool {
+    let mut found = false;
+    let mut g = 0;
+    groups.retain_mut(|group| {
+        let this = g;
+        g += 1;
+        let Some(handlers) = handlers_mut(group) else {
+            return true;
+        };
+        let before = handlers.len();
+        let mut h = 0;
+        handlers.retain(|handler| {
+            let at = (this, h);
+            h += 1;
+            let ours = is_ours(handler);
+            found |= ours;
+            !ours || keep == Some(at)
+        });
+        !(handlers.is_empty() && before > 0)
+    });
+    found
+}
+
+/// Takes Hark's handlers out of `hooks.PreToolUse`, then the event and `hooks` when that left them
+/// empty.
+fn remove_hook(root: &mut Object) -> Result<bool, Problem> {
+    let hooks = match root.get_mut("hooks") {
+        None => return Ok(false),
+        Some(Json::Object(hooks)) => hooks,
+        Some(other) => return Err(wrong("hooks", "an object", other)),
+    };
+    let groups = match hooks.get_mut(EVENT) {
+        None => return Ok(false),
+        Some(Json::Array(groups)) => groups,
+        Some(other) => return Err(wrong("hooks.PreToolUse", "an array", other)),
+    };
+    if !remove_handlers(groups, None) {
+        return Ok(false);
+    }
+    if groups.is_empty() {
+        hooks.remove(EVENT);
+        if hooks.is_empty() {
+            root.remove("hooks");
+        }
+    }
+    Ok(true)
+}
+
+fn parse(old: Option<&str>) -> Result<Json, Problem> {
+    Json::parse(old.unwrap_or_default()).map_err(|e| Problem::NotJson(e.to_string()))
+}
+
+fn root(doc: &mut Json) -> Result<&mut Object, Problem> {
+    match doc {
+        Json::Object(root) => Ok(root),
+        other => Err(wrong("", "an object", other)),
+    }
+}
+
+fn wrong(key: &str, expected: &'static str, found: &Json) -> Problem {
+    Problem::WrongType { key: key.to_string(), expected, found: found.kind() }
+}
+
+/// The file's new text when the merge changed it. A file that ended with a newline (or a new one)
+/// ends with one.
+fn finish(action: Action, had_hark: bool, before: &Json, after: &Json, old: Option<&str>) -> Edit {
+    let changed = before != after;
+    let newline = old.is_none_or(|t| t.ends_with('\n') || t.trim().is_empty());
+    Edit { outcome: Outcome::of(action, had_hark, changed), text: changed.then(|| after.print(newline)) }
+}

@@ -1,0 +1,439 @@
+//! Registers Hark with another agent (Claude Code, Codex) in that agent's own settings files: the
+//! hook that sends the agent's built-in question tool to Hark (`hark hook <agent>`), and Hark's MCP
+//! server (`hark mcp`). `hark setup` uses it, and the desktop window's Settings can offer the same.
+//!
+//! These files belong to the person and to the agent, which writes them too, so the edit is careful:
+//!
+//! - Only Hark's own entries are touched: a hook whose command runs a program named `hark` with
+//!   `hook <agent>`, and the MCP server named `hark`. Everything else (other hooks and matchers, other
+//!   servers, keys Hark does not know, TOML comments and layout, JSON key order) stays as it was.
+//! - Setting up twice changes nothing; a Hark entry that differs (the binary moved) is replaced in its
+//!   place. Undoing removes Hark's entries and only the containers that removal left empty.
+//! - Every file is read and merged before any is written, so a file Hark cannot read as JSON or TOML,
+//!   or whose `hooks` or servers are not what the agent expects, stops the whole run with nothing
+//!   written. A changed file is replaced atomically, and its previous text kept beside it in
+//!   `<file>.hark-backup`.
+//!
+//! The merges are pure functions of a file's old text ([`edit`]); [`plan`] and [`apply`] add the
+//! file system.
+
+mod claude;
+mod codex;
+mod json;
+#[cfg(test)]
+mod tests;
+
+use std::ffi::OsString;
+use std::fs::Permissions;
+use std::path::{Path, PathBuf};
+
+use crate::error::CodedError;
+
+/// How long the agent lets `hark hook` run before giving up on it. The hook waits for the person's
+/// answer, which may take a while, so the agent must not cut it short after its default minute.
+pub const HOOK_TIMEOUT_SECS: u64 = 3600;
+
+/// How long Codex lets one call of an MCP tool run (its default is 60 s): `ask_user_question` also
+/// waits for the person.
+pub const CODEX_TOOL_TIMEOUT_SECS: u64 = 3600;
+
+/// Claude Code keeps its settings and state in this folder instead of the home folder when it is set.
+pub const CLAUDE_CONFIG_DIR_ENV: &str = "CLAUDE_CONFIG_DIR";
+
+/// Codex keeps its configuration in this folder instead of `~/.codex` when it is set.
+pub const CODEX_HOME_ENV: &str = "CODEX_HOME";
+
+/// Appended to a file's name for the copy of its previous content.
+pub const BACKUP_SUFFIX: &str = ".hark-backup";
+
+/// The name Hark's MCP server is registered under, in both agents.
+pub const MCP_SERVER_NAME: &str = "hark";
+
+/// The agents Hark can register with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Agent {
+    ClaudeCode,
+    Codex,
+}
+
+impl Agent {
+    /// The agent's name on Hark's command line: `hark setup <name>`, `hark hook <name>`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => "claude-code",
+            Agent::Codex => "codex",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Agent> {
+        [Agent::ClaudeCode, Agent::Codex].into_iter().find(|a| a.name() == name)
+    }
+
+    /// The agent's own question tool, which the hook matches.
+    pub fn question_tool(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => "AskUserQuestion",
+            Agent::Codex => "request_user_input",
+        }
+    }
+}
+
+/// Add Hark's entries, or take them away.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    Setup,
+    Undo,
+}
+
+/// What happened to one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Hark's entries were not there and now are.
+    Added,
+    /// Hark's entries were there but different (another binary path, a stale field) and now match.
+    Updated,
+    /// Hark's entries were there exactly as they should be; the file was not written.
+    AlreadySetUp,
+    /// Hark's entries were taken out.
+    Removed,
+    /// There was none of Hark's entries to take out; the file was not written.
+    NothingToRemove,
+}
+
+impl Outcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Added => "added",
+            Outcome::Updated => "updated",
+            Outcome::AlreadySetUp => "already set up",
+            Outcome::Removed => "removed",
+            Outcome::NothingToRemove => "nothing to remove",
+        }
+    }
+
+    /// Whether the file's content changes.
+    pub fn changes(self) -> bool {
+        matches!(self, Outcome::Added | Outcome::Updated | Outcome::Removed)
+    }
+
+    /// The outcome of a merge from whether Hark's entries were in the file and whether it changed.
+    fn of(action: Action, had_hark: bool, changed: bool) -> Outcome {
+        match (action, changed) {
+            (Action::Setup, false) => Outcome::AlreadySetUp,
+            (Action::Setup, true) if had_hark => Outcome::Updated,
+            (Action::Setup, true) => Outcome::Added,
+            (Action::Undo, true) => Outcome::Removed,
+            (Action::Undo, false) => Outcome::NothingToRemove,
+        }
+    }
+}
+
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The files Hark edits, each with its own format and entries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// Claude Code's `settings.json`: the PreToolUse hook.
+    ClaudeSettings,
+    /// Claude Code's `.claude.json`: the user-scope MCP server.
+    ClaudeState,
+    /// Codex's `config.toml`: the MCP server and the PreToolUse hook.
+    CodexConfig,
+}
+
+impl FileKind {
+    /// Hark's entries in this file, for a person.
+    pub fn entries(self) -> &'static str {
+        match self {
+            FileKind::ClaudeSettings => "PreToolUse hook on AskUserQuestion",
+            FileKind::ClaudeState => "MCP server hark",
+            FileKind::CodexConfig => "MCP server hark, PreToolUse hook on request_user_input",
+        }
+    }
+}
+
+/// Why a file's content was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Problem {
+    #[error("it is not UTF-8 text")]
+    NotText,
+    #[error("it is not valid JSON: {0}")]
+    NotJson(String),
+    #[error("it is not valid TOML: {0}")]
+    NotToml(String),
+    /// `key` is a dotted path from the top (`hooks.PreToolUse`), empty for the top level itself.
+    #[error("{}", wrong_type(key, expected, found))]
+    WrongType { key: String, expected: &'static str, found: &'static str },
+}
+
+fn wrong_type(key: &str, expected: &str, found: &str) -> String {
+    match key {
+        "" => format!("the file holds {found}, where {expected} belongs"),
+        key => format!("`{key}` is {found}, where {expected} belongs"),
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    #[error("{path}: {problem}. Nothing was changed; fix the file (or move it away) and run this again.")]
+    Refused { path: PathBuf, problem: Problem },
+    #[error("could not read {path}: {detail}. Nothing was changed.")]
+    Read { path: PathBuf, detail: String },
+    #[error("could not write {path}: {detail}")]
+    Write { path: PathBuf, detail: String },
+    #[error("no home folder to find the agent's settings in: set HOME, or {variable} to the agent's folder")]
+    NoHome { variable: &'static str },
+    #[error("this program's path ({path}) is not UTF-8 text, which the agent's settings cannot hold")]
+    ProgramPath { path: PathBuf },
+}
+
+impl CodedError for SetupError {
+    fn name(&self) -> &str {
+        "SetupError"
+    }
+    fn code(&self) -> &str {
+        match self {
+            SetupError::Refused { problem: Problem::NotText, .. } => "SETUP_NOT_TEXT",
+            SetupError::Refused { problem: Problem::NotJson(_), .. } => "SETUP_INVALID_JSON",
+            SetupError::Refused { problem: Problem::NotToml(_), .. } => "SETUP_INVALID_TOML",
+            SetupError::Refused { problem: Problem::WrongType { .. }, .. } => "SETUP_WRONG_TYPE",
+            SetupError::Read { .. } | SetupError::Write { .. } => "SETUP_IO",
+            SetupError::NoHome { .. } => "SETUP_NO_HOME",
+            SetupError::ProgramPath { .. } => "SETUP_PROGRAM_PATH",
+        }
+    }
+}
+
+/// A merge's result: what happened, and the file's new text when it changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edit {
+    pub outcome: Outcome,
+    pub text: Option<String>,
+}
+
+/// The hook's shell command: `<program> hook <agent>`. The agents run it through a shell, so a path
+/// with anything beyond plain path characters (a space in `Application Support`) is single-quoted.
+pub fn hook_command(program: &str, agent: Agent) -> String {
+    format!("{} hook {}", shell_word(program), agent.name())
+}
+
+fn shell_word(text: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '/' | '-');
+    if !text.is_empty() && text.chars().all(plain) {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', r"'\''"))
+    }
+}
+
+/// Whether a hook's command is Hark's hook for `agent`, wherever its binary is: `hook <agent>` run by
+/// a program named `hark` (or `hark.exe`), bare or quoted. Another program's hook that happens to take
+/// the same arguments is not Hark's.
+pub fn is_hark_hook(command: &str, agent: Agent) -> bool {
+    let suffix = format!(" hook {}", agent.name());
+    let Some(program) = command.trim().strip_suffix(&suffix) else {
+        return false;
+    };
+    let Some(program) = shell_unword(program.trim()) else {
+        return false;
+    };
+    let file = program.rsplit(['/', '\\']).next().unwrap_or_default();
+    file == "hark" || file.eq_ignore_ascii_case("hark.exe")
+}
+
+/// The one word a POSIX shell reads from `text` (quotes and backslashes undone); `None` when it is
+/// more than one word or an unclosed quote.
+fn shell_unword(text: &str) -> Option<String> {
+    let mut word = String::new();
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\'' => loop {
+                match chars.next()? {
+                    '\'' => break,
+                    inner => word.push(inner),
+                }
+            },
+            '"' => loop {
+                match chars.next()? {
+                    '"' => break,
+                    '\\' => match chars.next()? {
+                        escaped @ ('"' | '\\' | '$' | '`') => word.push(escaped),
+                        '\n' => {}
+                        other => {
+                            word.push('\\');
+                            word.push(other);
+                        }
+                    },
+                    inner => word.push(inner),
+                }
+            },
+            '\\' => word.push(chars.next()?),
+            c if c.is_whitespace() => return None,
+            c => word.push(c),
+        }
+    }
+    (!word.is_empty()).then_some(word)
+}
+
+/// Merges Hark's entries into (or out of) one file's text: `old` is `None` when the file does not
+/// exist. `program` is the absolute path of the `hark` binary the entries run.
+pub fn edit(kind: FileKind, old: Option<&str>, program: &str, action: Action) -> Result<Edit, Problem> {
+    match kind {
+        FileKind::ClaudeSettings => claude::settings(old, program, action),
+        FileKind::ClaudeState => claude::state(old, program, action),
+        FileKind::CodexConfig => codex::config(old, program, action),
+    }
+}
+
+/// The files `agent` reads Hark's entries from: under `CLAUDE_CONFIG_DIR` or `CODEX_HOME` when set,
+/// else in `home` (where each agent looks by default).
+pub fn locate(agent: Agent, home: Option<&Path>) -> Result<Vec<(FileKind, PathBuf)>, SetupError> {
+    locate_with(agent, home, |name| std::env::var_os(name))
+}
+
+fn locate_with(
+    agent: Agent,
+    home: Option<&Path>,
+    var: impl Fn(&str) -> Option<OsString>,
+) -> Result<Vec<(FileKind, PathBuf)>, SetupError> {
+    let variable = match agent {
+        Agent::ClaudeCode => CLAUDE_CONFIG_DIR_ENV,
+        Agent::Codex => CODEX_HOME_ENV,
+    };
+    let chosen = var(variable).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let home = || home.map(Path::to_path_buf).ok_or(SetupError::NoHome { variable });
+    Ok(match (agent, chosen) {
+        (Agent::ClaudeCode, Some(dir)) => {
+            vec![
+                (FileKind::ClaudeSettings, dir.join("settings.json")),
+                (FileKind::ClaudeState, dir.join(".claude.json")),
+            ]
+        }
+        (Agent::ClaudeCode, None) => {
+            let home = home()?;
+            vec![
+                (FileKind::ClaudeSettings, home.join(".claude").join("settings.json")),
+                (FileKind::ClaudeState, home.join(".claude.json")),
+            ]
+        }
+        (Agent::Codex, Some(dir)) => vec![(FileKind::CodexConfig, dir.join("config.toml"))],
+        (Agent::Codex, None) => vec![(FileKind::CodexConfig, home()?.join(".codex").join("config.toml"))],
+    })
+}
+
+/// One file's planned change, computed before anything is written.
+#[derive(Debug, Clone)]
+pub struct Planned {
+    pub kind: FileKind,
+    pub path: PathBuf,
+    pub outcome: Outcome,
+    /// The file's content and permissions before, when it exists.
+    old: Option<(Vec<u8>, Permissions)>,
+    new: Option<String>,
+}
+
+/// Reads `files` (from [`locate`]) and merges Hark's entries into each, writing nothing: a file that
+/// cannot be read or merged fails the whole plan.
+pub fn plan(action: Action, program: &Path, files: &[(FileKind, PathBuf)]) -> Result<Vec<Planned>, SetupError> {
+    let program_text = program.to_str().ok_or_else(|| SetupError::ProgramPath { path: program.to_path_buf() })?;
+    files
+        .iter()
+        .map(|(kind, path)| {
+            let refused = |problem| SetupError::Refused { path: path.clone(), problem };
+            let old = read(path)?;
+            let text = match &old {
+                Some((bytes, _)) => Some(std::str::from_utf8(bytes).map_err(|_| refused(Problem::NotText))?),
+                None => None,
+            };
+            let edit = edit(*kind, text, program_text, action).map_err(refused)?;
+            Ok(Planned { kind: *kind, path: path.clone(), outcome: edit.outcome, new: edit.text, old })
+        })
+        .collect()
+}
+
+/// Writes the files of a plan that change: each atomically, after a copy of its previous content.
+pub fn apply(plan: &[Planned]) -> Result<(), SetupError> {
+    for file in plan {
+        if let Some(new) = &file.new {
+            write(&file.path, file.old.as_ref(), new.as_bytes())?;
+        }
+    }
+    Ok(())
+}
+
+/// [`locate`], [`plan`] then [`apply`]: sets Hark up with `agent` (or undoes it) and says what each
+/// file got.
+pub fn run(agent: Agent, action: Action, program: &Path, home: Option<&Path>) -> Result<Vec<Planned>, SetupError> {
+    let plan = plan(action, program, &locate(agent, home)?)?;
+    apply(&plan)?;
+    Ok(plan)
+}
+
+fn read(path: &Path) -> Result<Option<(Vec<u8>, Permissions)>, SetupError> {
+    let failed = |e: std::io::Error| SetupError::Read { path: path.to_path_buf(), detail: e.to_string() };
+    match std::fs::read(path) {
+        Ok(bytes) => {
+            let permissions = std::fs::metadata(path).map_err(failed)?.permissions();
+            Ok(Some((bytes, permissions)))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(failed(e)),
+    }
+}
+
+/// Replaces `path` with `content` through a temporary file beside it, so the agent (which may read
+/// it at any moment) sees the old file or the new one, never half of one. The previous content goes
+/// to `<path>.hark-backup` first. A symbolic link (a dotfiles manager's) stays a link: the file it
+/// points to is replaced. A new file is the person's alone (0600), as the agents make theirs; a
+/// replaced one keeps its permissions.
+fn write(path: &Path, old: Option<&(Vec<u8>, Permissions)>, content: &[u8]) -> Result<(), SetupError> {
+    let failed = |at: &Path, e: std::io::Error| SetupError::Write { path: at.to_path_buf(), detail: e.to_string() };
+    let target = match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => std::fs::canonicalize(path).map_err(|e| failed(path, e))?,
+        _ => path.to_path_buf(),
+    };
+    let permissions = match old {
+        Some((bytes, permissions)) => {
+            let mut backup = path.as_os_str().to_owned();
+            backup.push(BACKUP_SUFFIX);
+            let backup = PathBuf::from(backup);
+            write_then_rename(&backup, bytes, Some(permissions.clone())).map_err(|e| failed(&backup, e))?;
+            Some(permissions.clone())
+        }
+        None => {
+            if let Some(dir) = target.parent() {
+                create_dir(dir).map_err(|e| failed(dir, e))?;
+            }
+            new_file_permissions()
+        }
+    };
+    write_then_rename(&target, content, permissions).map_err(|e| failed(&target, e))
+}
+
+fn write_then_rename(path: &Path, content: &[u8], permissions: Option<Permissions>) -> std::io::Result<()> {
+    crate::workspace::replace::write_then_rename(path, content, permissions)
+}
+
+#[cfg(unix)]
+fn new_file_permissions() -> Option<Permissions> {
+    Some(std::os::unix::fs::PermissionsExt::from_mode(0o600))
+}
+
+#[cfg(not(unix))]
+fn new_file_permissions() -> Option<Permissions> {
+    None
+}
+
+/// Creates the agent's folder when it does not exist yet, the person's alone on Unix.
+fn create_dir(dir: &Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir)
+}

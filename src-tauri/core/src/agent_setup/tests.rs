@@ -1,0 +1,584 @@
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+use super::*;
+
+const HARK: &str = "/opt/hark/bin/hark";
+
+fn setup(kind: FileKind, old: Option<&str>) -> Edit {
+    edit(kind, old, HARK, Action::Setup).unwrap()
+}
+
+fn undo(kind: FileKind, old: Option<&str>) -> Edit {
+    edit(kind, old, HARK, Action::Undo).unwrap()
+}
+
+fn text(edit: &Edit) -> &str {
+    edit.text.as_deref().unwrap_or_else(|| panic!("expected a change, got {:?}", edit.outcome))
+}
+
+fn parsed(text: &str) -> Value {
+    serde_json::from_str(text).unwrap()
+}
+
+fn claude_hook(program: &str) -> Value {
+    json!({"type": "command", "command": format!("{program} hook claude-code"), "timeout": 3600})
+}
+
+/// Settings with something of everything Hark must leave alone.
+const CLAUDE_SETTINGS: &str = r#"{
+  "model": "opus",
+  "permissions": {
+    "allow": ["Bash(git status)"]
+  },
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "Bash",
+        "hooks": [{ "type": "command", "command": "~/bin/check-bash" }]
+      },
+      {
+        "matcher": "AskUserQuestion",
+        "hooks": [{ "type": "command", "command": "notify-send asked" }]
+      }
+    ],
+    "Stop": [{ "hooks": [{ "type": "command", "command": "say done" }] }]
+  },
+  "zeta": 1,
+  "alpha": 2
+}
+"#;
+
+#[test]
+fn claude_setup_adds_one_group_and_keeps_everything_else_in_order() {
+    let edit = setup(FileKind::ClaudeSettings, Some(CLAUDE_SETTINGS));
+    assert_eq!(edit.outcome, Outcome::Added);
+    let new = text(&edit);
+    let mut expected = parsed(CLAUDE_SETTINGS);
+    expected["hooks"]["PreToolUse"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"matcher": "AskUserQuestion", "hooks": [claude_hook(HARK)]}));
+    assert_eq!(parsed(new), expected);
+    // Key order is the file's, not sorted.
+    let at = |key: &str| new.find(&format!("\"{key}\"")).unwrap();
+    assert!(at("model") < at("permissions") && at("permissions") < at("hooks") && at("zeta") < at("alpha"), "{new}");
+    assert!(new.ends_with("}\n"));
+}
+
+#[test]
+fn claude_setup_twice_changes_nothing() {
+    for old in [None, Some(CLAUDE_SETTINGS), Some("{}")] {
+        let first = setup(FileKind::ClaudeSettings, old);
+        let second = setup(FileKind::ClaudeSettings, Some(text(&first)));
+        assert_eq!(second, Edit { outcome: Outcome::AlreadySetUp, text: None }, "{old:?}");
+    }
+    let first = setup(FileKind::ClaudeState, Some(r#"{"numStartups": 3}"#));
+    assert_eq!(setup(FileKind::ClaudeState, Some(text(&first))).outcome, Outcome::AlreadySetUp);
+}
+
+#[test]
+fn claude_undo_removes_only_harks_entries() {
+    let set_up = setup(FileKind::ClaudeSettings, Some(CLAUDE_SETTINGS));
+    let undone = undo(FileKind::ClaudeSettings, Some(text(&set_up)));
+    assert_eq!(undone.outcome, Outcome::Removed);
+    assert_eq!(parsed(text(&undone)), parsed(CLAUDE_SETTINGS));
+    assert_eq!(
+        undo(FileKind::ClaudeSettings, Some(text(&undone))),
+        Edit { outcome: Outcome::NothingToRemove, text: None }
+    );
+    assert_eq!(undo(FileKind::ClaudeSettings, None), Edit { outcome: Outcome::NothingToRemove, text: None });
+    assert_eq!(undo(FileKind::ClaudeSettings, Some(CLAUDE_SETTINGS)).outcome, Outcome::NothingToRemove);
+}
+
+#[test]
+fn claude_undo_drops_the_containers_it_emptied_only() {
+    let created = setup(FileKind::ClaudeSettings, None);
+    assert_eq!(created.outcome, Outcome::Added);
+    assert_eq!(
+        parsed(text(&created)),
+        json!({"hooks": {"PreToolUse": [{"matcher": "AskUserQuestion", "hooks": [claude_hook(HARK)]}]}})
+    );
+    assert_eq!(parsed(text(&undo(FileKind::ClaudeSettings, Some(text(&created))))), json!({}));
+
+    // Undo cannot tell a PreToolUse list that was empty before setup from one Hark made: both go
+    // when Hark's group was their last entry. The other events stay.
+    let had_empty = r#"{"hooks": {"PreToolUse": [], "Stop": []}}"#;
+    assert_eq!(undo(FileKind::ClaudeSettings, Some(had_empty)).outcome, Outcome::NothingToRemove);
+    let set_up = setup(FileKind::ClaudeSettings, Some(had_empty));
+    let undone = undo(FileKind::ClaudeSettings, Some(text(&set_up)));
+    assert_eq!(parsed(text(&undone)), json!({"hooks": {"Stop": []}}));
+
+    // A group Hark shares with the person's handler keeps that handler.
+    let shared = json!({"hooks": {"PreToolUse": [{"matcher": "AskUserQuestion", "hooks": [
+        {"type": "command", "command": "notify-send asked"}, claude_hook(HARK)
+    ]}]}});
+    let undone = undo(FileKind::ClaudeSettings, Some(&shared.to_string()));
+    assert_eq!(
+        parsed(text(&undone)),
+        json!({"hooks": {"PreToolUse": [{"matcher": "AskUserQuestion", "hooks": [
+            {"type": "command", "command": "notify-send asked"}
+        ]}]}})
+    );
+}
+
+#[test]
+fn claude_a_moved_binary_is_replaced_where_it_was() {
+    let old = json!({"hooks": {"PreToolUse": [
+        {"matcher": "AskUserQuestion", "hooks": [claude_hook("/old/place/hark"), {"type": "command", "command": "mine"}]},
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": "b"}]},
+    ]}});
+    let edit = setup(FileKind::ClaudeSettings, Some(&old.to_string()));
+    assert_eq!(edit.outcome, Outcome::Updated);
+    let mut expected = old.clone();
+    expected["hooks"]["PreToolUse"][0]["hooks"][0] = claude_hook(HARK);
+    assert_eq!(parsed(text(&edit)), expected);
+
+    let server = r#"{"mcpServers": {
+        "other": {"type": "stdio", "command": "other-mcp", "args": [], "env": {"K": "v"}},
+        "hark": {"type": "stdio", "command": "/old/place/hark", "args": ["mcp"], "env": {}},
+        "last": {"type": "http", "url": "https://example.com/mcp"}
+    }, "projects": {"/p": {"mcpServers": {"hark": {"command": "hark"}}}}}"#;
+    let edit = setup(FileKind::ClaudeState, Some(server));
+    assert_eq!(edit.outcome, Outcome::Updated);
+    let mut expected = parsed(server);
+    expected["mcpServers"]["hark"]["command"] = json!(HARK);
+    let new = text(&edit);
+    assert_eq!(parsed(new), expected);
+    assert!(new.find("\"other\"") < new.find("\"hark\"") && new.find("\"hark\"") < new.find("\"last\""), "{new}");
+}
+
+#[test]
+fn claude_harks_hook_under_another_matcher_moves_to_its_own_group() {
+    let old = json!({"hooks": {"PreToolUse": [
+        {"matcher": "Bash", "hooks": [claude_hook("hark"), {"type": "command", "command": "b"}]},
+        {"matcher": "*", "hooks": [claude_hook("/usr/local/bin/hark")]},
+    ]}});
+    let edit = setup(FileKind::ClaudeSettings, Some(&old.to_string()));
+    assert_eq!(edit.outcome, Outcome::Updated);
+    assert_eq!(
+        parsed(text(&edit)),
+        json!({"hooks": {"PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "b"}]},
+            {"matcher": "AskUserQuestion", "hooks": [claude_hook(HARK)]},
+        ]}})
+    );
+}
+
+#[test]
+fn claude_state_keeps_claude_codes_own_data() {
+    let old = r#"{"numStartups": 34, "mcpServers": {"x": {"command": "x"}}, "projects": {"/a": {"history": []}}}"#;
+    let edit = setup(FileKind::ClaudeState, Some(old));
+    assert_eq!(edit.outcome, Outcome::Added);
+    let mut expected = parsed(old);
+    expected["mcpServers"]["hark"] = json!({"type": "stdio", "command": HARK, "args": ["mcp"], "env": {}});
+    assert_eq!(parsed(text(&edit)), expected);
+    // A file without a trailing newline gets none.
+    assert!(text(&edit).ends_with('}'));
+    let undone = undo(FileKind::ClaudeState, Some(text(&edit)));
+    assert_eq!(undone.outcome, Outcome::Removed);
+    assert_eq!(parsed(text(&undone)), parsed(old));
+}
+
+#[test]
+fn bad_json_files_are_refused() {
+    let cases: &[(FileKind, &str, &str)] = &[
+        (FileKind::ClaudeSettings, "{\"hooks\": {", "not valid JSON"),
+        (FileKind::ClaudeSettings, "// comment\n{}", "not valid JSON"),
+        (FileKind::ClaudeSettings, "[]", "the file holds an array, where an object belongs"),
+        (FileKind::ClaudeSettings, r#"{"hooks": []}"#, "`hooks` is an array, where an object belongs"),
+        (
+            FileKind::ClaudeSettings,
+            r#"{"hooks": {"PreToolUse": {"matcher": "x"}}}"#,
+            "`hooks.PreToolUse` is an object, where an array belongs",
+        ),
+        (FileKind::ClaudeState, r#"{"mcpServers": "hark"}"#, "`mcpServers` is a string, where an object belongs"),
+        (FileKind::ClaudeState, "null", "the file holds null"),
+    ];
+    for (kind, old, says) in cases {
+        for action in [Action::Setup, Action::Undo] {
+            let problem = edit(*kind, Some(old), HARK, action).unwrap_err();
+            assert!(problem.to_string().contains(says), "{old}: {problem}");
+        }
+    }
+}
+
+#[test]
+fn the_hook_command_quotes_a_path_for_the_shell_and_is_recognised_back() {
+    assert_eq!(hook_command("/usr/bin/hark", Agent::Codex), "/usr/bin/hark hook codex");
+    let spaced = "/Users/me/Application Support/Hark's/hark";
+    let command = hook_command(spaced, Agent::ClaudeCode);
+    assert_eq!(command, r"'/Users/me/Application Support/Hark'\''s/hark' hook claude-code");
+    assert!(is_hark_hook(&command, Agent::ClaudeCode));
+    assert!(!is_hark_hook(&command, Agent::Codex));
+    let first = edit(FileKind::ClaudeSettings, None, spaced, Action::Setup).unwrap();
+    let again = edit(FileKind::ClaudeSettings, Some(text(&first)), spaced, Action::Setup).unwrap();
+    assert_eq!(again.outcome, Outcome::AlreadySetUp);
+
+    for ours in [
+        "hark hook codex",
+        "/x/hark hook codex  ",
+        r#""C:\Program Files\Hark\hark.exe" hook codex"#,
+        r"C:\\Hark\\HARK.EXE hook codex",
+        r"/a\ b/hark hook codex",
+    ] {
+        assert!(is_hark_hook(ours, Agent::Codex), "{ours}");
+    }
+    for theirs in [
+        "/x/harkness hook codex",
+        "echo hark hook codex",
+        "/x/hark hook codex --verbose",
+        "/x/hark hook claude-code",
+        "'/x/hark hook codex",
+        " hook codex",
+        "/x/hark/ hook codex",
+    ] {
+        assert!(!is_hark_hook(theirs, Agent::Codex), "{theirs}");
+    }
+}
+
+/// A Codex configuration with comments, other servers, other hooks and inline values.
+const CODEX_CONFIG: &str = r#"# My Codex settings
+model = "o3"  # the big one
+approval_policy = "on-request"
+
+[features]
+web_search = true
+
+# Servers I use
+[mcp_servers.docs]
+command = "docs-mcp"
+args = ["--stdio"]   # keep stdio
+
+[mcp_servers.docs.env]
+TOKEN = "x"
+
+# Check shell commands
+[[hooks.PreToolUse]]
+matcher = "shell"
+
+[[hooks.PreToolUse.hooks]]
+type = "command"
+command = "~/bin/check"
+
+[[hooks.Stop]]
+[[hooks.Stop.hooks]]
+type = "command"
+command = "say done"
+
+[profiles.fast]
+model = "o4-mini"
+"#;
+
+/// The TOML as plain data, to compare two files' content whatever their layout.
+fn toml_data(text: &str) -> Value {
+    fn item(it: &toml_edit::Item) -> Value {
+        match it {
+            toml_edit::Item::None => Value::Null,
+            toml_edit::Item::Value(v) => value(v),
+            toml_edit::Item::Table(t) => t.iter().map(|(k, v)| (k.to_string(), item(v))).collect(),
+            toml_edit::Item::ArrayOfTables(a) => {
+                a.iter().map(|t| t.iter().map(|(k, v)| (k.to_string(), item(v))).collect::<Value>()).collect()
+            }
+        }
+    }
+    fn value(v: &toml_edit::Value) -> Value {
+        match v {
+            toml_edit::Value::String(s) => json!(s.value()),
+            toml_edit::Value::Integer(i) => json!(i.value()),
+            toml_edit::Value::Float(f) => json!(f.value()),
+            toml_edit::Value::Boolean(b) => json!(b.value()),
+            toml_edit::Value::Datetime(d) => json!(d.value().to_string()),
+            toml_edit::Value::Array(a) => a.iter().map(value).collect(),
+            toml_edit::Value::InlineTable(t) => t.iter().map(|(k, v)| (k.to_string(), value(v))).collect(),
+        }
+    }
+    item(text.parse::<toml_edit::DocumentMut>().unwrap().as_item())
+}
+
+fn codex_hook(program: &str) -> Value {
+    json!({"matcher": "request_user_input", "hooks": [
+        {"type": "command", "command": format!("{program} hook codex"), "timeout": 3600}
+    ]})
+}
+
+fn codex_server(program: &str) -> Value {
+    json!({"command": program, "args": ["mcp"], "tool_timeout_sec": 3600})
+}
+
+#[test]
+fn codex_setup_keeps_comments_layout_and_other_entries() {
+    let edit = setup(FileKind::CodexConfig, Some(CODEX_CONFIG));
+    assert_eq!(edit.outcome, Outcome::Added);
+    let new = text(&edit);
+    let mut expected = toml_data(CODEX_CONFIG);
+    expected["mcp_servers"]["hark"] = codex_server(HARK);
+    expected["hooks"]["PreToolUse"].as_array_mut().unwrap().push(codex_hook(HARK));
+    assert_eq!(toml_data(new), expected);
+    // Every line of the original is still there, in its order.
+    let mut lines = new.lines();
+    for line in CODEX_CONFIG.lines() {
+        assert!(lines.any(|l| l == line), "{line:?} is missing or out of order in:\n{new}");
+    }
+    // Hark's server sits with the other servers; its hook group follows the other PreToolUse group.
+    let at = |s: &str| new.find(s).unwrap_or_else(|| panic!("{s} missing in\n{new}"));
+    assert!(at("[mcp_servers.docs.env]") < at("[mcp_servers.hark]"), "{new}");
+    assert!(at("[mcp_servers.hark]") < at("# Check shell commands"), "{new}");
+    assert!(at("matcher = \"shell\"") < at("matcher = \"request_user_input\""), "{new}");
+}
+
+#[test]
+fn codex_setup_twice_changes_nothing_and_undo_gives_back_the_file() {
+    let dotted = "mcp_servers.docs.command = \"x\"\nhooks.Stop = [{ hooks = [{ type = \"command\", command = \"say\" }] }]\n\n[profiles.fast]\nmodel = \"m\"\n";
+    for old in [CODEX_CONFIG, "", "model = \"o3\"\n", dotted] {
+        let first = setup(FileKind::CodexConfig, Some(old));
+        assert_eq!(first.outcome, Outcome::Added);
+        let second = setup(FileKind::CodexConfig, Some(text(&first)));
+        assert_eq!(second, Edit { outcome: Outcome::AlreadySetUp, text: None }, "{old}");
+        let undone = undo(FileKind::CodexConfig, Some(text(&first)));
+        assert_eq!(undone.outcome, Outcome::Removed);
+        assert_eq!(toml_data(text(&undone)), toml_data(old));
+        assert_eq!(text(&undone), old, "undo gives back the very text");
+        assert_eq!(undo(FileKind::CodexConfig, Some(old)), Edit { outcome: Outcome::NothingToRemove, text: None });
+    }
+}
+
+#[test]
+fn codex_new_file_holds_just_harks_entries() {
+    let edit = setup(FileKind::CodexConfig, None);
+    assert_eq!(
+        text(&edit),
+        r#"[mcp_servers.hark]
+command = "/opt/hark/bin/hark"
+args = ["mcp"]
+tool_timeout_sec = 3600
+
+[[hooks.PreToolUse]]
+matcher = "request_user_input"
+
+[[hooks.PreToolUse.hooks]]
+type = "command"
+command = "/opt/hark/bin/hark hook codex"
+timeout = 3600
+"#
+    );
+    assert_eq!(undo(FileKind::CodexConfig, Some(text(&edit))).text.as_deref(), Some(""));
+}
+
+#[test]
+fn codex_a_moved_binary_is_replaced_where_it_was_with_its_comments() {
+    let old = r#"# Hark answers Codex's questions
+[mcp_servers.hark]
+command = "/old/place/hark"
+args = ["mcp"]
+tool_timeout_sec = 3600
+
+[mcp_servers.other]
+command = "other"
+
+# Hark's hook
+[[hooks.PreToolUse]]
+matcher = "request_user_input"
+
+[[hooks.PreToolUse.hooks]]
+type = "command"
+command = "/old/place/hark hook codex"
+timeout = 3600
+
+[[hooks.PreToolUse.hooks]]
+type = "command"
+command = "notify-send asked"
+"#;
+    let edit = setup(FileKind::CodexConfig, Some(old));
+    assert_eq!(edit.outcome, Outcome::Updated);
+    assert_eq!(text(&edit), old.replace("/old/place/hark", HARK));
+}
+
+#[test]
+fn codex_inline_tables_get_inline_entries() {
+    let old = r#"mcp_servers = { other = { command = "other" } }
+hooks = { PreToolUse = [{ matcher = "shell", hooks = [{ type = "command", command = "check" }] }] }
+"#;
+    let edit = setup(FileKind::CodexConfig, Some(old));
+    assert_eq!(edit.outcome, Outcome::Added);
+    let mut expected = toml_data(old);
+    expected["mcp_servers"]["hark"] = codex_server(HARK);
+    expected["hooks"]["PreToolUse"].as_array_mut().unwrap().push(codex_hook(HARK));
+    assert_eq!(toml_data(text(&edit)), expected);
+    assert_eq!(setup(FileKind::CodexConfig, Some(text(&edit))).outcome, Outcome::AlreadySetUp);
+    let undone = undo(FileKind::CodexConfig, Some(text(&edit)));
+    assert_eq!(toml_data(text(&undone)), toml_data(old));
+}
+
+#[test]
+fn codex_harks_hook_elsewhere_and_twice_is_gathered_into_one() {
+    let old = r#"[[hooks.PreToolUse]]
+matcher = "shell"
+hooks = [{ type = "command", command = "hark hook codex" }, { type = "command", command = "check" }]
+
+[[hooks.PreToolUse]]
+matcher = "request_user_input"
+hooks = [{ type = "command", command = "/a/hark hook codex" }, { type = "command", command = "/b/hark hook codex" }]
+"#;
+    let edit = setup(FileKind::CodexConfig, Some(old));
+    assert_eq!(edit.outcome, Outcome::Updated);
+    let data = toml_data(text(&edit));
+    assert_eq!(
+        data["hooks"]["PreToolUse"],
+        json!([
+            {"matcher": "shell", "hooks": [{"type": "command", "command": "check"}]},
+            codex_hook(HARK),
+        ])
+    );
+    assert_eq!(data["mcp_servers"]["hark"], codex_server(HARK));
+}
+
+#[test]
+fn bad_toml_files_are_refused() {
+    let cases = [
+        ("model = \"o3\"\n[mcp_servers.hark\n", "not valid TOML", "line 2"),
+        ("mcp_servers = 3\n", "`mcp_servers` is an integer, where a table belongs", ""),
+        ("hooks = \"none\"\n", "`hooks` is a string, where a table belongs", ""),
+        ("[hooks]\nPreToolUse = 1\n", "`hooks.PreToolUse` is an integer, where an array of tables belongs", ""),
+        ("[hooks.PreToolUse]\nmatcher = \"x\"\n", "`hooks.PreToolUse` is a table", ""),
+        ("[hooks]\nPreToolUse = [\"x\"]\n", "`hooks.PreToolUse` is an array of values", ""),
+    ];
+    for (old, says, also) in cases {
+        for action in [Action::Setup, Action::Undo] {
+            let problem = edit(FileKind::CodexConfig, Some(old), HARK, action).unwrap_err();
+            let message = problem.to_string();
+            assert!(message.contains(says) && message.contains(also), "{old}: {message}");
+            assert!(!message.contains('\n'), "one line: {message}");
+        }
+    }
+}
+
+// The files themselves.
+
+fn claude_files(dir: &Path) -> Vec<(FileKind, PathBuf)> {
+    locate_with(Agent::ClaudeCode, Some(dir), |_| None).unwrap()
+}
+
+fn backup(path: &Path) -> PathBuf {
+    PathBuf::from(format!("{}{BACKUP_SUFFIX}", path.display()))
+}
+
+#[test]
+fn the_agents_files_are_found_where_they_look() {
+    let home = Path::new("/home/me");
+    let none = |_: &str| None;
+    assert_eq!(
+        locate_with(Agent::ClaudeCode, Some(home), none).unwrap(),
+        [
+            (FileKind::ClaudeSettings, home.join(".claude/settings.json")),
+            (FileKind::ClaudeState, home.join(".claude.json"))
+        ]
+    );
+    assert_eq!(
+        locate_with(Agent::Codex, Some(home), none).unwrap(),
+        [(FileKind::CodexConfig, home.join(".codex/config.toml"))]
+    );
+    let set = |name: &str| match name {
+        CLAUDE_CONFIG_DIR_ENV => Some("/cfg/claude".into()),
+        CODEX_HOME_ENV => Some("/cfg/codex".into()),
+        _ => None,
+    };
+    assert_eq!(
+        locate_with(Agent::ClaudeCode, None, set).unwrap(),
+        [
+            (FileKind::ClaudeSettings, PathBuf::from("/cfg/claude/settings.json")),
+            (FileKind::ClaudeState, PathBuf::from("/cfg/claude/.claude.json"))
+        ]
+    );
+    assert_eq!(
+        locate_with(Agent::Codex, None, set).unwrap(),
+        [(FileKind::CodexConfig, PathBuf::from("/cfg/codex/config.toml"))]
+    );
+    let empty = |_: &str| Some("".into());
+    assert_eq!(locate_with(Agent::Codex, None, empty).unwrap_err().code(), "SETUP_NO_HOME");
+}
+
+#[test]
+fn files_are_created_written_once_and_backed_up_when_they_change() {
+    let tmp = tempfile::tempdir().unwrap();
+    let files = claude_files(tmp.path());
+    let (settings, state) = (&files[0].1, &files[1].1);
+    std::fs::write(state, "{\"numStartups\": 1}\n").unwrap();
+    #[cfg(unix)]
+    std::fs::set_permissions(state, std::os::unix::fs::PermissionsExt::from_mode(0o640)).unwrap();
+
+    let program = Path::new(HARK);
+    let done = plan(Action::Setup, program, &files).unwrap();
+    assert_eq!(done.iter().map(|p| p.outcome).collect::<Vec<_>>(), [Outcome::Added, Outcome::Added]);
+    assert!(!settings.exists(), "planning writes nothing");
+    apply(&done).unwrap();
+    let (settings_text, state_text) = (std::fs::read(settings).unwrap(), std::fs::read(state).unwrap());
+    assert!(!backup(settings).exists(), "a new file has nothing to back up");
+    assert_eq!(std::fs::read(backup(state)).unwrap(), b"{\"numStartups\": 1}\n");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(settings), 0o600);
+        assert_eq!(mode(&tmp.path().join(".claude")), 0o700);
+        assert_eq!(mode(state), 0o640, "a replaced file keeps its permissions");
+        assert_eq!(mode(&backup(state)), 0o640);
+    }
+
+    // Again: nothing is written, the backup stays the original.
+    std::fs::write(backup(state), "marker").unwrap();
+    let again = plan(Action::Setup, program, &files).unwrap();
+    assert_eq!(again.iter().map(|p| p.outcome).collect::<Vec<_>>(), [Outcome::AlreadySetUp, Outcome::AlreadySetUp]);
+    apply(&again).unwrap();
+    assert_eq!(std::fs::read(settings).unwrap(), settings_text);
+    assert_eq!(std::fs::read(state).unwrap(), state_text);
+    assert_eq!(std::fs::read(backup(state)).unwrap(), b"marker");
+    let leftovers: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".hark-write-"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+#[test]
+fn one_bad_file_stops_the_run_before_anything_is_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let files = claude_files(tmp.path());
+    std::fs::create_dir(tmp.path().join(".claude")).unwrap();
+    std::fs::write(&files[0].1, CLAUDE_SETTINGS).unwrap();
+    std::fs::write(&files[1].1, "{\"mcpServers\": [] }").unwrap();
+    let err = plan(Action::Setup, Path::new(HARK), &files).unwrap_err();
+    assert_eq!(err.code(), "SETUP_WRONG_TYPE");
+    assert!(err.to_string().contains(&files[1].1.display().to_string()), "{err}");
+    assert_eq!(std::fs::read_to_string(&files[0].1).unwrap(), CLAUDE_SETTINGS);
+
+    std::fs::write(&files[1].1, b"\xff\xfe{}").unwrap();
+    assert_eq!(plan(Action::Setup, Path::new(HARK), &files).unwrap_err().code(), "SETUP_NOT_TEXT");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_linked_settings_file_stays_a_link() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dotfiles = tmp.path().join("dotfiles");
+    std::fs::create_dir(&dotfiles).unwrap();
+    std::fs::write(dotfiles.join("claude.json"), "{}\n").unwrap();
+    let files = claude_files(tmp.path());
+    std::os::unix::fs::symlink(dotfiles.join("claude.json"), &files[1].1).unwrap();
+    apply(&plan(Action::Setup, Path::new(HARK), &files).unwrap()).unwrap();
+    assert!(std::fs::symlink_metadata(&files[1].1).unwrap().file_type().is_symlink());
+    let linked = parsed(&std::fs::read_to_string(dotfiles.join("claude.json")).unwrap());
+    assert_eq!(linked["mcpServers"]["hark"]["command"], HARK);
+}
+
+#[test]
+fn errors_cross_as_setup_errors() {
+    let err = SetupError::Refused { path: "/x/settings.json".into(), problem: Problem::NotJson("eof".into()) };
+    assert_eq!(
+        serde_json::to_value(err.boundary()).unwrap(),
+        json!({"name": "SetupError", "code": "SETUP_INVALID_JSON", "message":
+            "/x/settings.json: it is not valid JSON: eof. Nothing was changed; fix the file (or move it away) and run this again."})
+    );
+}
