@@ -124,7 +124,7 @@ async fn claude_codes_question_answered_in_the_window_is_allowed_with_the_person
     let panel = app.text_of(PANEL_CSS).await;
     assert!(panel.contains("Which regions should the release go to?") && panel.contains("Singapore"), "{panel}");
     let title = sidebar(&app).await;
-    assert!(title.contains("Claude Code · notes-app"), "named after agent and folder: {title}");
+    assert!(title.contains("Claude Code · notes-app"), "named after agent and folder: {title:?}");
     assert!(!app.exists("[data-testid='demo-banner']").await, "Claude Code's session uses no model of Hark's");
     app.screenshot("hook-claude-1-asked").await;
     app.click_option("eu").await;
