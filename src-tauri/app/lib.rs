@@ -11,6 +11,8 @@ pub mod launch;
 mod mcp_settings;
 mod models;
 mod notifier;
+#[cfg(all(unix, not(target_os = "macos")))]
+mod notify_signals;
 mod rendering;
 mod secrets;
 pub mod settings;

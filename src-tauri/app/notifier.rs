@@ -1,7 +1,9 @@
 //! OS notifications for questions nobody is looking at. The policy (when, what, which buttons) is
 //! `hark_core::notify`; this module shows its decisions with notify-rust, keeps one notification per
 //! session (closing the old one before showing its replacement), and turns actions into answers
-//! through the same path as the panel. Waiting for actions is async: no thread blocks per notice.
+//! through the same path as the panel. Actions are heard on one connection of the app's own
+//! (`notify_signals`), subscribed before the first notice: no thread blocks per notice, and no click
+//! made the instant a notice appears is lost.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -32,6 +34,9 @@ pub struct Notifier {
     generation: AtomicU64,
     shown: Mutex<HashMap<String, Shown>>,
     icon: Option<String>,
+    /// The server's signals, subscribed to before the first notification is shown.
+    #[cfg(all(unix, not(target_os = "macos")))]
+    signals: tokio::sync::OnceCell<Option<Arc<crate::notify_signals::Signals>>>,
 }
 
 impl Notifier {
@@ -45,6 +50,8 @@ impl Notifier {
             generation: AtomicU64::new(0),
             shown: Mutex::new(HashMap::new()),
             icon,
+            #[cfg(all(unix, not(target_os = "macos")))]
+            signals: tokio::sync::OnceCell::new(),
         })
     }
 
@@ -229,6 +236,7 @@ impl Notifier {
         for action in &notice.actions {
             n.action(&action.id, &action.label);
         }
+        let signals = self.signals.get_or_init(crate::notify_signals::Signals::listen).await.clone();
         let handle = match n.show_async().await {
             Ok(h) => Arc::new(h),
             Err(e) => {
@@ -241,18 +249,16 @@ impl Notifier {
             notice.session_id.clone(),
             Shown { call_id: notice.call_id.clone(), generation, handle: Arc::clone(&handle) },
         );
+        // Without a bus of our own (there is one: the notification was just shown over it), the
+        // notification shows but answers nothing.
+        let Some(signals) = signals else { return };
+        let heard = signals.wait(handle.id());
         let me = Arc::clone(self);
         tauri::async_runtime::spawn(async move {
-            let mut chosen: Option<String> = None;
-            handle
-                .wait_for_action_async(|response| {
-                    if let notify_rust::NotificationResponse::Action(a) = response {
-                        chosen = Some(a.clone());
-                    } else if let notify_rust::NotificationResponse::Default = response {
-                        chosen = Some(notify::ACTION_DEFAULT.to_string());
-                    }
-                })
-                .await;
+            let chosen = match heard.await {
+                Ok(crate::notify_signals::Signal::Action(key)) => Some(key),
+                _ => None,
+            };
             let current = lock(&me.shown).get(&notice.session_id).map(|s| s.generation) == Some(generation);
             if current {
                 lock(&me.shown).remove(&notice.session_id);
@@ -273,6 +279,8 @@ impl Notifier {
             }
         };
         if let Some(s) = taken {
+            // Its waiter stays: a server that leaves the notice up still reports a click on it,
+            // which is then refused with the reason (the question was settled here).
             s.handle.close_async().await;
         }
     }

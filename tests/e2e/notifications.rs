@@ -78,6 +78,28 @@ async fn a_live_question_is_answered_from_its_notification() {
 }
 
 #[tokio::test]
+async fn a_click_made_the_instant_a_notification_appears_answers() {
+    if !e2e_enabled("a_click_made_the_instant_a_notification_appears_answers") {
+        return;
+    }
+    let server = NotificationServer::start(true).await;
+    // The server says the option was chosen before it even replies to `Notify`.
+    server.click_at_once("option:1");
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let data_dir = tmp.path().join("hark-data");
+    let app = away_and_ask("notify-instant", &data_dir, &["--script", "blocking"], "publish it").await;
+    server.wait_for("for the deploy question", WAIT, |n| n.summary == "Deploy").await;
+    app.wait_until("the agent's reply", WAIT, || async {
+        app.text_of("section[aria-label='Transcript']").await.contains("You chose")
+    })
+    .await;
+    app.close().await;
+    let records = project_questions(&only_session(&data_dir));
+    let answers = records[0].answers.as_ref().expect("answered by the instant click");
+    assert_eq!(answers.answers[0].selected, ["Publish now"]);
+}
+
+#[tokio::test]
 async fn a_continued_question_notifies_and_its_action_answers_late() {
     if !e2e_enabled("a_continued_question_notifies_and_its_action_answers_late") {
         return;
