@@ -135,11 +135,12 @@ impl Notifier {
             do_not_disturb: settings.do_not_disturb,
             window_focused: self.window_focused(),
             server_has_actions: true,
+            server_has_inline_reply: false,
         };
         if !notify::should_notify(&quiet) {
             return;
         }
-        let server_has_actions = server_has_actions().await;
+        let (server_has_actions, server_has_inline_reply) = server_capabilities().await;
         let title = self
             .hub
             .store()
@@ -147,7 +148,7 @@ impl Notifier {
             .ok()
             .and_then(|all| all.into_iter().find(|s| s.id == session).map(|s| s.title))
             .unwrap_or_default();
-        let ctx = NotifyContext { server_has_actions, ..quiet };
+        let ctx = NotifyContext { server_has_actions, server_has_inline_reply, ..quiet };
         let (notice, answerable) = match intent {
             // A review's notice only opens the window: no questions to map an action back to.
             Intent::PlanReview { plan } => (notify::review_notice(&ctx, session, &title, call_id, plan), Vec::new()),
@@ -173,10 +174,11 @@ impl Notifier {
         crate::events::focus(&self.app, session, Some(call_id));
     }
 
-    /// An action on the notification for `call_id`: an option answers it (first wins, like the panel;
-    /// a question already answered elsewhere is refused harmlessly), anything else focuses.
-    async fn act(&self, session: &str, call_id: &str, questions: &[Question], action: &str) {
-        match notify::interpret(action, questions) {
+    /// What the person did on the notification for `call_id`: an option or typed reply answers it
+    /// (first wins, like the panel; one answered elsewhere first opens the window with the reason),
+    /// anything else focuses.
+    async fn act(&self, session: &str, call_id: &str, choice: ActionChoice) {
+        match choice {
             ActionChoice::Answer(batch) => match self.hub.submit(session, call_id, batch, None) {
                 Ok(_) => crate::events::sessions_changed(&self.app),
                 // Answered elsewhere first, a reply already queued, the session unusable...: the click
@@ -204,21 +206,18 @@ fn write_icon(dir: &std::path::Path) -> Option<String> {
     Some(path.display().to_string())
 }
 
+/// Whether the notification server draws action buttons, and takes typed inline replies.
 #[cfg(all(unix, not(target_os = "macos")))]
-async fn server_has_actions() -> bool {
-    tauri::async_runtime::spawn_blocking(|| {
-        notify_rust::get_capabilities().map(|caps| caps.iter().any(|c| c == "actions"))
-    })
-    .await
-    .ok()
-    .and_then(Result::ok)
-    .unwrap_or(false)
+async fn server_capabilities() -> (bool, bool) {
+    let caps = tauri::async_runtime::spawn_blocking(notify_rust::get_capabilities).await.ok().and_then(Result::ok);
+    let has = |name: &str| caps.as_ref().is_some_and(|caps| caps.iter().any(|c| c == name));
+    (has("actions"), has("actions") && has("inline-reply"))
 }
 
 #[cfg(not(all(unix, not(target_os = "macos"))))]
-async fn server_has_actions() -> bool {
+async fn server_capabilities() -> (bool, bool) {
     // Action buttons are wired for XDG servers only; Windows toasts and macOS banners show text.
-    false
+    (false, false)
 }
 
 #[cfg(all(unix, not(target_os = "macos")))]
@@ -256,15 +255,16 @@ impl Notifier {
         let me = Arc::clone(self);
         tauri::async_runtime::spawn(async move {
             let chosen = match heard.await {
-                Ok(crate::notify_signals::Signal::Action(key)) => Some(key),
+                Ok(crate::notify_signals::Signal::Action(key)) => Some(notify::interpret(&key, &questions)),
+                Ok(crate::notify_signals::Signal::Replied(text)) => Some(notify::interpret_reply(&text, &questions)),
                 _ => None,
             };
             let current = lock(&me.shown).get(&notice.session_id).map(|s| s.generation) == Some(generation);
             if current {
                 lock(&me.shown).remove(&notice.session_id);
             }
-            if let Some(action) = chosen {
-                me.act(&notice.session_id, &notice.call_id, &questions, &action).await;
+            if let Some(choice) = chosen {
+                me.act(&notice.session_id, &notice.call_id, choice).await;
             }
         });
     }

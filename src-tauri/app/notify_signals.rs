@@ -1,4 +1,5 @@
-//! The notification server's signals (`ActionInvoked`, `NotificationClosed`), heard on one D-Bus
+//! The notification server's signals (`ActionInvoked`, `NotificationReplied`, `NotificationClosed`),
+//! heard on one D-Bus
 //! connection of the app's own, subscribed before the first notification is shown, and handed to
 //! whoever waits on that notification's id. Waiting per notification (notify-rust's
 //! `wait_for_action`) subscribes only after `Notify` returned, so a click in that instant was lost;
@@ -17,6 +18,8 @@ use tokio::sync::oneshot;
 pub enum Signal {
     /// The person chose the action with this key (`default`: the notification itself).
     Action(String),
+    /// The person typed this into the notice's inline reply.
+    Replied(String),
     /// It went away without an action.
     Closed,
 }
@@ -56,6 +59,9 @@ impl Signals {
                     }
                     Some("NotificationClosed") => {
                         body.deserialize::<(u32, u32)>().ok().map(|(id, _)| (id, Signal::Closed))
+                    }
+                    Some("NotificationReplied") => {
+                        body.deserialize::<(u32, String)>().ok().map(|(id, text)| (id, Signal::Replied(text)))
                     }
                     _ => None,
                 };

@@ -100,6 +100,38 @@ async fn a_click_made_the_instant_a_notification_appears_answers() {
 }
 
 #[tokio::test]
+async fn text_typed_into_a_notifications_inline_reply_answers_as_other() {
+    if !e2e_enabled("text_typed_into_a_notifications_inline_reply_answers_as_other") {
+        return;
+    }
+    let server = NotificationServer::start_with_inline_reply().await;
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let data_dir = tmp.path().join("hark-data");
+    let app = away_and_ask("notify-reply", &data_dir, &["--script", "blocking"], "publish it").await;
+    let n = server.wait_for("for the deploy question", WAIT, |n| n.summary == "Deploy").await;
+    assert_eq!(
+        pairs(&n),
+        [
+            ("default", "Open"),
+            ("option:0", "Not yet (Recommended)"),
+            ("option:1", "Publish now"),
+            ("inline-reply", "Reply…"),
+            ("answer", "Answer…")
+        ]
+    );
+    server.reply(n.id, "Publish to staging first").await;
+    app.wait_until("the agent's reply", WAIT, || async {
+        app.text_of("section[aria-label='Transcript']").await.contains("Publish to staging first")
+    })
+    .await;
+    app.screenshot("inline-reply-answered").await;
+    app.close().await;
+    let records = project_questions(&only_session(&data_dir));
+    let answer = &records[0].answers.as_ref().expect("answered from the reply").answers[0];
+    assert_eq!((answer.selected.is_empty(), answer.custom.as_deref()), (true, Some("Publish to staging first")));
+}
+
+#[tokio::test]
 async fn a_continued_question_notifies_and_its_action_answers_late() {
     if !e2e_enabled("a_continued_question_notifies_and_its_action_answers_late") {
         return;

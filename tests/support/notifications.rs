@@ -46,6 +46,8 @@ pub enum OnClose {
 struct Server {
     log: Arc<Mutex<Log>>,
     actions: bool,
+    /// Advertises `inline-reply` (KDE Plasma, swaync): text typed into a notice.
+    inline_reply: bool,
     on_close: OnClose,
     /// An action to invoke on the next notification before `Notify` even returns (a click faster
     /// than any person's: the app must already listen).
@@ -58,6 +60,9 @@ impl Server {
         let mut caps = vec!["body".to_string(), "persistence".to_string()];
         if self.actions {
             caps.push("actions".to_string());
+        }
+        if self.inline_reply {
+            caps.push("inline-reply".to_string());
         }
         caps
     }
@@ -110,6 +115,9 @@ impl Server {
     async fn action_invoked(emitter: &SignalEmitter<'_>, id: u32, action_key: &str) -> zbus::Result<()>;
 
     #[zbus(signal)]
+    async fn notification_replied(emitter: &SignalEmitter<'_>, id: u32, text: &str) -> zbus::Result<()>;
+
+    #[zbus(signal)]
     async fn notification_closed(emitter: &SignalEmitter<'_>, id: u32, reason: u32) -> zbus::Result<()>;
 }
 
@@ -128,9 +136,30 @@ impl NotificationServer {
 
     /// [`NotificationServer::start`], with what it does when the app closes a notification.
     pub async fn start_with(actions: bool, on_close: OnClose) -> NotificationServer {
-        let log = Arc::new(Mutex::new(Log::default()));
-        let click_at_once = Arc::new(Mutex::new(None));
-        let server = Server { log: Arc::clone(&log), actions, on_close, click_at_once: Arc::clone(&click_at_once) };
+        Self::serve(Server {
+            log: Arc::default(),
+            actions,
+            inline_reply: false,
+            on_close,
+            click_at_once: Arc::default(),
+        })
+        .await
+    }
+
+    /// A server with actions that also takes typed replies (`inline-reply`), as KDE Plasma's does.
+    pub async fn start_with_inline_reply() -> NotificationServer {
+        Self::serve(Server {
+            log: Arc::default(),
+            actions: true,
+            inline_reply: true,
+            on_close: OnClose::Signal,
+            click_at_once: Arc::default(),
+        })
+        .await
+    }
+
+    async fn serve(server: Server) -> NotificationServer {
+        let (log, click_at_once) = (Arc::clone(&server.log), Arc::clone(&server.click_at_once));
         let conn = zbus::connection::Builder::session()
             .name(NAME)
             .serve_at(PATH, server)
@@ -177,6 +206,12 @@ impl NotificationServer {
     pub async fn invoke(&self, id: u32, action: &str) {
         let iface = self.conn.object_server().interface::<_, Server>(PATH).await.expect("our interface");
         Server::action_invoked(iface.signal_emitter(), id, action).await.expect("emit ActionInvoked");
+    }
+
+    /// The person typed `text` into notification `id`'s inline reply.
+    pub async fn reply(&self, id: u32, text: &str) {
+        let iface = self.conn.object_server().interface::<_, Server>(PATH).await.expect("our interface");
+        Server::notification_replied(iface.signal_emitter(), id, text).await.expect("emit NotificationReplied");
     }
 }
 

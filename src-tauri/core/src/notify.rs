@@ -14,6 +14,9 @@ pub const MAX_OPTION_ACTIONS: usize = 3;
 pub const ACTION_ANSWER: &str = "answer";
 /// What the server reports when the body itself is clicked.
 pub const ACTION_DEFAULT: &str = "default";
+/// The action servers with `inline-reply` draw as a text field; what is typed comes back as
+/// `NotificationReplied`.
+pub const ACTION_INLINE_REPLY: &str = "inline-reply";
 const OPTION_PREFIX: &str = "option:";
 
 /// What the person chose about notifications, and what the desktop knows right now.
@@ -25,6 +28,8 @@ pub struct NotifyContext {
     pub window_focused: bool,
     /// The notification server advertises the `actions` capability.
     pub server_has_actions: bool,
+    /// It also advertises `inline-reply` (KDE Plasma, swaync): text can be typed into the notice.
+    pub server_has_inline_reply: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -123,6 +128,10 @@ fn notice_from(
         // The default action is what clicking the body reports; servers do not draw it as a button.
         actions.push(NotifyAction { id: ACTION_DEFAULT.into(), label: "Open".into() });
         actions.extend(option_actions(questions).unwrap_or_default());
+        // Typed text answers one question as its "Other"; a batch is answered in the window.
+        if ctx.server_has_inline_reply && questions.len() == 1 {
+            actions.push(NotifyAction { id: ACTION_INLINE_REPLY.into(), label: "Reply…".into() });
+        }
         actions.push(NotifyAction { id: ACTION_ANSWER.into(), label: "Answer…".into() });
     }
     Some(Notice {
@@ -241,6 +250,20 @@ pub fn interpret(action: &str, questions: &[Question]) -> ActionChoice {
     }
 }
 
+/// What text typed into a notice's inline reply does: it answers its one question in the person's
+/// own words (as "Other"); empty text, or a notice of several questions, opens the window instead.
+pub fn interpret_reply(text: &str, questions: &[Question]) -> ActionChoice {
+    let text = text.trim();
+    match questions {
+        [q] if !text.is_empty() && text.chars().count() <= crate::question::limits::MAX_CUSTOM_CHARS => {
+            ActionChoice::Answer(AnswerBatch {
+                answers: vec![Answer { id: q.id.clone(), selected: Vec::new(), custom: Some(text.to_string()) }],
+            })
+        }
+        _ => ActionChoice::Focus,
+    }
+}
+
 /// What the window says when an answer given from a notification was refused (`code`, `message`: the
 /// refusal). A click on a notification still on screen is the person answering; it must never vanish.
 pub fn refusal_text(code: &str, message: &str) -> String {
@@ -324,7 +347,13 @@ mod tests {
     use crate::question::QuestionOption;
 
     fn ctx() -> NotifyContext {
-        NotifyContext { enabled: true, do_not_disturb: false, window_focused: false, server_has_actions: true }
+        NotifyContext {
+            enabled: true,
+            do_not_disturb: false,
+            window_focused: false,
+            server_has_actions: true,
+            server_has_inline_reply: false,
+        }
     }
 
     fn single(options: &[&str]) -> Question {
@@ -505,5 +534,28 @@ mod tests {
         assert_eq!(labels, ["Notes — 2 questions waiting", "Deploy — 1 question waiting"]);
         assert_eq!(tray_title(&t), "Hark — 3 questions waiting");
         assert_eq!(tray_title(&tray_summary(&[])), "Hark");
+    }
+
+    #[test]
+    fn an_inline_reply_is_offered_for_one_question_and_answers_it_as_other() {
+        let q = [single(&["a", "b"])];
+        let with_reply = NotifyContext { server_has_inline_reply: true, ..ctx() };
+        let ids: Vec<String> = asked(&with_reply, &q).unwrap().actions.into_iter().map(|a| a.id).collect();
+        assert_eq!(ids, [ACTION_DEFAULT, "option:0", "option:1", ACTION_INLINE_REPLY, ACTION_ANSWER]);
+        let without: Vec<String> = asked(&ctx(), &q).unwrap().actions.into_iter().map(|a| a.id).collect();
+        assert!(!without.iter().any(|id| id == ACTION_INLINE_REPLY), "only where the server can take text");
+        let two = [single(&["a", "b"]), single(&["c", "d"])];
+        let batch: Vec<String> = asked(&with_reply, &two).unwrap().actions.into_iter().map(|a| a.id).collect();
+        assert!(!batch.iter().any(|id| id == ACTION_INLINE_REPLY), "a batch is answered in the window");
+
+        match interpret_reply("  staging first ", &q) {
+            ActionChoice::Answer(b) => {
+                assert_eq!(b.answers[0].custom.as_deref(), Some("staging first"));
+                assert!(b.answers[0].selected.is_empty());
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(interpret_reply("   ", &q), ActionChoice::Focus);
+        assert_eq!(interpret_reply("x", &two), ActionChoice::Focus);
     }
 }
