@@ -12,8 +12,8 @@ use tokio::io::AsyncWriteExt;
 use tokio::process::Command;
 
 use crate::mcp_client::{dirs, sidebar, waiting_question, Agent};
-use crate::notifications::pairs;
-use crate::support::notifications::{unfocus_all_windows, NotificationServer};
+use crate::notifications::{move_focus_away, pairs};
+use crate::support::notifications::NotificationServer;
 use crate::support::{e2e_enabled, hark_cli, row_state, App, Launch, PANEL, QUESTION_ROW};
 
 const PANEL_CSS: &str = "section[aria-label='Question']";
@@ -226,12 +226,7 @@ async fn codexs_question_answered_from_a_notification_reaches_codex_as_its_answe
     let (data_dir, project) = dirs(tmp.path());
     let app = App::launch("hook-codex-notify", Launch::new(&data_dir)).await;
     app.find("textarea[aria-label='Message']").await;
-    unfocus_all_windows();
-    app.wait_until("the window to lose focus", WAIT, || async {
-        let focused = app.client.execute("return document.hasFocus()", vec![]).await;
-        !focused.ok().and_then(|v| v.as_bool()).unwrap_or(true)
-    })
-    .await;
+    move_focus_away(&app).await;
 
     let hook = Hook::start(&data_dir, &project, "codex", &[], codex_event(&project));
     let n = notifications.wait_for("Codex's question", WAIT, |n| n.summary.contains("Codex")).await;

@@ -11,8 +11,8 @@ use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 
-use crate::notifications::pairs;
-use crate::support::notifications::{unfocus_all_windows, NotificationServer};
+use crate::notifications::{move_focus_away, pairs};
+use crate::support::notifications::NotificationServer;
 use crate::support::process::signal_group;
 use crate::support::{e2e_enabled, hark_cli, row_state, App, Launch, PANEL, QUESTION_ROW};
 
@@ -262,12 +262,7 @@ async fn an_outside_agents_question_is_answered_from_its_notification() {
     let (data_dir, project) = dirs(tmp.path());
     let app = App::launch("mcp-client-notify", Launch::new(&data_dir)).await;
     app.find("textarea[aria-label='Message']").await;
-    unfocus_all_windows();
-    app.wait_until("the window to lose focus", WAIT, || async {
-        let focused = app.client.execute("return document.hasFocus()", vec![]).await;
-        !focused.ok().and_then(|v| v.as_bool()).unwrap_or(true)
-    })
-    .await;
+    move_focus_away(&app).await;
 
     let mut agent = Agent::start(&data_dir, &project, &["--blocking"]).await;
     agent.send("ask").await;

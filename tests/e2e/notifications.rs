@@ -21,13 +21,18 @@ async fn has_focus(app: &App) -> bool {
     app.client.execute("return document.hasFocus()", vec![]).await.ok().and_then(|v| v.as_bool()).unwrap_or(false)
 }
 
+/// The person switches to another app: the window loses focus, so questions notify.
+pub(crate) async fn move_focus_away(app: &App) {
+    unfocus_all_windows();
+    app.wait_until("the window to lose focus", WAIT, || async { !has_focus(app).await }).await;
+}
+
 /// Launches on `script`, moves focus away, then starts a chat from the composer (typing through
 /// WebDriver does not give the window focus back).
 pub(crate) async fn away_and_ask(name: &str, data_dir: &Path, args: &[&str], prompt: &str) -> App {
     let app = App::launch(name, Launch::with_args(data_dir, args)).await;
     let input = app.find(MESSAGE_BOX).await;
-    unfocus_all_windows();
-    app.wait_until("the window to lose focus", WAIT, || async { !has_focus(&app).await }).await;
+    move_focus_away(&app).await;
     input.send_keys(prompt).await.expect("type");
     input.send_keys(ENTER).await.expect("send");
     app
