@@ -134,15 +134,16 @@ impl HarkServer {
 
     /// `tasks/get`: how the call ended here, else where it stands in Hark's log.
     pub(super) async fn task_state(&self, id: &str) -> Result<DetailedTask, McpError> {
-        let (created_at, ended) = match lock(&self.tasks.slots).get(id) {
+        let (created_at, ended, ours) = match lock(&self.tasks.slots).get(id) {
             Some(slot) => (
                 slot.created_at.clone(),
                 slot.ended.as_ref().map(|e| match e {
                     Ended::Result(r) => Some(r.clone()),
                     Ended::Cancelled => None,
                 }),
+                true,
             ),
-            None => (now(), None),
+            None => (now(), None, false),
         };
         match ended {
             Some(Some(outcome)) => return completed(id, &created_at, &outcome),
@@ -167,6 +168,10 @@ impl HarkServer {
                     format!("question {id} ended without an answer: the person closed it, or it was withdrawn"),
                 );
                 completed(id, &created_at, &failed(error))
+            }
+            // A task of this process whose ask has not reached Hark's log yet: it is being asked.
+            Ok(Reply::Refused { error }) if error.code == "INVALID_ARGUMENT" && ours => {
+                Ok(DetailedTask::new(task(id, TaskStatus::Working, &created_at), TaskPayload::Working))
             }
             Ok(Reply::Refused { error }) if error.code == "INVALID_ARGUMENT" => Err(unknown(id)),
             Ok(other) => Err(McpError::internal_error(format!("the Hark app answered {other:?}"), None)),
