@@ -61,11 +61,11 @@ describe('AgentSetup', () => {
     expect(within(row('claude-code')).getByTestId('agent-state').textContent).toBe('Partly set up');
     expect(within(row('codex')).getByTestId('agent-state').textContent).toBe('Set up');
     expect(texts(within(row('claude-code')).getAllByTestId('agent-file'))).toEqual([
-      `${SETTINGS} PreToolUse hook on AskUserQuestion set up`,
-      `${STATE} MCP server hark not set up`,
+      `${SETTINGS} PreToolUse hook on AskUserQuestion · set up`,
+      `${STATE} MCP server hark · not set up`,
     ]);
     expect(texts(within(row('codex')).getAllByTestId('agent-file'))).toEqual([
-      `${CONFIG} MCP server hark, PreToolUse hook on request_user_input set up`,
+      `${CONFIG} MCP server hark, PreToolUse hook on request_user_input · set up`,
     ]);
     for (const agent of ['claude-code', 'codex'] as const) {
       for (const name of ['Set up', 'Remove']) {
@@ -74,6 +74,9 @@ describe('AgentSetup', () => {
         expect(button.disabled).toBe(false);
       }
     }
+    // Set up stands out where it would change something.
+    expect(within(row('claude-code')).getByRole('button', { name: 'Set up' }).classList.contains('primary')).toBe(true);
+    expect(within(row('codex')).getByRole('button', { name: 'Set up' }).classList.contains('primary')).toBe(false);
     expect(screen.queryByTestId('agent-outcome')).toBeNull();
     expect(run).not.toHaveBeenCalled();
   });
@@ -105,7 +108,7 @@ describe('AgentSetup', () => {
       `${CONFIG}: added (MCP server hark, PreToolUse hook on request_user_input)`,
     ]);
     expect(within(row('codex')).getByTestId('agent-hint').textContent).toBe(hint);
-    expect(within(row('codex')).getByRole('status').textContent).toContain('added');
+    expect(within(row('codex')).getByRole('status').textContent).toContain('After Set up:');
     expect(within(row('claude-code')).queryByTestId('agent-outcome')).toBeNull();
     expect((within(row('codex')).getByRole('button', { name: 'Set up' }) as HTMLButtonElement).disabled).toBe(false);
   });
@@ -132,6 +135,7 @@ describe('AgentSetup', () => {
       `${STATE}: nothing to remove (MCP server hark)`,
     ]);
     expect(within(row('claude-code')).queryByTestId('agent-hint')).toBeNull();
+    expect(within(row('claude-code')).getByRole('status').textContent).toContain('After Remove:');
   });
 
   it('a refused setup shows its message and code in the agent’s row, and the last outcome goes', async () => {
