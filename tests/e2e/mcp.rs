@@ -213,7 +213,7 @@ const ENTER: &str = "\u{E007}";
 
 /// The element at `xpath`, scrolled to the middle of the dialog first: the MCP section sits below
 /// the model settings, and the dialog's sticky Save bar would cover it at the bottom edge.
-async fn in_view(app: &App, xpath: &str) -> fantoccini::elements::Element {
+pub(crate) async fn in_view(app: &App, xpath: &str) -> fantoccini::elements::Element {
     let el = app.find_x(xpath).await;
     let arg = serde_json::to_value(&el).expect("element reference");
     app.client.execute("arguments[0].scrollIntoView({block: 'center'})", vec![arg]).await.expect("scroll");
