@@ -2,7 +2,7 @@
 // the app's own commands go through the ACL (listing them here makes them deny-by-default until a
 // capability grants them), so IPC is limited to what src-tauri/app/capabilities allows.
 /// Every command the shell registers (src-tauri/app/lib.rs); the capability grants them to `main`.
-const COMMANDS: [&str; 22] = [
+const COMMANDS: [&str; 24] = [
     "app_info",
     "list_sessions",
     "session_transcript",
@@ -23,6 +23,8 @@ const COMMANDS: [&str; 22] = [
     "decline_question",
     "mcp_servers",
     "save_mcp_servers",
+    "agent_setups",
+    "setup_agent",
     "expire_question",
     "open_link",
 ];

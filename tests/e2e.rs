@@ -2,6 +2,8 @@
 
 mod support;
 
+#[path = "e2e/agents.rs"]
+mod agents;
 #[path = "e2e/flows.rs"]
 mod flows;
 #[path = "e2e/hooks.rs"]

@@ -31,6 +31,9 @@ fn roots(out: &mut Collect<'_>) {
     out.visit::<crate::hub::SubmitResult>();
     out.visit::<crate::settings::Settings>();
     out.visit::<crate::mcp_settings::McpView>();
+    out.visit::<crate::agent_settings::AgentsView>();
+    out.visit::<crate::agent_settings::AgentSetupDone>();
+    out.visit::<hark_core::agent_setup::Action>();
 }
 
 /// Declarations by name, so each type is written once and the file's order does not depend on the

@@ -213,6 +213,23 @@ pub async fn save_mcp_servers(
     .await
 }
 
+/// The agents Hark can be set up with (Claude Code, Codex): their files, and whether each already
+/// holds Hark's entries. Reads the files, writes nothing.
+#[tauri::command]
+pub async fn agent_setups() -> CommandResult<crate::agent_settings::AgentsView> {
+    off_ipc_thread(|| Ok(crate::agent_settings::view())).await
+}
+
+/// `hark setup <agent> [--undo]`: adds Hark's hook and MCP server to the agent's own settings, or
+/// takes them out. Returns what happened to each file, and the section as it is now.
+#[tauri::command]
+pub async fn setup_agent(
+    agent: hark_core::agent_setup::Agent,
+    action: hark_core::agent_setup::Action,
+) -> CommandResult<crate::agent_settings::AgentSetupDone> {
+    off_ipc_thread(move || Ok(crate::agent_settings::run(agent, action)?)).await
+}
+
 /// The native folder picker for a new session's workspace; `None` when the person cancelled.
 #[tauri::command]
 pub async fn choose_workspace(app: AppHandle) -> CommandResult<Option<String>> {

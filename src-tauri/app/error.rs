@@ -28,6 +28,8 @@ pub enum CommandError {
     Secret(#[from] crate::secrets::SecretError),
     #[error(transparent)]
     Mcp(#[from] hark_core::mcp::McpError),
+    #[error(transparent)]
+    AgentSetup(#[from] hark_core::agent_setup::SetupError),
     #[error("{0}")]
     NotFound(String),
     #[error("{0}")]
@@ -52,6 +54,7 @@ impl CommandError {
             CommandError::Settings(e) => Some(e),
             CommandError::Secret(e) => Some(e),
             CommandError::Mcp(e) => Some(e),
+            CommandError::AgentSetup(e) => Some(e),
             _ => None,
         }
     }

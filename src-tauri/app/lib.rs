@@ -1,6 +1,7 @@
 //! The Tauri shell: commands, event channels, launch options, single instance. Thin on purpose:
 //! every policy lives in hark-core; this crate adapts it to IPC and the desktop.
 
+mod agent_settings;
 #[cfg(test)]
 mod bindings;
 mod commands;
@@ -116,6 +117,8 @@ pub fn run() {
             commands::decline_question,
             commands::mcp_servers,
             commands::save_mcp_servers,
+            commands::agent_setups,
+            commands::setup_agent,
             commands::expire_question,
             commands::open_link,
         ])

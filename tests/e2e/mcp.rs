@@ -213,10 +213,19 @@ const ENTER: &str = "\u{E007}";
 
 /// The element at `xpath`, scrolled to the middle of the dialog first: the MCP section sits below
 /// the model settings, and the dialog's sticky Save bar would cover it at the bottom edge.
-async fn in_view(app: &App, xpath: &str) -> fantoccini::elements::Element {
+///
+/// It gets the focus before it is scrolled to: when the focus first leaves the Provider field the
+/// dialog opened on, WebKitGTK lays the settings form out again and it comes out 81 px shorter
+/// (measured; a stale first layout). Left to the click's own press, that moves everything below the
+/// form up between the press and the release, and the release lands on what took the element's
+/// place (the Agents section's heading under "Add server"), so nothing is clicked.
+pub(crate) async fn in_view(app: &App, xpath: &str) -> fantoccini::elements::Element {
     let el = app.find_x(xpath).await;
     let arg = serde_json::to_value(&el).expect("element reference");
-    app.client.execute("arguments[0].scrollIntoView({block: 'center'})", vec![arg]).await.expect("scroll");
+    app.client
+        .execute("arguments[0].focus({preventScroll: true}); arguments[0].scrollIntoView({block: 'center'})", vec![arg])
+        .await
+        .expect("scroll");
     el
 }
 

@@ -112,6 +112,31 @@ describe('App', () => {
     expect(h.calls.some(([cmd]) => cmd === 'save_settings')).toBe(false);
   });
 
+  it('Settings shows the agents from agent_setups, and Set up sends the agent and action to setup_agent', async () => {
+    const agents = (setup: string) => ({
+      program: '/opt/hark/hark',
+      program_error: null,
+      agents: [
+        { agent: 'claude-code', label: 'Claude Code', set_up: setup === 'already_set_up', error: null,
+          files: [{ path: '/home/me/.claude/settings.json', entries: 'PreToolUse hook on AskUserQuestion', setup }] },
+      ],
+    });
+    h.handlers.agent_setups = () => agents('added');
+    h.handlers.setup_agent = (a) => ({
+      agent: a.agent, action: a.action, hint: null, view: agents('already_set_up'),
+      files: [{ path: '/home/me/.claude/settings.json', entries: 'PreToolUse hook on AskUserQuestion', outcome: 'added' }],
+    });
+    render(App);
+    await screen.findByTestId('demo-banner');
+    await fireEvent.click(screen.getByRole('button', { name: 'Connect a model' }));
+    const row = await screen.findByTestId('agent');
+    expect(row.textContent).toContain('Not set up');
+    await fireEvent.click(screen.getByRole('button', { name: 'Set up' }));
+    await screen.findByText('/home/me/.claude/settings.json: added (PreToolUse hook on AskUserQuestion)');
+    expect(h.calls.filter(([cmd]) => cmd === 'setup_agent')).toEqual([['setup_agent', { agent: 'claude-code', action: 'setup' }]]);
+    expect(h.calls.some(([cmd]) => cmd === 'save_settings')).toBe(false);
+  });
+
   it('a new chat picks a workspace and its first Send starts and opens the session', async () => {
     render(App);
     await screen.findByTestId('demo-banner');

@@ -27,7 +27,7 @@ pub fn run(args: &[String]) -> ExitCode {
         println!("{}: {} ({})", file.path.display(), file.outcome, file.kind.entries());
     }
     if action == Action::Setup {
-        if let Some(hint) = next_step(agent, files.iter().any(|f| f.outcome.changes())) {
+        if let Some(hint) = agent.next_step(files.iter().any(|f| f.outcome.changes())) {
             println!("{hint}");
         }
     }
@@ -51,19 +51,4 @@ fn parse(args: &[String]) -> Result<(Agent, Action), String> {
     }
     let agent = agent.ok_or("setup needs an agent: hark setup claude-code, or hark setup codex")?;
     Ok((agent, action))
-}
-
-/// What the person does next for the agent to use the entries. Codex's trust is asked for in Codex,
-/// so its hint stays also when the file was already set up (the hook may not be trusted yet).
-fn next_step(agent: Agent, changed: bool) -> Option<&'static str> {
-    match (agent, changed) {
-        (Agent::ClaudeCode, true) => {
-            Some("Claude Code reads hooks and MCP servers when a session starts: start a new session to use Hark.")
-        }
-        (Agent::ClaudeCode, false) => None,
-        (Agent::Codex, _) => Some(
-            "Codex runs a new or changed hook only after you review and trust it: type /hooks in Codex and trust \
-             Hark's hook.",
-        ),
-    }
 }

@@ -6,6 +6,8 @@ import { toHarkError, type HarkError } from './errors';
 import type { AnswerBatch } from './question/types';
 import type {
   AgentEvent,
+  AgentSetupDone,
+  AgentsView,
   AppInfo,
   Focus,
   McpEntry,
@@ -15,6 +17,8 @@ import type {
   SessionView,
   Settings,
   SettingsView,
+  SetupAction,
+  SetupAgent,
   Started,
   SubmitResult,
   AttachResult,
@@ -131,6 +135,13 @@ export const mcpServers = (): Promise<Result<McpView>> => call<McpView>('mcp_ser
 /** Replaces mcp.json's servers (secret header values go to the OS keyring; "" keeps the stored one). */
 export const saveMcpServers = (servers: McpEntry[]): Promise<Result<McpView>> =>
   call<McpView>('save_mcp_servers', { servers });
+
+/** Claude Code's and Codex's files Hark edits, and whether each is set up; reads them, writes nothing. */
+export const agentSetups = (): Promise<Result<AgentsView>> => call<AgentsView>('agent_setups', {});
+
+/** `hark setup <agent> [--undo]`: each file's outcome, the next step, and the section as it is now. */
+export const setupAgent = (agent: SetupAgent, action: SetupAction): Promise<Result<AgentSetupDone>> =>
+  call<AgentSetupDone>('setup_agent', { agent, action });
 
 export const declineQuestion = (sessionId: string, callId: string): Promise<Result<void>> =>
   call<void>('decline_question', { sessionId, callId });

@@ -5,6 +5,61 @@ export type ActiveModel = { provider: ModelKind, label: string, is_demo: boolean
 
 export type AgentEvent = { "type": "turn_started", session_id: string, turn_id: string, } | { "type": "text_delta", session_id: string, text: string, } | { "type": "reasoning_delta", session_id: string, text: string, } | { "type": "event_appended", event: StoredEvent, } | { "type": "transcript", session_id: string, seq: number, deltas: Array<TranscriptDelta>, } | { "type": "question", event: QuestionEvent, } | { "type": "turn_ended", session_id: string, turn_id: string, reason: TurnEndReason, } | { "type": "error", session_id: string, error: BoundaryError, };
 
+export type AgentFile = { path: string, 
+/**
+ * Hark's entries in this file, for a person.
+ */
+entries: string, 
+/**
+ * What Set up would do to it: `already_set_up`, `added` (Hark's entries are not there) or
+ * `updated` (they are, but differ: another `hark`, an older entry); null when it could not be told.
+ */
+setup: SetupOutcome | null, };
+
+/**
+ * One file after Set up or Remove, as `hark setup` prints it.
+ */
+export type AgentFileOutcome = { path: string, entries: string, outcome: SetupOutcome, };
+
+export type AgentSetupDone = { agent: SetupAgent, action: SetupAction, files: Array<AgentFileOutcome>, 
+/**
+ * What the person does next for the agent to use the entries (Codex: trust the hook in `/hooks`).
+ */
+hint: string | null, 
+/**
+ * The section as it is now.
+ */
+view: AgentsView, };
+
+export type AgentView = { agent: SetupAgent, 
+/**
+ * The agent's name for a person ("Claude Code").
+ */
+label: string, 
+/**
+ * The agent's files Hark edits, where the agent reads them; empty when they cannot be located.
+ */
+files: Array<AgentFile>, 
+/**
+ * Every file holds Hark's entries as Set up would write them; null when that could not be told
+ * (no `hark` command, or `error`).
+ */
+set_up: boolean | null, 
+/**
+ * Why the files could not be located or read (a file that is not valid JSON or TOML, no home).
+ */
+error: BoundaryError | null, };
+
+export type AgentsView = { 
+/**
+ * The `hark` command the entries run, by its absolute path; null when there is none.
+ */
+program: string | null, 
+/**
+ * Why there is no `hark` command to register (`SETUP_NO_HARK`): Set up and Remove would fail.
+ */
+program_error: BoundaryError | null, agents: Array<AgentView>, };
+
 /**
  * The user's answer to one question. `selected` holds option labels; `custom` is free text and, when
  * present, `selected` is empty. `{id, selected: []}` without `custom` is an explicit skip.
@@ -330,6 +385,21 @@ key_source: KeySource, keyring: KeyringStatus, warning: BoundaryError | null, ov
  * What the form offers: providers with their defaults, demo scripts, the timeout's bounds.
  */
 catalogue: Catalogue, };
+
+/**
+ * Add Hark's entries, or take them away.
+ */
+export type SetupAction = "setup" | "undo";
+
+/**
+ * The agents Hark can register with. Across IPC by their command-line names (`claude-code`).
+ */
+export type SetupAgent = "claude-code" | "codex";
+
+/**
+ * What happened to one file.
+ */
+export type SetupOutcome = "added" | "updated" | "already_set_up" | "removed" | "nothing_to_remove";
 
 /**
  * A new session's id.

@@ -23,9 +23,11 @@ mod json;
 #[cfg(test)]
 mod tests;
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::fs::Permissions;
 use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
 
 use crate::error::CodedError;
 
@@ -49,8 +51,10 @@ pub const BACKUP_SUFFIX: &str = ".hark-backup";
 /// The name Hark's MCP server is registered under, in both agents.
 pub const MCP_SERVER_NAME: &str = "hark";
 
-/// The agents Hark can register with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The agents Hark can register with. Across IPC by their command-line names (`claude-code`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "kebab-case")]
+#[ts(rename = "SetupAgent")]
 pub enum Agent {
     ClaudeCode,
     Codex,
@@ -66,7 +70,34 @@ impl Agent {
     }
 
     pub fn from_name(name: &str) -> Option<Agent> {
-        [Agent::ClaudeCode, Agent::Codex].into_iter().find(|a| a.name() == name)
+        Agent::ALL.into_iter().find(|a| a.name() == name)
+    }
+
+    /// Every agent, in the order Settings lists them.
+    pub const ALL: [Agent; 2] = [Agent::ClaudeCode, Agent::Codex];
+
+    /// The agent's own name, for a person.
+    pub fn label(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => "Claude Code",
+            Agent::Codex => "Codex",
+        }
+    }
+
+    /// What the person does next for the agent to use the entries, after a setup that `changed` a
+    /// file or not. Codex's trust is asked for in Codex, so its hint stays also when the file was
+    /// already set up (the hook may not be trusted yet). The CLI prints it; the window shows it.
+    pub fn next_step(self, changed: bool) -> Option<&'static str> {
+        match (self, changed) {
+            (Agent::ClaudeCode, true) => {
+                Some("Claude Code reads hooks and MCP servers when a session starts: start a new session to use Hark.")
+            }
+            (Agent::ClaudeCode, false) => None,
+            (Agent::Codex, _) => Some(
+                "Codex runs a new or changed hook only after you review and trust it: type /hooks in Codex and \
+                 trust Hark's hook.",
+            ),
+        }
     }
 
     /// The agent's own question tool, which the hook matches.
@@ -79,14 +110,18 @@ impl Agent {
 }
 
 /// Add Hark's entries, or take them away.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(rename = "SetupAction")]
 pub enum Action {
     Setup,
     Undo,
 }
 
 /// What happened to one file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+#[ts(rename = "SetupOutcome")]
 pub enum Outcome {
     /// Hark's entries were not there and now are.
     Added,
@@ -189,6 +224,20 @@ pub enum SetupError {
     NoHome { variable: &'static str },
     #[error("this program's path ({path}) is not UTF-8 text, which the agent's settings cannot hold")]
     ProgramPath { path: PathBuf },
+    /// The desktop app registers the `hark` command, and found none to register.
+    #[error("{}", no_program(beside.as_deref()))]
+    NoProgram { beside: Option<PathBuf> },
+}
+
+fn no_program(beside: Option<&Path>) -> String {
+    let beside = match beside {
+        Some(dir) => format!("beside Hark (in {})", dir.display()),
+        None => "beside Hark".to_string(),
+    };
+    format!(
+        "the hark command is not installed {beside} nor on the PATH, and the agent's entries would run it: \
+         install it with Hark, then try again. Nothing was changed."
+    )
 }
 
 impl CodedError for SetupError {
@@ -204,6 +253,7 @@ impl CodedError for SetupError {
             SetupError::Read { .. } | SetupError::Write { .. } => "SETUP_IO",
             SetupError::NoHome { .. } => "SETUP_NO_HOME",
             SetupError::ProgramPath { .. } => "SETUP_PROGRAM_PATH",
+            SetupError::NoProgram { .. } => "SETUP_NO_HARK",
         }
     }
 }
@@ -364,6 +414,54 @@ pub fn apply(plan: &[Planned]) -> Result<(), SetupError> {
         }
     }
     Ok(())
+}
+
+/// Whether a setup's plan ([`plan`] with [`Action::Setup`], which writes nothing) would leave every
+/// file as it is: Hark is set up already, with this program. Per file, one that would be `Added`
+/// lacks Hark's entries, one that would be `Updated` holds different ones (another `hark`).
+pub fn is_set_up(plan: &[Planned]) -> bool {
+    !plan.iter().any(|file| file.outcome.changes())
+}
+
+/// The `hark` program's file name here (`hark.exe` on Windows).
+fn program_file() -> String {
+    format!("hark{}", std::env::consts::EXE_SUFFIX)
+}
+
+/// The `hark` command the desktop app registers: the one installed beside `desktop` (the running
+/// `hark-desktop`: an install ships both together, and that one matches the app's version), else the
+/// first on `path` (a `PATH` value). The agents run it by this absolute path, so a relative `PATH`
+/// entry, which would mean something else in the agent's folder, is passed over; so is a file that
+/// is not executable, which a shell would pass over too.
+pub fn find_program(desktop: Option<&Path>, path: Option<&OsStr>) -> Result<PathBuf, SetupError> {
+    let name = program_file();
+    let beside = desktop.and_then(Path::parent).filter(|dir| dir.is_absolute());
+    if let Some(found) = beside.map(|dir| dir.join(&name)).filter(|p| is_program(p)) {
+        return Ok(found);
+    }
+    path.into_iter()
+        .flat_map(std::env::split_paths)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(&name))
+        .find(|p| is_program(p))
+        .ok_or_else(|| SetupError::NoProgram { beside: beside.map(Path::to_path_buf) })
+}
+
+/// [`find_program`] for this process: beside the running program, else on its `PATH`.
+pub fn program_beside_this_one() -> Result<PathBuf, SetupError> {
+    let this = std::env::current_exe().ok();
+    find_program(this.as_deref(), std::env::var_os("PATH").as_deref())
+}
+
+fn is_program(path: &Path) -> bool {
+    let Ok(meta) = std::fs::metadata(path) else {
+        return false;
+    };
+    #[cfg(unix)]
+    let runnable = std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o111 != 0;
+    #[cfg(not(unix))]
+    let runnable = true;
+    meta.is_file() && runnable
 }
 
 /// [`locate`], [`plan`] then [`apply`]: sets Hark up with `agent` (or undoes it) and says what each

@@ -582,3 +582,97 @@ fn errors_cross_as_setup_errors() {
             "/x/settings.json: it is not valid JSON: eof. Nothing was changed; fix the file (or move it away) and run this again."})
     );
 }
+
+// What the desktop app registers, and how it tells whether that is done.
+
+/// An executable file at `path` (a stand-in for a `hark` binary).
+fn program_at(path: &Path) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, "#!/bin/sh\n").unwrap();
+    #[cfg(unix)]
+    std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn the_desktop_registers_the_hark_beside_it_else_the_one_on_the_path() {
+    let tmp = tempfile::tempdir().unwrap();
+    let name = format!("hark{}", std::env::consts::EXE_SUFFIX);
+    let app = tmp.path().join("app");
+    let desktop = app.join(format!("hark-desktop{}", std::env::consts::EXE_SUFFIX));
+    program_at(&desktop);
+    let (first, second) = (tmp.path().join("first"), tmp.path().join("second"));
+    program_at(&second.join(&name));
+    let path = std::env::join_paths([Path::new("relative"), &first, &second]).unwrap();
+
+    // None beside the app: the first on the PATH that is there, skipping a missing folder.
+    assert_eq!(find_program(Some(&desktop), Some(&path)).unwrap(), second.join(&name));
+
+    // One beside the app wins over the PATH's.
+    program_at(&app.join(&name));
+    assert_eq!(find_program(Some(&desktop), Some(&path)).unwrap(), app.join(&name));
+
+    // A relative PATH entry is never taken: the agent would run it from its own folder.
+    let relative = tempfile::Builder::new().prefix(".hark-test-").tempdir_in(std::env::current_dir().unwrap()).unwrap();
+    program_at(&relative.path().join(&name));
+    let relative_name = relative.path().file_name().unwrap();
+    assert!(find_program(None, Some(relative_name)).is_err());
+
+    // A file that cannot run is passed over, as a shell would.
+    #[cfg(unix)]
+    {
+        program_at(&first.join(&name));
+        std::fs::set_permissions(first.join(&name), std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
+        assert_eq!(find_program(None, Some(&path)).unwrap(), second.join(&name));
+    }
+
+    // None anywhere: a coded error that says where it looked, and that nothing changed.
+    let err = find_program(Some(&tmp.path().join("elsewhere/hark-desktop")), Some(OsStr::new(""))).unwrap_err();
+    assert_eq!(err.code(), "SETUP_NO_HARK");
+    let message = err.to_string();
+    assert!(message.contains("not installed beside Hark"), "{message}");
+    assert!(message.contains(&tmp.path().join("elsewhere").display().to_string()), "{message}");
+    assert!(message.contains("Nothing was changed"), "{message}");
+}
+
+#[test]
+fn a_setup_plan_tells_whether_each_file_is_set_up_and_writes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let files = claude_files(tmp.path());
+    let program = Path::new(HARK);
+    let check = |program: &Path| plan(Action::Setup, program, &files).unwrap();
+    let outcomes = |plan: &[Planned]| plan.iter().map(|p| p.outcome).collect::<Vec<_>>();
+
+    let fresh = check(program);
+    assert_eq!(outcomes(&fresh), [Outcome::Added, Outcome::Added]);
+    assert!(!is_set_up(&fresh));
+    assert!(!files[0].1.exists() && !files[1].1.exists(), "checking writes nothing");
+
+    // Half set up: the hook is there, the server is not.
+    apply(&plan(Action::Setup, program, &files[..1]).unwrap()).unwrap();
+    let half = check(program);
+    assert_eq!(outcomes(&half), [Outcome::AlreadySetUp, Outcome::Added]);
+    assert!(!is_set_up(&half));
+
+    apply(&check(program)).unwrap();
+    let done = check(program);
+    assert_eq!(outcomes(&done), [Outcome::AlreadySetUp, Outcome::AlreadySetUp]);
+    assert!(is_set_up(&done));
+
+    // Another hark (the app moved): there, but not as a setup from here would write it.
+    let moved = check(Path::new("/elsewhere/hark"));
+    assert_eq!(outcomes(&moved), [Outcome::Updated, Outcome::Updated]);
+    assert!(!is_set_up(&moved));
+}
+
+#[test]
+fn the_window_names_agents_actions_and_outcomes_as_the_command_line_does() {
+    for agent in Agent::ALL {
+        assert_eq!(serde_json::to_value(agent).unwrap(), json!(agent.name()));
+        assert_eq!(serde_json::from_value::<Agent>(json!(agent.name())).unwrap(), agent);
+    }
+    assert_eq!(serde_json::from_value::<Action>(json!("undo")).unwrap(), Action::Undo);
+    assert_eq!(serde_json::to_value(Outcome::AlreadySetUp).unwrap(), json!("already_set_up"));
+    assert_eq!(serde_json::to_value(Outcome::NothingToRemove).unwrap(), json!("nothing_to_remove"));
+    assert!(Agent::Codex.next_step(false).is_some_and(|hint| hint.contains("/hooks")));
+    assert_eq!(Agent::ClaudeCode.next_step(false), None);
+}

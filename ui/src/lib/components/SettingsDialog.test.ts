@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import SettingsDialog from './SettingsDialog.svelte';
 import { catalogue } from '../chat/fakes';
-import type { McpEntry, McpView, Provider, Settings, SettingsView } from '../types';
+import type { AgentSetupDone, AgentsView, McpEntry, McpView, Provider, Settings, SettingsView } from '../types';
 
 const settings: Settings = {
   provider: 'demo', base_url: '', model: '', demo_script: 'batch', question_mode: 'legacy', timeout_secs: 120, plan_first: false, ptc: false,
@@ -162,6 +162,34 @@ describe('SettingsDialog', () => {
     render(SettingsDialog, { view: view(), onSave: vi.fn(async () => null), onClose: () => {} });
     expect(screen.queryByRole('group', { name: 'MCP servers' })).toBeNull();
     expect(screen.queryByRole('button', { name: 'Save servers' })).toBeNull();
+    expect(screen.queryByRole('group', { name: 'Agents' })).toBeNull();
+  });
+
+  it('the Agents section sets an agent up at once, outside the settings form', async () => {
+    const file = { path: '/home/me/.codex/config.toml', entries: 'MCP server hark, PreToolUse hook on request_user_input' };
+    const agents = (setUp: boolean): AgentsView => ({
+      program: '/opt/hark/hark',
+      program_error: null,
+      agents: [{ agent: 'codex', label: 'Codex', files: [{ ...file, setup: setUp ? 'already_set_up' : 'added' }], set_up: setUp, error: null }],
+    });
+    const loadAgents = vi.fn(async () => ({ ok: true as const, value: agents(false) }));
+    const done: AgentSetupDone = { agent: 'codex', action: 'setup', files: [{ ...file, outcome: 'added' }], hint: 'type /hooks in Codex', view: agents(true) };
+    const setupAgent = vi.fn(async () => ({ ok: true as const, value: done }));
+    const onSave = vi.fn(async () => null);
+    const onClose = vi.fn();
+    render(SettingsDialog, { view: view(), onSave, onClose, loadAgents, setupAgent });
+    const section = screen.getByRole('group', { name: 'Agents' });
+    await waitFor(() => expect(within(section).getByTestId('agent-state').textContent).toBe('Not set up'));
+    for (const el of section.querySelectorAll('button')) {
+      expect(el.getAttribute('type')).toBe('button');
+      expect((el as HTMLButtonElement).form).toBeNull();
+    }
+    await fireEvent.click(within(section).getByRole('button', { name: 'Set up' }));
+    expect(setupAgent).toHaveBeenCalledWith('codex', 'setup');
+    await waitFor(() => expect(within(section).getByTestId('agent-state').textContent).toBe('Set up'));
+    expect(within(section).getByTestId('agent-hint').textContent).toBe('type /hooks in Codex');
+    expect(onSave).not.toHaveBeenCalled();
+    expect(onClose).not.toHaveBeenCalled();
   });
 
   it('the MCP servers section saves on its own, outside the settings form', async () => {
