@@ -1,6 +1,6 @@
 //! hark-core's top-level modules may not grow new dependency cycles. A module depends on another
-//! when its files name `crate::<other>` (or `super::<other>` from its root file); the cycles are the
-//! strongly connected components of that graph. The cycles that exist today are listed in `KNOWN`,
+//! when its files name `crate::<other>` (the crate's own style: no top-level module reaches another
+//! through `super::`); the cycles are the strongly connected components of that graph. The cycles that exist today are listed in `KNOWN`,
 //! to be taken apart: a new cycle, or a module joining one, fails this test; a cycle that shrinks
 //! fails it too, so the list is brought down with the code and never hides a new one.
 
@@ -34,10 +34,9 @@ fn modules() -> BTreeSet<String> {
     for entry in std::fs::read_dir(src()).expect("read src") {
         let path = entry.expect("entry").path();
         let name = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_string();
-        if path.is_dir() && path.join("mod.rs").exists() || path.extension().is_some_and(|e| e == "rs") {
-            if !matches!(name.as_str(), "lib" | "bin") {
-                names.insert(name);
-            }
+        let module = path.is_dir() && path.join("mod.rs").exists() || path.extension().is_some_and(|e| e == "rs");
+        if module && !matches!(name.as_str(), "lib" | "bin") {
+            names.insert(name);
         }
     }
     names
@@ -54,7 +53,7 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The module a file belongs to, and its text.
+/// The texts of a module's files.
 fn files_of(module: &str) -> Vec<String> {
     let single = src().join(format!("{module}.rs"));
     let mut paths = Vec::new();
