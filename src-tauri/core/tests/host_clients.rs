@@ -393,7 +393,9 @@ async fn where_a_call_stands_is_read_from_the_log_for_any_run_of_the_client() {
     }
     assert!(host.client_answers(&asker("run-1")).unwrap().answers.is_empty(), "returned through the call");
 
-    // A question the person closed has no answer to come.
+    // A question the person closed has no answer to come. (Listening before it is asked: it may be
+    // shown before the spawned ask is even awaited.)
+    let mut heard = host.service().subscribe();
     let asking = {
         let host = Arc::clone(&host);
         tokio::spawn(async move {
@@ -401,7 +403,7 @@ async fn where_a_call_stands_is_read_from_the_log_for_any_run_of_the_client() {
                 .await
         })
     };
-    let request = shown(&host, &mut host.service().subscribe()).await;
+    let request = shown(&host, &mut heard).await;
     host.cancel(&request.session_id, &request.call_id).unwrap();
     assert!(asking.await.unwrap().is_err(), "closed: an error, never answers");
     assert_eq!(host.client_call(&client(), "closed-1").unwrap(), ClientCall::Ended { session_id: session });
