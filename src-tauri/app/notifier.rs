@@ -211,7 +211,8 @@ fn write_icon(dir: &std::path::Path) -> Option<String> {
 async fn server_capabilities() -> (bool, bool) {
     let caps = tauri::async_runtime::spawn_blocking(notify_rust::get_capabilities).await.ok().and_then(Result::ok);
     let has = |name: &str| caps.as_ref().is_some_and(|caps| caps.iter().any(|c| c == name));
-    (has("actions"), has("actions") && has("inline-reply"))
+    // Core offers a reply only beside actions (`notify::notice`): each capability as the server says.
+    (has("actions"), has("inline-reply"))
 }
 
 #[cfg(not(all(unix, not(target_os = "macos"))))]

@@ -205,9 +205,9 @@ async fn decide(agent: Agent, timeout: u64, event: HookEvent) -> Result<Value, H
     match crate::app_link::call(&dir, &request).await {
         Ok(Reply::Asked { answer }) => Ok(match answer.answers {
             Some(batch) => answered(agent, &original, &input, &ids, &batch),
-            None => deny(agent, &not_answered_yet(agent, &call_id, timeout)),
+            None => deny(&not_answered_yet(agent, &call_id, timeout)),
         }),
-        Ok(Reply::Refused { error }) if error.code == "ASK_CANCELLED" => Ok(deny(agent, &closed(agent))),
+        Ok(Reply::Refused { error }) if error.code == "ASK_CANCELLED" => Ok(deny(&closed(agent))),
         Ok(Reply::Refused { error }) => Err(HookError::App(error)),
         Ok(other) => Err(HookError::App(BoundaryError::new(
             "ControlError",
@@ -274,7 +274,7 @@ fn answered(agent: Agent, original: &Value, input: &AgentInput, ids: &[String], 
         .filter_map(|(i, id)| batch.answers.iter().find(|a| &a.id == id).and_then(values).map(|v| (i, v)))
         .collect();
     if given.is_empty() {
-        return deny(agent, &skipped(agent));
+        return deny(&skipped(agent));
     }
     match agent {
         Agent::ClaudeCode => {
@@ -293,19 +293,16 @@ fn answered(agent: Agent, original: &Value, input: &AgentInput, ids: &[String], 
             let answers: serde_json::Map<String, Value> =
                 given.into_iter().map(|(i, values)| (ids[i].clone(), json!({ "answers": values }))).collect();
             let result = json!({ "answers": answers });
-            deny(
-                agent,
-                &format!(
-                    "The person already answered these questions in Hark, so the request_user_input call was \
+            deny(&format!(
+                "The person already answered these questions in Hark, so the request_user_input call was \
                      not shown again. Treat the JSON below as the tool's result, exactly as if it had returned \
                      it, and go on:\n{result}"
-                ),
-            )
+            ))
         }
     }
 }
 
-fn deny(_agent: Agent, reason: &str) -> Value {
+fn deny(reason: &str) -> Value {
     json!({ "hookSpecificOutput": {
         "hookEventName": "PreToolUse",
         "permissionDecision": "deny",
