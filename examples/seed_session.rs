@@ -136,6 +136,7 @@ impl Seeder {
             tools: vec![TOOL_NAME.into(), "list_dir".into(), "read_file".into(), "write_file".into()],
             question_mode: ToolMode::Timed,
             default_timeout_secs: 120,
+            stop_turn: false,
         }];
         while events.len() < count {
             let left = count - events.len();
@@ -159,7 +160,7 @@ impl Seeder {
 
         if let Some((call_id, questions)) = self.late.take() {
             let batch = self.answers(&questions);
-            let text = late_answer_text(&call_id, &hark_core::question::Intent::Question, &questions, &batch);
+            let text = late_answer_text(&call_id, &hark_core::question::Intent::Question, &questions, &batch, None);
             let message_id = format!("late-{call_id}");
             let source = MessageSource::question_reply(&call_id, batch.clone());
             out.push(Event::InboxQueued { message_id: message_id.clone(), text: text.clone(), source: source.clone() });
@@ -328,10 +329,22 @@ impl Seeder {
         let questions = self.questions(t);
         let arguments = json!({ "questions": questions, "timeout": 120 });
         let outcome = if final_stretch {
-            ToolOutcome::Pending { content: pending_result_text(&call_id) }
+            ToolOutcome::Pending {
+                content: pending_result_text(
+                    &call_id,
+                    hark_core::question::PendingReason::TimedOut,
+                    std::time::Duration::from_secs(1),
+                ),
+            }
         } else if t % 20 == 0 {
             self.late = Some((call_id.clone(), questions.clone()));
-            ToolOutcome::Pending { content: pending_result_text(&call_id) }
+            ToolOutcome::Pending {
+                content: pending_result_text(
+                    &call_id,
+                    hark_core::question::PendingReason::TimedOut,
+                    std::time::Duration::from_secs(1),
+                ),
+            }
         } else {
             ToolOutcome::Ok { content: answered_result_text(&self.answers(&questions)) }
         };

@@ -21,6 +21,8 @@ mod robustness;
 #[path = "e2e/tui.rs"]
 mod tui;
 
+use hark_core::question::PendingReason;
+use std::time::Duration;
 use support::{e2e_enabled, App, Launch};
 
 #[tokio::test]
@@ -81,6 +83,7 @@ fn seed_sessions(data_dir: &std::path::Path) -> String {
         tools: vec!["ask_user_question".into()],
         question_mode: ToolMode::Timed,
         default_timeout_secs: 120,
+        stop_turn: false,
     };
     let turn = |id: &str| Event::TurnStarted { turn_id: id.into(), run_id: "run-1".into() };
     let end = |id: &str| Event::TurnEnded { turn_id: id.into(), reason: hark_core::session::TurnEndReason::Completed };
@@ -96,7 +99,9 @@ fn seed_sessions(data_dir: &std::path::Path) -> String {
     };
     let pending = |call: &str| Event::ToolResult {
         call_id: call.into(),
-        outcome: ToolOutcome::Pending { content: pending_result_text(call) },
+        outcome: ToolOutcome::Pending {
+            content: pending_result_text(call, PendingReason::TimedOut, Duration::from_secs(1)),
+        },
     };
 
     let waiting = store.create_session("Still waiting", None, None).expect("session");
@@ -110,7 +115,7 @@ fn seed_sessions(data_dir: &std::path::Path) -> String {
     let late = store.create_session("Notes app <b>bold</b>", None, None).expect("session");
     let batch =
         AnswerBatch { answers: vec![Answer { id: "db".into(), selected: vec!["SQLite".into()], custom: None }] };
-    let reply = late_answer_text("call_1", &hark_core::question::Intent::Question, &questions, &batch);
+    let reply = late_answer_text("call_1", &hark_core::question::Intent::Question, &questions, &batch, None);
     // As builds before answers were recorded with the reply wrote it: the answers are in the text only.
     let source = MessageSource { answers: None, ..MessageSource::question_reply("call_1", batch.clone()) };
     store

@@ -85,7 +85,7 @@ impl LaunchOptions {
 }
 
 fn saved_questions(settings: &Settings) -> QuestionSettings {
-    QuestionSettings { mode: settings.question_mode, default_timeout_secs: settings.timeout_secs }
+    QuestionSettings { mode: settings.question_mode, default_timeout_secs: settings.timeout_secs, stop_turn: false }
 }
 
 #[cfg(test)]

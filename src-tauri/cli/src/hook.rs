@@ -199,7 +199,7 @@ async fn decide(agent: Agent, timeout: u64, event: HookEvent) -> Result<Value, H
         .unwrap_or_default();
     let asker = event.session_id.map(|id| format!("{}-session-{id}", agent.slug()));
     let client = ClientId { name: agent.shown_name().to_string(), cwd, asker };
-    let settings = QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: timeout };
+    let settings = QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: timeout, stop_turn: false };
     let call_id = format!("hook-{}", uuid::Uuid::new_v4().simple());
     let request = Request::Ask { client, settings: Some(settings), arguments, call_id: Some(call_id.clone()) };
     match crate::app_link::call(&dir, &request).await {

@@ -56,7 +56,7 @@ commands:
                      running Hark app (started if needed); the question mode is
                      the app's Settings unless a flag chooses it; a client with
                      MCP Tasks gets a task that completes when the person answers,
-                     however late; one without gets PENDING after at most
+                     however late; one without gets a pending result after
                      --budget seconds (default 45; 0: no limit) and progress
                      notifications while it waits
   hook claude-code|codex [--timeout SECONDS]

@@ -48,11 +48,12 @@ fn details(event: &Event) -> String {
             }
             s
         }
-        Event::RequestHeader { tools, question_mode, default_timeout_secs } => {
+        Event::RequestHeader { tools, question_mode, default_timeout_secs, stop_turn } => {
             let mode = serde_json::to_value(question_mode).ok().and_then(|v| v.as_str().map(str::to_string));
             format!(
-                "question_mode={} default_timeout={default_timeout_secs}s tools={}",
+                "question_mode={}{} default_timeout={default_timeout_secs}s tools={}",
                 mode.unwrap_or_default(),
+                if *stop_turn { " stop_turn" } else { "" },
                 text(&tools.join(","))
             )
         }
@@ -88,6 +89,7 @@ fn details(event: &Event) -> String {
         }
         Event::AnswersReturned { call_ids } => format!("returned to the client: {}", text(&call_ids.join(","))),
         Event::ClientAsked { call_id, asker } => format!("{} asked by {}", text(call_id), text(asker)),
+        Event::QuestionWithdrawn { call_id, reason } => format!("{} withdrawn: {}", text(call_id), text(reason)),
         Event::McpForm { server, message, outcome, .. } => {
             let outcome = match outcome {
                 hark_core::question::FormOutcome::Accept { answers } => {

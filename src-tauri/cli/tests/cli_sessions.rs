@@ -48,6 +48,7 @@ fn populated(dir: &Path) -> (String, String) {
                     tools: vec![TOOL_NAME.into()],
                     question_mode: ToolMode::Timed,
                     default_timeout_secs: 120,
+                    stop_turn: false,
                 },
                 Event::TurnStarted { turn_id: "t1".into(), run_id: "r1".into() },
                 Event::UserMessage { message_id: "m1".into(), text: "pick\u{1b}[2J a db".into(), source: None },

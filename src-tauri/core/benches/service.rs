@@ -27,7 +27,7 @@ async fn run(mode: ToolMode) -> Result<Vec<Duration>, Box<dyn Error>> {
     let mut tools = ToolRegistry::new();
     tools.register(Arc::new(AskUserQuestionTool::new(
         service.clone(),
-        QuestionSettings { mode, default_timeout_secs: 120 },
+        QuestionSettings { mode, default_timeout_secs: 120, stop_turn: false },
     )))?;
 
     let answer: AnswerBatch = serde_json::from_value(json!({ "answers": [{ "id": "db", "selected": ["SQLite"] }] }))?;

@@ -8,6 +8,7 @@
 //! `reopen_100k_read_only_ms`, `reopen_100k_with_transcript_ms`) are reported beside it.
 //! Run with `cargo bench -p hark-core --bench store`.
 
+use hark_core::question::PendingReason;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -120,6 +121,7 @@ fn big_session_events() -> Vec<Event> {
         tools: vec![TOOL_NAME.into(), "read_file".into()],
         question_mode: ToolMode::Timed,
         default_timeout_secs: 120,
+        stop_turn: false,
     }];
     let per_question = BIG_SESSION / QUESTIONS;
     for q in 0..QUESTIONS {
@@ -129,7 +131,7 @@ fn big_session_events() -> Vec<Event> {
             Event::TurnStarted { turn_id: turn.clone(), run_id: "run".into() },
             Event::ToolCall { call_id: call.clone(), name: TOOL_NAME.into(), arguments: json!({"questions": qs}) },
         ];
-        let late = late_answer_text(&call, &Intent::Question, &qs, &batch);
+        let late = late_answer_text(&call, &Intent::Question, &qs, &batch, None);
         let reply = MessageSource::question_reply(&call, batch.clone());
         let tail = match q % 3 {
             0 => vec![Event::ToolResult {
@@ -139,14 +141,18 @@ fn big_session_events() -> Vec<Event> {
             1 => vec![
                 Event::ToolResult {
                     call_id: call.clone(),
-                    outcome: ToolOutcome::Pending { content: pending_result_text(&call) },
+                    outcome: ToolOutcome::Pending {
+                        content: pending_result_text(&call, PendingReason::TimedOut, Duration::from_secs(1)),
+                    },
                 },
                 Event::InboxQueued { message_id: format!("late{q}"), text: late.clone(), source: reply.clone() },
                 Event::UserMessage { message_id: format!("late{q}"), text: late, source: Some(reply) },
             ],
             _ => vec![Event::ToolResult {
                 call_id: call.clone(),
-                outcome: ToolOutcome::Pending { content: pending_result_text(&call) },
+                outcome: ToolOutcome::Pending {
+                    content: pending_result_text(&call, PendingReason::TimedOut, Duration::from_secs(1)),
+                },
             }],
         };
         let used = block.len() + tail.len() + 1;
@@ -279,7 +285,9 @@ fn list_many_sessions() {
                     },
                     Event::ToolResult {
                         call_id: call.clone(),
-                        outcome: ToolOutcome::Pending { content: pending_result_text(&call) },
+                        outcome: ToolOutcome::Pending {
+                            content: pending_result_text(&call, PendingReason::TimedOut, Duration::from_secs(1)),
+                        },
                     },
                 ],
             )

@@ -1,7 +1,7 @@
 //! The options every front door that runs sessions takes (`hark-desktop`, `hark chat`, `hark tui`),
 //! parsed once and laid over the saved settings or a session's recorded model the same way for
 //! each: `--provider demo|openai`, `--script NAME`, `--base-url URL`, `--model NAME`, `--timed`,
-//! `--timeout S`, `--plan`, `--ptc`, `--workspace DIR`, `--session ID`. A front door adds its own
+//! `--timeout S`, `--on-timeout keep-working|wait|stop-turn`, `--plan`, `--ptc`, `--workspace DIR`, `--session ID`. A front door adds its own
 //! (`--data-dir`, `--prompt`, `--mcp-config`, a prompt in words) and refuses what nobody knows.
 
 use std::path::PathBuf;
@@ -10,7 +10,7 @@ use crate::model::{demo_scripts, DEEPSEEK_BASE_URL, DEEPSEEK_MODEL, DEFAULT_DEMO
 use crate::question::limits::parse_timeout_secs;
 use crate::question::ToolMode;
 use crate::session::{ModelKind, ModelRef};
-use crate::tools::QuestionSettings;
+use crate::tools::{OnTimeout, QuestionSettings};
 
 /// The model the command line chose, field by field.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -65,6 +65,9 @@ pub struct RunOptions {
     pub timed: bool,
     /// `--timeout S`: the default timeout of this run's timed questions (implies `--timed`).
     pub timeout: Option<u64>,
+    /// `--on-timeout keep-working|wait|stop-turn`: what every session of this run does when a timed
+    /// question's wait runs out (`wait`: questions have no timeout at all).
+    pub on_timeout: Option<OnTimeout>,
     /// `--plan`: plan first, for every session of this run.
     pub plan_first: bool,
     /// `--ptc`: programmatic tool calls (`run_code`), for every session of this run.
@@ -101,6 +104,14 @@ impl RunOptions {
                 self.timeout = Some(parse_timeout_secs(&value()?)?);
                 self.timed = true;
             }
+            "--on-timeout" => {
+                let typed = value()?;
+                let choice = OnTimeout::parse_flag(&typed).ok_or_else(|| {
+                    let all: Vec<&str> = OnTimeout::ALL.iter().map(OnTimeout::as_flag).collect();
+                    format!("--on-timeout {typed:?}: one of {}", all.join(", "))
+                })?;
+                self.on_timeout = Some(choice);
+            }
             "--plan" => self.plan_first = true,
             "--ptc" => self.ptc = true,
             "--workspace" => self.workspace = Some(PathBuf::from(value()?)),
@@ -111,14 +122,21 @@ impl RunOptions {
     }
 
     /// The question settings of this run: timed when asked for, with `--timeout` over `saved`'s.
+    /// `--on-timeout` over `--timed` over `saved`.
     pub fn questions(&self, saved: QuestionSettings) -> QuestionSettings {
         let mode = if self.timed { ToolMode::Timed } else { saved.mode };
-        QuestionSettings { mode, default_timeout_secs: self.timeout.unwrap_or(saved.default_timeout_secs) }
+        let default_timeout_secs = self.timeout.unwrap_or(saved.default_timeout_secs);
+        let settings = QuestionSettings { mode, default_timeout_secs, ..saved };
+        match self.on_timeout {
+            Some(choice) => settings.with_on_timeout(choice),
+            None => settings,
+        }
     }
 
-    /// The question settings every session of this run is held to (`--timed`), new or resumed.
+    /// The question settings every session of this run is held to (`--timed`, `--on-timeout`), new
+    /// or resumed.
     pub fn forced_questions(&self, saved: QuestionSettings) -> Option<QuestionSettings> {
-        self.timed.then(|| self.questions(saved))
+        (self.timed || self.on_timeout.is_some()).then(|| self.questions(saved))
     }
 
     /// The options as the person would read them back ("This run uses: --provider demo ...").
@@ -135,6 +153,9 @@ impl RunOptions {
         }
         if let Some(t) = self.timeout {
             out.push(format!("--timeout {t}"));
+        }
+        if let Some(choice) = self.on_timeout {
+            out.push(format!("--on-timeout {}", choice.as_flag()));
         }
         if self.plan_first {
             out.push("--plan".into());
@@ -186,13 +207,35 @@ mod tests {
     }
 
     #[test]
+    fn on_timeout_chooses_the_schema_and_whether_the_turn_stops() {
+        let saved = QuestionSettings { mode: ToolMode::Legacy, default_timeout_secs: 120, stop_turn: false };
+        let stop = parse(&["--on-timeout", "stop-turn", "--timeout", "9"]).unwrap();
+        let forced = stop.forced_questions(saved).unwrap();
+        assert_eq!(forced, QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: 9, stop_turn: true });
+        assert_eq!(forced.on_timeout(), OnTimeout::StopTurn);
+        assert_eq!(stop.describe(), ["--timed", "--timeout 9", "--on-timeout stop-turn"]);
+        let timed = QuestionSettings { mode: ToolMode::Timed, ..saved };
+        let wait = parse(&["--on-timeout", "wait"]).unwrap().questions(timed);
+        assert_eq!((wait.mode, wait.on_timeout()), (ToolMode::Legacy, OnTimeout::Wait));
+        let keep = parse(&["--on-timeout", "keep-working"]).unwrap().questions(saved);
+        assert_eq!((keep.mode, keep.stop_turn), (ToolMode::Timed, false));
+        assert!(parse(&["--on-timeout", "pick"]).unwrap_err().contains("keep-working, wait, stop-turn"));
+        // Settings saved before the choice existed read as keep working.
+        let old: QuestionSettings = serde_json::from_str(r#"{"mode":"timed","default_timeout_secs":5}"#).unwrap();
+        assert_eq!(old.on_timeout(), OnTimeout::KeepWorking);
+    }
+
+    #[test]
     fn a_timeout_alone_means_timed_over_the_saved_settings() {
-        let saved = QuestionSettings { mode: ToolMode::Legacy, default_timeout_secs: 120 };
+        let saved = QuestionSettings { mode: ToolMode::Legacy, default_timeout_secs: 120, stop_turn: false };
         let o = parse(&["--timeout", "5"]).unwrap();
-        assert_eq!(o.questions(saved), QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: 5 });
+        assert_eq!(
+            o.questions(saved),
+            QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: 5, stop_turn: false }
+        );
         assert_eq!(
             o.forced_questions(saved),
-            Some(QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: 5 })
+            Some(QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: 5, stop_turn: false })
         );
         let timed = parse(&["--timed"]).unwrap().questions(saved);
         assert_eq!((timed.mode, timed.default_timeout_secs), (ToolMode::Timed, 120));

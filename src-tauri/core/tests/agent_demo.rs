@@ -28,7 +28,7 @@ async fn the_timed_demo_goes_pending_works_on_and_takes_a_late_answer() {
         model: Arc::new(DemoProvider::new("timed").unwrap()),
     };
     let config = AgentConfig {
-        questions: QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: 120 },
+        questions: QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: 120, stop_turn: false },
         ..AgentConfig::default()
     };
     let session = NewSession { title: "demo".into(), workspace: Some(workspace.path().to_path_buf()), model: None };

@@ -129,6 +129,7 @@ async fn a_plan_review_left_open_by_a_dead_run_is_answered_after_the_restart_and
                     tools: vec!["ask_user_question".into(), PLAN_TOOL_NAME.into(), "write_file".into()],
                     question_mode: ToolMode::Timed,
                     default_timeout_secs: 120,
+                    stop_turn: false,
                 },
                 Event::TurnStarted { turn_id: "old".into(), run_id: "dead-run".into() },
                 Event::UserMessage { message_id: "m1".into(), text: "write the notes".into(), source: None },

@@ -241,7 +241,7 @@ async fn an_outside_agent_asks_through_the_socket_and_closing_the_connection_wit
     let host = host(dir.path());
     let _server = control::serve(dir.path(), handler(&host)).expect("serve");
     let client = ClientId { name: "Codex".into(), cwd: "/src/app".into(), asker: None };
-    let blocking = QuestionSettings { mode: ToolMode::Legacy, default_timeout_secs: 120 };
+    let blocking = QuestionSettings { mode: ToolMode::Legacy, default_timeout_secs: 120, stop_turn: false };
     let question = serde_json::json!({"questions": [{"id": "db", "header": "DB", "question": "Which?",
         "multi_select": false, "options": [{"label": "SQLite", "description": "a file"},
         {"label": "Postgres", "description": "a server"}]}]});
@@ -464,7 +464,7 @@ async fn at_quit_every_agent_waiting_on_a_timed_question_is_told_it_is_pending()
     let dir = tempfile::tempdir().unwrap();
     let host = host(dir.path());
     let server = control::serve(dir.path(), handler(&host)).expect("serve");
-    let timed = QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: 600 };
+    let timed = QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: 600, stop_turn: false };
     let mut questions = Events::new(host.service().subscribe());
     let asks: Vec<_> = (0..12)
         .map(|n| {
@@ -485,7 +485,10 @@ async fn at_quit_every_agent_waiting_on_a_timed_question_is_told_it_is_pending()
     for (n, asking) in asks.into_iter().enumerate() {
         match asking.await.unwrap() {
             Ok(Reply::Asked { answer }) => {
-                assert!(answer.answers.is_none() && answer.text.starts_with("PENDING"), "agent {n}: {answer:?}")
+                assert!(
+                    answer.answers.is_none() && hark_core::question::PendingResult::parse(&answer.text).is_some(),
+                    "agent {n}: {answer:?}"
+                )
             }
             other => panic!("agent {n} was not told its question is pending: {other:?}"),
         }
@@ -501,7 +504,7 @@ async fn a_late_answer_whose_reply_was_lost_is_handed_out_again() {
     let dir = tempfile::tempdir().unwrap();
     let host = host(dir.path());
     let server = control::serve(dir.path(), handler(&host)).expect("serve");
-    let timed = QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: 1 };
+    let timed = QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: 1, stop_turn: false };
     let request =
         Request::Ask { client: agent(1), settings: Some(timed), arguments: timed_client_question(), call_id: None };
     let Reply::Asked { answer } = control::call(dir.path(), &request).await.unwrap() else { panic!("asked") };

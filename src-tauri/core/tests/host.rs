@@ -131,7 +131,7 @@ async fn a_resumed_session_keeps_its_question_mode_unless_the_run_forces_one() {
     second.shutdown().await;
     drop(second);
     // A run that forces the blocking schema uses it.
-    let forced = Some(QuestionSettings { mode: ToolMode::Legacy, default_timeout_secs: 120 });
+    let forced = Some(QuestionSettings { mode: ToolMode::Legacy, default_timeout_secs: 120, stop_turn: false });
     let third = host(dir.path(), "hello", forced);
     third.send(&session, "once more").unwrap();
     tokio::time::timeout(WAIT, third.agent(&session).unwrap().wait_idle()).await.expect("the third turn");

@@ -2,6 +2,7 @@
 //! valid (or deliberately invalid), and each script reacts to answered / pending / error / late
 //! results the way its branch says.
 
+use hark_core::question::PendingReason;
 use std::path::Path;
 use std::time::Duration;
 
@@ -164,13 +165,14 @@ fn request_matching(condition: &Condition) -> ModelRequest {
         Condition::LateAnswer => vec![
             ChatMessage::user("hello"),
             ask("q1", TOOL_NAME),
-            ChatMessage::tool("q1", pending_result_text("q1")),
+            ChatMessage::tool("q1", pending_result_text("q1", PendingReason::TimedOut, Duration::from_secs(1))),
             ChatMessage::assistant("waiting"),
             ChatMessage::user(late_answer_text(
                 "q1",
                 &Intent::Question,
                 &[],
                 &AnswerBatch { answers: vec![answer("db", &["SQLite"])] },
+                None,
             )),
         ],
         Condition::ToolResult { tool, status, code, contains } => {
@@ -186,7 +188,9 @@ fn request_matching(condition: &Condition) -> ModelRequest {
                         None => answered_result_text(&batch),
                     }
                 }
-                ToolStatus::Pending => format!("{} {said}", pending_result_text("t1")),
+                ToolStatus::Pending => {
+                    format!("{} {said}", pending_result_text("t1", PendingReason::TimedOut, Duration::from_secs(1)))
+                }
                 ToolStatus::Error => {
                     json!({ "name": "E", "code": code.clone().unwrap_or_else(|| "SOME_ERROR".into()), "message": said })
                         .to_string()
@@ -330,7 +334,13 @@ async fn batch_reacts_to_cancel_pending_and_other_errors() {
     let id = c.user("go").await.call(TOOL_NAME).id.clone();
     let cancelled = ChatMessage::tool(&id, error_text(ErrorCode::AskCancelled, "The user closed the question"));
     assert_eq!(c.rule_for_next(cancelled), "cancelled");
-    assert_eq!(c.rule_for_next(ChatMessage::tool(&id, pending_result_text(&id))), "pending");
+    assert_eq!(
+        c.rule_for_next(ChatMessage::tool(
+            &id,
+            pending_result_text(&id, PendingReason::TimedOut, Duration::from_secs(1))
+        )),
+        "pending"
+    );
     let reply = c.tool_result(&id, &error_text(ErrorCode::NoProvider, "Nobody can answer")).await;
     assert!(reply.text.contains("NO_PROVIDER") && reply.text.contains("Nobody can answer"), "{}", reply.text);
     assert!(reply.calls.is_empty(), "stops rather than guessing");
@@ -346,7 +356,8 @@ async fn timed_continues_with_workspace_work_on_pending_and_acknowledges_the_lat
     let questions = questions_of(&args);
     let ask_id = ask.call(TOOL_NAME).id.clone();
 
-    let pending = c.tool_result(&ask_id, &pending_result_text(&ask_id)).await;
+    let pending =
+        c.tool_result(&ask_id, &pending_result_text(&ask_id, PendingReason::TimedOut, Duration::from_secs(1))).await;
     let list = pending.call("list_dir").clone();
     assert_eq!(pending.args("list_dir")["path"], ".");
 
@@ -361,7 +372,7 @@ async fn timed_continues_with_workspace_work_on_pending_and_acknowledges_the_lat
     assert_eq!(written.finish.as_deref(), Some("stop"));
 
     let batch = AnswerBatch { answers: vec![answer("db", &["SQLite"])] };
-    let late = c.user(&late_answer_text(&ask_id, &Intent::Question, &questions, &batch)).await;
+    let late = c.user(&late_answer_text(&ask_id, &Intent::Question, &questions, &batch, None)).await;
     assert!(late.text.contains("\"SQLite\""), "quotes the late answer: {}", late.text);
     assert!(!late.text.contains("Postgres"));
 
@@ -393,7 +404,12 @@ async fn timed_adapts_to_errors() {
 
     let mut w = Convo::new("timed");
     let ask_id = w.user("go").await.call(TOOL_NAME).id.clone();
-    let list_id = w.tool_result(&ask_id, &pending_result_text(&ask_id)).await.call("list_dir").id.clone();
+    let list_id = w
+        .tool_result(&ask_id, &pending_result_text(&ask_id, PendingReason::TimedOut, Duration::from_secs(1)))
+        .await
+        .call("list_dir")
+        .id
+        .clone();
     let failed = w
         .tool_result(
             &list_id,

@@ -106,7 +106,7 @@ async fn a_session_with_an_event_type_from_a_newer_build_opens_and_runs_a_turn()
         model: Arc::new(DemoProvider::new("hello").unwrap()),
     };
     let config = AgentConfig {
-        questions: QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: 120 },
+        questions: QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: 120, stop_turn: false },
         ..AgentConfig::default()
     };
     let agent = Agent::open(deps, &id, config).unwrap();

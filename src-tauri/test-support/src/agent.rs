@@ -110,7 +110,10 @@ impl Harness {
 }
 
 pub fn config(mode: ToolMode) -> AgentConfig {
-    AgentConfig { questions: QuestionSettings { mode, default_timeout_secs: 120 }, ..AgentConfig::default() }
+    AgentConfig {
+        questions: QuestionSettings { mode, default_timeout_secs: 120, stop_turn: false },
+        ..AgentConfig::default()
+    }
 }
 
 /// Waits until the late reply to `call_id` was admitted and the turn it started has ended. The

@@ -32,7 +32,7 @@ impl DemoModels {
 
 /// Timed questions with a ten-minute countdown: long enough that none expires during a test.
 pub fn timed() -> Option<QuestionSettings> {
-    Some(QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: 600 })
+    Some(QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: 600, stop_turn: false })
 }
 
 impl ModelSource for DemoModels {

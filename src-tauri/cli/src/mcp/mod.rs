@@ -29,7 +29,8 @@ const ANSWERS_TOOL: &str = "get_answers";
 
 const INSTRUCTIONS: &str = "Hark shows your questions to the person in its window and as notifications, \
     also while they are away. Ask with ask_user_question when you need their decision; when a call returns \
-    PENDING, carry on with what does not depend on it and call get_answers later for the answer.";
+    pending (\"status\": \"pending\"), carry on with what does not depend on it and call get_answers later for \
+    the answer.";
 
 mod tasks;
 
@@ -105,6 +106,7 @@ fn parse_flags(args: &[String]) -> Result<Flags, String> {
         (Some(ToolMode::Timed), timeout) => Some(QuestionSettings {
             mode: ToolMode::Timed,
             default_timeout_secs: timeout.unwrap_or(QuestionSettings::default().default_timeout_secs),
+            stop_turn: false,
         }),
         (Some(ToolMode::Legacy), None) => {
             Some(QuestionSettings { mode: ToolMode::Legacy, ..QuestionSettings::default() })
@@ -352,7 +354,7 @@ impl ServerHandler for HarkServer {
         let ask = Tool::new(TOOL_NAME, description, Arc::new(schema));
         let answers = Tool::new(
             ANSWERS_TOOL,
-            "Returns the answers the person gave later to your questions whose call returned PENDING (each \
+            "Returns the answers the person gave later to your questions whose call returned pending (each \
              answer is returned once), and the call ids of those still waiting. Call it between steps of your \
              work and before you finish. Pass call_ids to collect a question Hark told you about elsewhere \
              (a hook's message names its call id).",

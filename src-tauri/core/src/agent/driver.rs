@@ -10,9 +10,12 @@ use super::{AgentError, AgentEvent, Input, Shared};
 use crate::error::CodedError;
 use crate::mcp::{offer, Candidate, McpError, McpTool, ToolOffer, MAX_MODEL_TOOLS};
 use crate::ptc::RunCodeTool;
+use crate::question::ToolMode;
 use crate::service::lock;
 use crate::session::{Event, TurnEndReason};
-use crate::tools::{AskUserQuestionTool, PlanApproval, SubmitPlanTool, ToolHandler, ToolRegistry};
+use crate::tools::{
+    AskUserQuestionTool, PlanApproval, SubmitPlanTool, ToolHandler, ToolRegistry, WithdrawQuestionTool,
+};
 use crate::workspace::workspace_tools;
 
 pub(super) async fn run(shared: Arc<Shared>) {
@@ -64,6 +67,11 @@ async fn registry(
     let mut tools = ToolRegistry::new();
     let ask = AskUserQuestionTool::new(shared.deps.service.clone(), shared.config.questions);
     let _ = tools.register(Arc::new(ask));
+    // Only a timed question can be left waiting while the agent works on, so only then is there
+    // anything to withdraw.
+    if shared.config.questions.mode == ToolMode::Timed {
+        let _ = tools.register(Arc::new(WithdrawQuestionTool::new(shared.deps.service.clone())));
+    }
     if let Some(root) = &shared.workspace {
         for tool in workspace_tools(root.clone()) {
             let _ = tools.register(tool);
@@ -193,6 +201,7 @@ async fn steps(shared: &Shared, abort: &CancellationToken) -> Result<TurnEndReas
             StepEnd::Stopped => false,
             StepEnd::Aborted => return Ok(TurnEndReason::Aborted),
             StepEnd::Failed => return Ok(TurnEndReason::Error),
+            StepEnd::QuestionTimedOut => return Ok(TurnEndReason::QuestionTimedOut),
         };
     }
 }

@@ -298,6 +298,7 @@ impl HistoryFold {
             | Event::McpForm { .. }
             | Event::AnswersReturned { .. }
             | Event::ClientAsked { .. }
+            | Event::QuestionWithdrawn { .. }
             // A script's own calls: the model reads the script's result, not them.
             | Event::PtcDispatch { .. }
             | Event::PtcResult { .. } => {}

@@ -8,7 +8,7 @@ use super::driver::append;
 use super::{context, AgentError, AgentEvent, Shared};
 use crate::error::CodedError;
 use crate::model::{ModelError, ModelEvent, ModelRequest, ToolCallRequest};
-use crate::question::{ErrorCode, UserInteractionError};
+use crate::question::{ErrorCode, UserInteractionError, TOOL_NAME};
 use crate::service::Caller;
 use crate::session::{Event, ToolOutcome};
 use crate::tools::{outcome_of, ToolContext, ToolError, ToolOutput, ToolRegistry};
@@ -18,6 +18,8 @@ pub(super) enum StepEnd {
     ToolCalls,
     /// The model finished without tool calls.
     Stopped,
+    /// A timed question's wait ran out in a session that stops its turn then.
+    QuestionTimedOut,
     Aborted,
     /// The model failed; `model/error` is recorded.
     Failed,
@@ -153,14 +155,23 @@ pub(super) async fn run(
         abort: abort.clone(),
         workspace: shared.workspace.clone(),
     };
+    let mut timed_out = false;
     for (i, call) in streamed.calls.iter().enumerate() {
         let result = execute(tools, &ctx, call).await;
+        timed_out |= call.name == TOOL_NAME && matches!(&result, Ok(out) if out.pending);
         if let Err(e) = append(shared, Event::ToolResult { call_id: call.id.clone(), outcome: outcome_of(&result) }) {
             close_unknown(shared, &streamed.calls[i..]);
             return Err(e);
         }
     }
-    Ok(if abort.is_cancelled() { StepEnd::Aborted } else { StepEnd::ToolCalls })
+    // Every call of the step still ran and is recorded: the model's next request stays well formed.
+    Ok(if abort.is_cancelled() {
+        StepEnd::Aborted
+    } else if timed_out && shared.config.questions.stop_turn {
+        StepEnd::QuestionTimedOut
+    } else {
+        StepEnd::ToolCalls
+    })
 }
 
 /// After a result could not be recorded, the step fails; its remaining calls (the failed one

@@ -348,7 +348,7 @@ impl Relay {
             .filter(|r| r.state == QuestionState::Settled && r.answered_late && !r.returned)
             .filter_map(|r| {
                 let batch = r.answers.clone()?;
-                let text = late_answer_text(&r.call_id, &r.intent, &r.questions, &batch);
+                let text = late_answer_text(&r.call_id, &r.intent, &r.questions, &batch, r.since);
                 Some(LateAnswer { call_id: r.call_id.clone(), text, answers: batch })
             })
             .collect();
@@ -470,7 +470,7 @@ impl super::Host {
                     if !record.returned {
                         relay.mark_returned(std::slice::from_ref(&record.call_id))?;
                     }
-                    late_answer_text(&record.call_id, &record.intent, &record.questions, &answers)
+                    late_answer_text(&record.call_id, &record.intent, &record.questions, &answers, record.since)
                 } else {
                     crate::question::answered_result_text(&answers)
                 };

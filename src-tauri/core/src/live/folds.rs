@@ -95,8 +95,12 @@ impl Folds {
 
     pub fn recorded_settings(&self) -> Option<QuestionSettings> {
         match &self.last_header {
-            Some(Event::RequestHeader { question_mode, default_timeout_secs, .. }) => {
-                Some(QuestionSettings { mode: *question_mode, default_timeout_secs: *default_timeout_secs })
+            Some(Event::RequestHeader { question_mode, default_timeout_secs, stop_turn, .. }) => {
+                Some(QuestionSettings {
+                    mode: *question_mode,
+                    default_timeout_secs: *default_timeout_secs,
+                    stop_turn: *stop_turn,
+                })
             }
             _ => None,
         }
@@ -122,7 +126,7 @@ impl Folds {
         let event = &stored.event;
         // The call whose question this event may change, looked up before the fold forgets a discarded reservation.
         let call = match event {
-            Event::ToolResult { call_id, .. } => Some(call_id.clone()),
+            Event::ToolResult { call_id, .. } | Event::QuestionWithdrawn { call_id, .. } => Some(call_id.clone()),
             Event::InboxQueued { source, .. } => source.reply_call_id().map(String::from),
             Event::UserMessage { source, .. } => source.as_ref().and_then(|s| s.reply_call_id()).map(String::from),
             Event::InboxDiscarded { message_id, .. } => self.questions.reserved_call(message_id).map(String::from),

@@ -230,6 +230,7 @@ impl Session {
             tools,
             question_mode: settings.mode,
             default_timeout_secs: settings.default_timeout_secs,
+            stop_turn: settings.stop_turn,
         };
         (self.last_header().as_ref() != Some(&header)).then_some(header)
     }

@@ -47,6 +47,7 @@ fn seeded(store: &Arc<Store>) -> String {
             tools: vec![TOOL_NAME.into()],
             question_mode: ToolMode::Timed,
             default_timeout_secs: 60,
+            stop_turn: false,
         },
         Event::TurnStarted { turn_id: "ask".into(), run_id: "r".into() },
         Event::UserMessage { message_id: "m_ask".into(), text: "ask me".into(), source: None },
@@ -67,7 +68,7 @@ fn late(store: &Store, id: &str) {
             id,
             Event::InboxQueued {
                 message_id: "late1".into(),
-                text: late_answer_text("q", &crate::question::Intent::Question, &[question()], &answers),
+                text: late_answer_text("q", &crate::question::Intent::Question, &[question()], &answers, None),
                 source: MessageSource::question_reply("q", answers.clone()),
             },
         )
@@ -190,7 +191,7 @@ fn a_reply_admitted_after_another_settled_the_question_is_kept_and_settles_nothi
     };
     let message = |message_id: &str, answers: AnswerBatch| SteerMessage {
         message_id: message_id.into(),
-        text: late_answer_text("q", &crate::question::Intent::Question, &[question()], &answers),
+        text: late_answer_text("q", &crate::question::Intent::Question, &[question()], &answers, None),
         source: MessageSource::question_reply("q", answers),
     };
     // The first reply is discarded, a second given, then the first admitted anyway.

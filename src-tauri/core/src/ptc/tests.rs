@@ -79,7 +79,9 @@ fn the_sandbox_has_no_way_out_but_the_tools() {
 fn memory_time_output_and_calls_are_bounded_with_their_own_codes() {
     let small = Limits { memory_bytes: 8 * 1024 * 1024, js_time: Duration::from_millis(300), ..Limits::default() };
     let run_with = |code: &str, limits: Limits| run(code, &names(), limits, &CancellationToken::new(), host());
-    let e = run_with("const a = []; while (true) a.push('x'.repeat(1024));", small).unwrap_err();
+    // Time enough that the memory limit, not the clock, stops it on a loaded machine.
+    let roomy = Limits { js_time: Duration::from_secs(10), ..small };
+    let e = run_with("const a = []; while (true) a.push('x'.repeat(1024));", roomy).unwrap_err();
     assert_eq!(e.code(), "RUN_CODE_MEMORY_LIMIT", "{e}");
     let e = run_with("while (true) {}", small).unwrap_err();
     assert_eq!(e.code(), "RUN_CODE_TIME_LIMIT", "{e}");

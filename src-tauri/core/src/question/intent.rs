@@ -214,13 +214,17 @@ pub fn plan_review_result_text(batch: &AnswerBatch) -> String {
 }
 
 /// The tool result of a plan review whose wait ended undecided (Hark quit): the review stays open.
-pub fn plan_pending_text(call_id: &str) -> String {
-    let id = serde_json::Value::String(call_id.to_string());
-    format!(
-        "PENDING: Hark closed before the user reviewed your plan. The review stays open and the user can \
-         still decide. Tools that change the workspace stay refused until a plan is approved; reading is \
-         allowed. Do not submit the same plan again. The verdict will arrive as a user message whose JSON \
-         has \"{LATE_ANSWER_MARKER}\": true and \"call_id\": {id}."
+pub fn plan_pending_text(call_id: &str, waited: std::time::Duration) -> String {
+    super::results::pending_text_with(
+        call_id,
+        super::ending::PendingReason::HarkQuit,
+        waited,
+        format!(
+            "Hark closed before the user reviewed your plan. The review stays open and the user can still \
+             decide. Tools that change the workspace stay refused until a plan is approved; reading is allowed. \
+             Do not submit the same plan again. The verdict will arrive as a user message with \
+             \"{LATE_ANSWER_MARKER}\": true and this call_id."
+        ),
     )
 }
 

@@ -3,6 +3,7 @@
 
 mod answers;
 mod countdown;
+mod ending;
 mod error;
 mod form;
 mod intent;
@@ -16,6 +17,7 @@ mod validate;
 
 pub use answers::validate_answers;
 pub use countdown::Countdown;
+pub use ending::{PendingReason, PendingResult, WithdrawnResult, MAX_WITHDRAW_REASON_CHARS};
 pub use error::{ErrorCode, UserInteractionError};
 pub use form::{form_content, form_problems, FieldKind, FormField, FormOutcome, NO_LABEL, YES_LABEL};
 pub use intent::{

@@ -1,6 +1,11 @@
 //! The texts the model sees: an answered result, a pending notice, and the late-answer user message.
 
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
+
+use super::ending::{secs_after, PendingReason, PendingResult};
 
 use super::intent::{late_plan_fields, Intent};
 use super::types::{answers_json, question_json, Answer, AnswerBatch, Question};
@@ -13,30 +18,50 @@ pub fn answered_result_text(batch: &AnswerBatch) -> String {
     json!({ "answers": answers_json(batch) }).to_string()
 }
 
-/// The pending text, mentioning `answer_to_pending_question` and the call id.
-///
-/// Plain prose rather than JSON: it must read as an instruction, and it must not look like an
-/// `{"answers": ...}` result a careless model could mistake for a choice.
-pub fn pending_result_text(call_id: &str) -> String {
-    // The call id comes from the model provider; JSON quoting keeps odd characters inert.
-    let id = Value::String(call_id.to_string());
-    format!(
-        "{PENDING_RULES} If the user answers later, the answer will arrive as a user message whose JSON has \
-         \"{LATE_ANSWER_MARKER}\": true and \"call_id\": {id}."
-    )
+/// The pending result of a timed question whose wait ended unanswered: what happened as data
+/// ([`PendingResult`]), with the rules in `next`. The late answer arrives as a user message marked
+/// `answer_to_pending_question`.
+pub fn pending_result_text(call_id: &str, reason: PendingReason, waited: Duration) -> String {
+    pending_result(call_id, reason, waited, AnswerRoute::Message).text()
 }
 
-/// The pending text for an outside agent asking through `hark mcp`: a late answer does not come to
+/// The pending result for an outside agent asking through `hark mcp`: a late answer does not come to
 /// it as a message, it collects it with `get_answers`.
-pub fn client_pending_result_text(call_id: &str) -> String {
-    let id = Value::String(call_id.to_string());
-    format!(
-        "{PENDING_RULES} If the user answers later, call the get_answers tool (between steps of your work, \
-         and before you finish) to receive the answer; it names \"call_id\": {id}."
-    )
+pub fn client_pending_result_text(call_id: &str, reason: PendingReason, waited: Duration) -> String {
+    pending_result(call_id, reason, waited, AnswerRoute::GetAnswers).text()
 }
 
-const PENDING_RULES: &str = "PENDING: the user has not answered yet. The question stays open and the user can \
+enum AnswerRoute {
+    Message,
+    GetAnswers,
+}
+
+/// A pending result saying `next` as what the model should do now.
+pub(super) fn pending_text_with(call_id: &str, reason: PendingReason, waited: Duration, next: String) -> String {
+    PendingResult { reason, call_id: call_id.to_string(), waited_secs: waited.as_secs(), since: Utc::now(), next }
+        .text()
+}
+
+fn pending_result(call_id: &str, reason: PendingReason, waited: Duration, route: AnswerRoute) -> PendingResult {
+    let later = match route {
+        AnswerRoute::Message => format!(
+            "If the user answers later, the answer arrives as a user message with \"{LATE_ANSWER_MARKER}\": true \
+             and this call_id."
+        ),
+        AnswerRoute::GetAnswers => "If the user answers later, call get_answers (between steps of your work, and \
+                                    before you finish) to receive the answer for this call_id."
+            .to_string(),
+    };
+    PendingResult {
+        reason,
+        call_id: call_id.to_string(),
+        waited_secs: waited.as_secs(),
+        since: Utc::now(),
+        next: format!("{PENDING_RULES} {later}"),
+    }
+}
+
+const PENDING_RULES: &str = "The user has not answered yet. The question stays open and the user can \
      still answer it. Continue only with work that does not depend on the answer. Do not treat the silence as \
      consent, as a skip, or as a choice of any option, and do not pick a default on the user's behalf. Do not ask \
      the same question again.";
@@ -50,8 +75,15 @@ pub fn result_answers(content: &str) -> Option<AnswerBatch> {
 
 /// The late-answer user message text: JSON {"answer_to_pending_question": true, "call_id", "questions",
 /// "answers"}; for a plan review, the verdict's fields (`plan_review`, `feedback`, `note`) instead of
-/// the questions.
-pub fn late_answer_text(call_id: &str, intent: &Intent, questions: &[Question], batch: &AnswerBatch) -> String {
+/// the questions. `since` is when the question's wait ended (from its pending result), so the model
+/// learns how long after that the answer came (`answered_secs_after_timeout`).
+pub fn late_answer_text(
+    call_id: &str,
+    intent: &Intent,
+    questions: &[Question],
+    batch: &AnswerBatch,
+    since: Option<DateTime<Utc>>,
+) -> String {
     let mut text = json!({
         LATE_ANSWER_MARKER: true,
         "call_id": call_id,
@@ -60,9 +92,14 @@ pub fn late_answer_text(call_id: &str, intent: &Intent, questions: &[Question], 
         "questions": questions.iter().map(question_json).collect::<Vec<_>>(),
         "answers": answers_json(batch),
     });
-    if let (Intent::PlanReview { .. }, Some(fields)) = (intent, text.as_object_mut()) {
-        fields.remove("questions");
-        fields.extend(late_plan_fields(batch));
+    if let Some(fields) = text.as_object_mut() {
+        if let Some(since) = since {
+            fields.insert("answered_secs_after_timeout".into(), json!(secs_after(since, Utc::now())));
+        }
+        if let Intent::PlanReview { .. } = intent {
+            fields.remove("questions");
+            fields.extend(late_plan_fields(batch));
+        }
     }
     text.to_string()
 }

@@ -18,6 +18,8 @@ pub enum Outcome {
     /// through [`super::UserQuestionService::answer`].
     TimedOut,
     AnsweredLate,
+    /// The agent withdrew a continued question: it ended unanswered.
+    Withdrawn,
     /// The provider failed in some other way; the error reached the tool caller.
     Failed,
 }

@@ -17,8 +17,9 @@ use tokio::sync::mpsc;
 use super::lock;
 use crate::question::{
     late_answer_text, validate_answers, AnswerBatch, ErrorCode, Intent, Question, UserInteractionError,
+    MAX_WITHDRAW_REASON_CHARS,
 };
-use crate::session::{MessageSource, QuestionFold, QuestionState};
+use crate::session::{Event, MessageSource, QuestionFold, QuestionState};
 
 /// A user message the service asks the agent to admit at its next step boundary (or to start a turn
 /// with when idle). The agent appends it as `user/message {message_id, text, source}` and then calls
@@ -52,6 +53,41 @@ pub(crate) fn not_continued(call_id: &str) -> UserInteractionError {
     )
 }
 
+fn withdrawn(call_id: &str, reason: &str) -> UserInteractionError {
+    UserInteractionError::new(ErrorCode::NotPending, format!("question {call_id} was withdrawn by the agent: {reason}"))
+}
+
+/// Whether the agent may take back `call_id`'s question, and the event that records it: only a
+/// continued question, and not once the person's reply to it is on its way (their answer wins).
+pub(crate) fn withdrawal(fold: &QuestionFold, call_id: &str, reason: &str) -> Result<Event, UserInteractionError> {
+    let reason = reason.trim();
+    if reason.is_empty() || reason.chars().count() > MAX_WITHDRAW_REASON_CHARS {
+        return Err(UserInteractionError::invalid_request(format!(
+            "reason: say in 1 to {MAX_WITHDRAW_REASON_CHARS} characters why the question is no longer needed"
+        )));
+    }
+    let Some(record) = fold.get(call_id) else { return Err(not_continued(call_id)) };
+    if let Some(earlier) = &record.withdrawn {
+        return Err(withdrawn(call_id, earlier));
+    }
+    if record.reply_queued.is_some() {
+        return Err(UserInteractionError::new(
+            ErrorCode::NotPending,
+            format!("the user already answered question {call_id}; the answer reaches you at your next step"),
+        ));
+    }
+    match record.state {
+        QuestionState::Continued => {
+            Ok(Event::QuestionWithdrawn { call_id: call_id.to_string(), reason: reason.to_string() })
+        }
+        QuestionState::Open => Err(UserInteractionError::new(
+            ErrorCode::NotPending,
+            format!("question {call_id} still waits in the foreground; it ends with its own call"),
+        )),
+        QuestionState::Settled => Err(not_continued(call_id)),
+    }
+}
+
 /// Whether a late answer to `call_id` may be queued in a session whose questions are `fold`, and the
 /// message it becomes. Checks in this order: not continued → `NOT_PENDING`, the session's reservation
 /// taken → `REPLY_QUEUED`, a batch that does not fit → `BAD_ANSWER`.
@@ -60,6 +96,9 @@ pub(crate) fn reply(
     call_id: &str,
     batch: &AnswerBatch,
 ) -> Result<SteerMessage, UserInteractionError> {
+    if let Some(reason) = fold.get(call_id).and_then(|r| r.withdrawn.as_ref()) {
+        return Err(withdrawn(call_id, reason));
+    }
     let record =
         fold.get(call_id).filter(|r| r.state == QuestionState::Continued).ok_or_else(|| not_continued(call_id))?;
     if let Some(taken) = fold.records().find(|r| r.reply_queued.is_some()) {
@@ -75,7 +114,7 @@ pub(crate) fn reply(
     validate_answers(&record.questions, batch)?;
     Ok(SteerMessage {
         message_id: uuid::Uuid::new_v4().to_string(),
-        text: late_answer_text(call_id, &record.intent, &record.questions, batch),
+        text: late_answer_text(call_id, &record.intent, &record.questions, batch, record.since),
         source: MessageSource::question_reply(call_id, batch.clone()),
     })
 }

@@ -55,6 +55,10 @@ use stats::Counters;
 
 pub(crate) use crate::sync::lock;
 
+/// The message of a wait that ended because the host quit, which is how a tool tells a quit from a
+/// timeout when it says why the call returned pending.
+pub const QUIT_BEFORE_ANSWER: &str = "Hark quit before the question was answered";
+
 /// The longest a late answer waits for a call whose foreground just ended to be recorded continued.
 const BECOMING_CONTINUED: std::time::Duration = std::time::Duration::from_secs(2);
 
@@ -241,11 +245,7 @@ impl UserQuestionService {
         if !self.inner.pending.outlives_quit(session, call_id)? {
             return Err(UserInteractionError::invalid_request(format!("question {call_id} ends with its turn")));
         }
-        self.settle(
-            session,
-            call_id,
-            Err(UserInteractionError::new(ErrorCode::AskTimedOut, "Hark quit before the question was answered")),
-        )
+        self.settle(session, call_id, Err(UserInteractionError::new(ErrorCode::AskTimedOut, QUIT_BEFORE_ANSWER)))
     }
 
     /// A client starts showing a foreground question: the host deadline pauses while the returned
@@ -305,6 +305,24 @@ impl UserQuestionService {
     /// records it as `inbox/queued` in one step (so of two surfaces answering at once, one is taken
     /// and the other told `REPLY_QUEUED`), then steers the reply to the agent. The question settles
     /// when the agent admits it.
+    /// The agent that asked takes back a continued question (see [`late::withdrawal`]): recorded, then
+    /// every surface told it ended. `session` is the asker's own, so another session's question is
+    /// never found (`NOT_PENDING`).
+    pub fn withdraw(&self, session: &str, call_id: &str, reason: &str) -> Result<(), ServiceError> {
+        let mut decided = Err(late::not_continued(call_id));
+        self.inner.log.append_decided(session, &mut |fold| {
+            decided = late::withdrawal(fold, call_id, reason);
+            decided.as_ref().ok().cloned()
+        })?;
+        decided?;
+        self.inner.events.send(|| QuestionEvent::Resolved {
+            session_id: session.to_string(),
+            call_id: call_id.to_string(),
+            outcome: Outcome::Withdrawn,
+        });
+        Ok(())
+    }
+
     pub fn answer(&self, session: &str, call_id: &str, answers: AnswerBatch) -> Result<LateReply, ServiceError> {
         // An answer given just as the foreground wait ended (a notification's button pressed at the
         // timeout) waits the moment until the call is continued rather than being refused for it.

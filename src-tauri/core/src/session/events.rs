@@ -142,7 +142,14 @@ events! {
         started_by: Option<String>,
     },
     /// The tools and question schema in force for the requests that follow.
-    "request/header" => RequestHeader { tools: Vec<String>, question_mode: ToolMode, default_timeout_secs: u64 },
+    "request/header" => RequestHeader {
+        tools: Vec<String>,
+        question_mode: ToolMode,
+        default_timeout_secs: u64,
+        /// The turn stops when a timed question's wait runs out (see `QuestionSettings::stop_turn`).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        stop_turn: bool,
+    },
     "turn/started" => TurnStarted { turn_id: String, run_id: String },
     /// An admitted user message (a plain one, or a late answer when `source` says so).
     "user/message" => UserMessage {
@@ -193,6 +200,9 @@ events! {
     /// hook): its late answer is returned to that asker alone, never to another agent that shares
     /// the client's name and folder.
     "client/asked" => ClientAsked { call_id: String, asker: String },
+    /// The agent that asked a continued question took it back (it no longer needs the answer): the
+    /// question ends unanswered, and a later answer is refused with `reason`.
+    "question/withdrawn" => QuestionWithdrawn { call_id: String, reason: String },
 }
 
 /// An unknown event as JSON: its `type`, then the fields of its stored body (a body that is not an
@@ -316,6 +326,9 @@ stored_names! {
         StepLimit = "step_limit",
         /// Recorded by crash repair: the run that owned the turn died.
         Interrupted = "interrupted",
+        /// A timed question's wait ran out and the session stops its turn then; the question stays
+        /// open, and its answer starts the next turn.
+        QuestionTimedOut = "question_timed_out",
     }
 }
 
@@ -389,7 +402,12 @@ mod tests {
                 started_by: None,
             },
             Event::AnswersReturned { call_ids: vec!["c".into()] },
-            Event::RequestHeader { tools: vec![], question_mode: ToolMode::Timed, default_timeout_secs: 120 },
+            Event::RequestHeader {
+                tools: vec![],
+                question_mode: ToolMode::Timed,
+                default_timeout_secs: 120,
+                stop_turn: true,
+            },
             Event::TurnStarted { turn_id: "t".into(), run_id: "r".into() },
             Event::UserMessage { message_id: "m".into(), text: "hi".into(), source: None },
             Event::AssistantMessage { text: "a".into(), reasoning: None, tool_calls: vec![], usage: None },

@@ -3,15 +3,17 @@
 
 use std::time::Duration;
 
+use tokio::time::Instant;
+
 use serde::{Deserialize, Serialize};
 
 use super::{BoxFuture, ToolContext, ToolError, ToolHandler, ToolOutput};
 use crate::question::limits::clamp_timeout_secs;
 use crate::question::{
     answered_result_text, client_pending_result_text, parse_request, pending_result_text, tool_definition, ErrorCode,
-    ToolMode, WaitLimit, TOOL_NAME,
+    PendingReason, ToolMode, WaitLimit, TOOL_NAME,
 };
-use crate::service::{AskParams, UserQuestionService};
+use crate::service::{AskParams, UserQuestionService, QUIT_BEFORE_ANSWER};
 
 /// The question settings in force for a turn. A setting, never the model's
 /// choice; the agent records it in `request/header` alongside the tools.
@@ -20,11 +22,65 @@ pub struct QuestionSettings {
     pub mode: ToolMode,
     /// Applies to timed calls that omit `timeout`.
     pub default_timeout_secs: u64,
+    /// In timed mode: the turn stops once a question's wait ran out (the question stays answerable,
+    /// and the answer starts the next turn) instead of the agent working on.
+    #[serde(default)]
+    pub stop_turn: bool,
+}
+
+/// What happens when a timed question's wait runs out, as the person chooses it. Never "pick an
+/// option": a timeout is not an answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum OnTimeout {
+    /// The agent works on and the question stays open (the timed schema).
+    KeepWorking,
+    /// The question has no timeout: the agent waits for the answer (the blocking schema).
+    Wait,
+    /// The turn stops; the question stays open and its answer starts the next turn.
+    StopTurn,
+}
+
+impl OnTimeout {
+    pub const ALL: [OnTimeout; 3] = [OnTimeout::KeepWorking, OnTimeout::Wait, OnTimeout::StopTurn];
+
+    /// The command-line spelling (`--on-timeout keep-working|wait|stop-turn`).
+    pub fn as_flag(&self) -> &'static str {
+        match self {
+            OnTimeout::KeepWorking => "keep-working",
+            OnTimeout::Wait => "wait",
+            OnTimeout::StopTurn => "stop-turn",
+        }
+    }
+
+    pub fn parse_flag(typed: &str) -> Option<OnTimeout> {
+        OnTimeout::ALL.into_iter().find(|o| o.as_flag() == typed)
+    }
+}
+
+impl QuestionSettings {
+    pub fn on_timeout(&self) -> OnTimeout {
+        match (self.mode, self.stop_turn) {
+            (ToolMode::Legacy, _) => OnTimeout::Wait,
+            (ToolMode::Timed, false) => OnTimeout::KeepWorking,
+            (ToolMode::Timed, true) => OnTimeout::StopTurn,
+        }
+    }
+
+    /// These settings with `choice`; the default timeout is kept.
+    pub fn with_on_timeout(self, choice: OnTimeout) -> QuestionSettings {
+        let (mode, stop_turn) = match choice {
+            OnTimeout::KeepWorking => (ToolMode::Timed, false),
+            OnTimeout::Wait => (ToolMode::Legacy, false),
+            OnTimeout::StopTurn => (ToolMode::Timed, true),
+        };
+        QuestionSettings { mode, stop_turn, ..self }
+    }
 }
 
 impl Default for QuestionSettings {
     fn default() -> Self {
-        QuestionSettings { mode: ToolMode::Legacy, default_timeout_secs: 120 }
+        QuestionSettings { mode: ToolMode::Legacy, default_timeout_secs: 120, stop_turn: false }
     }
 }
 
@@ -35,7 +91,7 @@ pub struct AskUserQuestionTool {
     service: UserQuestionService,
     settings: QuestionSettings,
     /// What a timed call that ran out returns, given its call id.
-    pending_text: fn(&str) -> String,
+    pending_text: fn(&str, PendingReason, Duration) -> String,
 }
 
 impl AskUserQuestionTool {
@@ -71,6 +127,7 @@ impl AskUserQuestionTool {
             (ToolMode::Timed, WaitLimit::Seconds(secs)) => Some(Duration::from_secs(secs)),
             _ => None,
         };
+        let began = Instant::now();
         let result = match deadline {
             Some(timeout) => self.service.ask_timed(params, timeout).await,
             None => self.service.ask(params).await,
@@ -78,7 +135,9 @@ impl AskUserQuestionTool {
         match result {
             Ok(batch) => Ok(ToolOutput::ok(answered_result_text(&batch))),
             Err(e) if e.code == ErrorCode::AskTimedOut && deadline.is_some() => {
-                Ok(ToolOutput::pending((self.pending_text)(call_id)))
+                let reason =
+                    if e.message == QUIT_BEFORE_ANSWER { PendingReason::HarkQuit } else { PendingReason::TimedOut };
+                Ok(ToolOutput::pending((self.pending_text)(call_id, reason, began.elapsed())))
             }
             Err(e) => Err(e.into()),
         }

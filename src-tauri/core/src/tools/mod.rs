@@ -8,6 +8,7 @@ mod definition;
 mod error;
 mod plan;
 mod registry;
+mod withdraw;
 
 #[cfg(test)]
 mod tests;
@@ -17,11 +18,12 @@ use std::path::PathBuf;
 use tokio_util::sync::CancellationToken;
 
 pub use crate::service::BoxFuture;
-pub use ask_user::{AskUserQuestionTool, QuestionSettings};
+pub use ask_user::{AskUserQuestionTool, OnTimeout, QuestionSettings};
 pub use definition::definition_of;
 pub use error::ToolError;
 pub use plan::{PlanApproval, SubmitPlanTool};
 pub use registry::ToolRegistry;
+pub use withdraw::{WithdrawArguments, WithdrawQuestionTool, WITHDRAW_TOOL_NAME};
 
 use crate::error::CodedError;
 use crate::service::Caller;

@@ -57,9 +57,12 @@ impl SubmitPlanTool {
         };
         // A plan review never times out: nothing that changes the workspace may run until it is decided.
         // Only a quit ends its wait undecided (see `UserQuestionService::continue_on_quit`).
+        let began = tokio::time::Instant::now();
         match self.service.ask(params).await {
             Ok(batch) => Ok(ToolOutput::ok(plan_review_result_text(&batch))),
-            Err(e) if e.code == ErrorCode::AskTimedOut => Ok(ToolOutput::pending(plan_pending_text(call_id))),
+            Err(e) if e.code == ErrorCode::AskTimedOut => {
+                Ok(ToolOutput::pending(plan_pending_text(call_id, began.elapsed())))
+            }
             Err(e) => Err(e.into()),
         }
     }

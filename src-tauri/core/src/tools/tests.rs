@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::*;
 use crate::error::CodedError;
-use crate::question::{pending_result_text, tool_definition, ErrorCode, ToolMode, TOOL_NAME};
+use crate::question::{tool_definition, ErrorCode, PendingReason, PendingResult, ToolMode, TOOL_NAME};
 use crate::service::{Caller, ForwardingProvider, InteractionRequest, MemoryLog, UserQuestionService};
 use crate::session::ToolOutcome;
 
@@ -33,7 +33,10 @@ fn env() -> Env {
 
 fn registry(service: &UserQuestionService, mode: ToolMode) -> ToolRegistry {
     let mut r = ToolRegistry::new();
-    let tool = AskUserQuestionTool::new(service.clone(), QuestionSettings { mode, default_timeout_secs: 120 });
+    let tool = AskUserQuestionTool::new(
+        service.clone(),
+        QuestionSettings { mode, default_timeout_secs: 120, stop_turn: false },
+    );
     r.register(Arc::new(tool)).expect("registers");
     r
 }
@@ -103,7 +106,10 @@ async fn a_timed_call_that_times_out_returns_the_pending_text() {
     assert_eq!(request.wait.as_ref().map(|w| w.timeout_ms), Some(30_000));
     let out = call.await.expect("join").expect("pending is a result, not an error");
     assert_eq!(start.elapsed(), Duration::from_secs(30));
-    assert_eq!(out, ToolOutput::pending(pending_result_text("call-7")));
+    assert!(out.pending);
+    let result = PendingResult::parse(&out.content).expect("a pending result, as data");
+    assert_eq!((result.reason, result.call_id.as_str(), result.waited_secs), (PendingReason::TimedOut, "call-7", 30));
+    assert!(result.next.contains("answer_to_pending_question"), "{}", result.next);
     assert!(matches!(outcome_of(&Ok(out)), ToolOutcome::Pending { .. }));
     // The service holds nothing for it: the question is continued once the agent records this result.
     assert_eq!(env.service.stats().pending_waits, 0);
@@ -123,7 +129,7 @@ async fn a_timed_call_without_timeout_uses_the_default_from_settings() {
 #[tokio::test(start_paused = true)]
 async fn a_default_timeout_beyond_the_limit_waits_the_longest_allowed() {
     let mut env = env();
-    let settings = QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: u64::MAX };
+    let settings = QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: u64::MAX, stop_turn: false };
     let tool = AskUserQuestionTool::new(env.service.clone(), settings);
     let max = crate::question::limits::MAX_TIMEOUT_SECS;
     assert_eq!(tool.settings().default_timeout_secs, max);

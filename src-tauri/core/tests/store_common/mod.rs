@@ -2,12 +2,14 @@
 #![allow(dead_code)]
 
 use chrono::Utc;
+use hark_core::question::PendingReason;
 use hark_core::question::{
     answered_result_text, late_answer_text, pending_result_text, Answer, AnswerBatch, Intent, Question, ToolMode,
     TOOL_NAME,
 };
 use hark_core::session::{project_questions, Event, MessageSource, QuestionState, Store, StoredEvent, ToolOutcome};
 use serde_json::{json, Value};
+use std::time::Duration;
 
 pub fn questions(ids: &[&str]) -> Vec<Question> {
     serde_json::from_value(ask_args(ids)["questions"].clone()).unwrap()
@@ -32,7 +34,12 @@ pub fn answers(ids: &[&str], label: &str) -> AnswerBatch {
 }
 
 pub fn header(mode: ToolMode) -> Event {
-    Event::RequestHeader { tools: vec![TOOL_NAME.to_string()], question_mode: mode, default_timeout_secs: 120 }
+    Event::RequestHeader {
+        tools: vec![TOOL_NAME.to_string()],
+        question_mode: mode,
+        default_timeout_secs: 120,
+        stop_turn: false,
+    }
 }
 
 pub fn ask(call_id: &str, ids: &[&str]) -> Event {
@@ -44,7 +51,10 @@ pub fn result(call_id: &str, outcome: ToolOutcome) -> Event {
 }
 
 pub fn pending(call_id: &str) -> Event {
-    result(call_id, ToolOutcome::Pending { content: pending_result_text(call_id) })
+    result(
+        call_id,
+        ToolOutcome::Pending { content: pending_result_text(call_id, PendingReason::TimedOut, Duration::from_secs(1)) },
+    )
 }
 
 pub fn answered(call_id: &str, batch: &AnswerBatch) -> Event {
@@ -59,7 +69,7 @@ pub fn failed(call_id: &str, code: &str) -> Event {
 }
 
 pub fn late_text(call_id: &str, ids: &[&str], batch: &AnswerBatch) -> String {
-    late_answer_text(call_id, &Intent::Question, &questions(ids), batch)
+    late_answer_text(call_id, &Intent::Question, &questions(ids), batch, None)
 }
 
 /// A late answer's source as logs before answers were recorded with it have it: the answers are in

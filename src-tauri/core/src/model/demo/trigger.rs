@@ -108,7 +108,8 @@ fn trailing_results(messages: &[Arc<ChatMessage>]) -> Vec<ToolResultInfo> {
 }
 
 /// Tool errors reach the model as `{name, code, message}` JSON (possibly under `error`); a pending
-/// result is prose naming the late-answer key and this call's id; anything else is a success.
+/// result is `{"status": "pending", ...}` for this call (or, as older sessions recorded it, prose
+/// naming the late-answer key and the call's id); anything else is a success.
 fn classify(call_id: &str, tool: String, content: &str) -> ToolResultInfo {
     let parsed: Option<Value> = serde_json::from_str(content.trim()).ok();
     let error = parsed.as_ref().and_then(|v| {
@@ -119,7 +120,9 @@ fn classify(call_id: &str, tool: String, content: &str) -> ToolResultInfo {
     });
     let status = if error.is_some() {
         ToolStatus::Error
-    } else if parsed.is_none() && content.contains(LATE_ANSWER_KEY) && content.contains(call_id) {
+    } else if crate::question::PendingResult::parse(content.trim()).is_some_and(|p| p.call_id == call_id)
+        || (parsed.is_none() && content.contains(LATE_ANSWER_KEY) && content.contains(call_id))
+    {
         ToolStatus::Pending
     } else {
         ToolStatus::Ok

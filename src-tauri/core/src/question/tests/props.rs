@@ -245,7 +245,7 @@ proptest! {
         // And the answered text carries the same batch back.
         let back: AnswerBatch = serde_json::from_str(&answered_result_text(&batch)).unwrap();
         prop_assert_eq!(&back, &batch);
-        let late = late_answer_text("call", &Intent::Question, &questions, &batch);
+        let late = late_answer_text("call", &Intent::Question, &questions, &batch, None);
         prop_assert_eq!(parse_late_answer_text(&late), Some(("call".to_string(), batch.clone())));
     }
 

@@ -1,5 +1,7 @@
 //! Result texts and the error wire shape.
 
+use std::time::Duration;
+
 use super::*;
 use crate::error::CodedError;
 
@@ -18,36 +20,73 @@ fn answered_text_is_the_answers_json_with_ids() {
 }
 
 #[test]
-fn pending_text_says_what_the_model_must_and_must_not_do() {
-    let text = pending_result_text("call_42");
-    let lower = text.to_lowercase();
+fn a_pending_result_says_what_happened_as_data_and_never_carries_answers() {
+    let text = pending_result_text("call_42", PendingReason::TimedOut, Duration::from_millis(30_400));
+    let v: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        (&v["status"], &v["reason"], &v["call_id"], &v["waited_secs"]),
+        (&json!("pending"), &json!("timed_out"), &json!("call_42"), &json!(30))
+    );
+    assert!(v.get("answers").is_none(), "{text}");
+    assert!(serde_json::from_str::<AnswerBatch>(&text).is_err(), "it must never read as an answered result");
+    assert_eq!(result_answers(&text), None);
+    let next = v["next"].as_str().unwrap().to_lowercase();
     for phrase in [
         "has not answered yet",
         "stays open",
-        "continue only with work that does not depend on the answer",
+        "does not depend on the answer",
         "consent",
         "skip",
         "answer_to_pending_question",
-        "\"call_id\": \"call_42\"",
     ] {
-        assert!(lower.contains(phrase), "{phrase:?} missing from {text}");
+        assert!(next.contains(phrase), "{phrase:?} missing from {next}");
     }
-    // It must never look like an answered result.
-    assert!(serde_json::from_str::<AnswerBatch>(&text).is_err());
+    let back = PendingResult::parse(&text).unwrap();
+    assert_eq!((back.reason, back.call_id.as_str(), back.waited_secs), (PendingReason::TimedOut, "call_42", 30));
+    // An outside agent is told to collect the answer instead.
+    let client = client_pending_result_text("c", PendingReason::HarkQuit, Duration::ZERO);
+    let v: Value = serde_json::from_str(&client).unwrap();
+    assert_eq!(v["reason"], json!("hark_quit"));
+    assert!(v["next"].as_str().unwrap().contains("get_answers"));
+    // Results recorded before pending results were data still read as pending, with no timing.
+    assert_eq!(PendingResult::parse("PENDING: the user has not answered yet."), None);
 }
 
 #[test]
-fn pending_text_escapes_the_call_id() {
-    let text = pending_result_text("a\"b\nc");
-    assert!(text.contains(r#""call_id": "a\"b\nc""#), "{text}");
+fn a_pending_result_keeps_an_odd_call_id_inert() {
+    let text = pending_result_text("a\"b\nc", PendingReason::TimedOut, Duration::from_secs(1));
+    assert_eq!(PendingResult::parse(&text).unwrap().call_id, "a\"b\nc");
     assert!(!text.contains('\n'));
+}
+
+#[test]
+fn a_late_answer_says_how_long_after_the_timeout_it_came() {
+    let questions = vec![question("db", &["SQLite", "Postgres"], false)];
+    let batch = AnswerBatch { answers: vec![pick("db", &["Postgres"])] };
+    let since = chrono::Utc::now() - chrono::Duration::seconds(95);
+    let v: Value =
+        serde_json::from_str(&late_answer_text("c", &Intent::Question, &questions, &batch, Some(since))).unwrap();
+    let after = v["answered_secs_after_timeout"].as_u64().unwrap();
+    assert!((95..100).contains(&after), "{after}");
+    let v: Value = serde_json::from_str(&late_answer_text("c", &Intent::Question, &questions, &batch, None)).unwrap();
+    assert!(v.get("answered_secs_after_timeout").is_none());
+}
+
+#[test]
+fn a_withdrawal_result_is_data_without_answers() {
+    let text = WithdrawnResult { call_id: "c".into(), reason: "found it in the README".into() }.text();
+    assert_eq!(
+        serde_json::from_str::<Value>(&text).unwrap(),
+        json!({"status": "withdrawn", "call_id": "c", "reason": "found it in the README"})
+    );
+    assert_eq!(result_answers(&text), None);
 }
 
 #[test]
 fn late_answer_text_round_trips() {
     let questions = vec![question("db", &["SQLite", "Postgres"], false), question("name", &[], false)];
     let batch = AnswerBatch { answers: vec![pick("db", &["Postgres"]), custom("name", "x")] };
-    let text = late_answer_text("call_7", &Intent::Question, &questions, &batch);
+    let text = late_answer_text("call_7", &Intent::Question, &questions, &batch, None);
     let v: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(v[LATE_ANSWER_MARKER], json!(true));
     assert_eq!(v["call_id"], json!("call_7"));

@@ -31,7 +31,7 @@ fn records(env: &Env) -> Vec<QuestionRecord> {
 /// Runs one timed `ask_user_question` call the way the agent loop will: record the call, run the
 /// tool, record its result.
 async fn timed_call_that_times_out(env: &Env, service: &UserQuestionService, call_id: &str) {
-    let settings = QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: 5 };
+    let settings = QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: 5, stop_turn: false };
     let tool = AskUserQuestionTool::new(service.clone(), settings);
     let args = AskRequest { questions: vec![db_question()], wait: WaitLimit::Seconds(5) }.to_arguments(ToolMode::Timed);
     env.store
@@ -41,6 +41,7 @@ async fn timed_call_that_times_out(env: &Env, service: &UserQuestionService, cal
                 tools: vec![TOOL_NAME.into()],
                 question_mode: ToolMode::Timed,
                 default_timeout_secs: 5,
+                stop_turn: false,
             },
         )
         .expect("header");

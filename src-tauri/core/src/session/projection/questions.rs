@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::question::{
     check_plan, plan_review_questions, result_answers, validate_answers, validate_questions, AnswerBatch, Intent,
-    PlanVerdict, Question, SubmitPlanArguments, ToolMode, PLAN_TOOL_NAME, TOOL_NAME,
+    PendingResult, PlanVerdict, Question, SubmitPlanArguments, ToolMode, PLAN_TOOL_NAME, TOOL_NAME,
 };
 use crate::session::events::{Event, StoredEvent, ToolOutcome};
 
@@ -49,6 +49,13 @@ pub struct QuestionRecord {
     /// In a client session: the run of the outside agent that asked (`None`: one that did not say).
     #[serde(default)]
     pub asker: Option<String>,
+    /// When its foreground wait ended unanswered, as its pending result says (`None` for results
+    /// recorded before pending results said so).
+    #[serde(default)]
+    pub since: Option<chrono::DateTime<chrono::Utc>>,
+    /// The agent withdrew it, for this reason: it ended unanswered.
+    #[serde(default)]
+    pub withdrawn: Option<String>,
 }
 
 /// How many questions of a session need the user, for badges and the sessions list.
@@ -125,6 +132,7 @@ impl QuestionFold {
                 }
                 _ => false,
             },
+            Event::QuestionWithdrawn { call_id, reason } => self.withdraw(call_id, reason),
             // What a newer build recorded cannot be understood here, so it changes nothing.
             Event::Unknown { .. } => false,
         }
@@ -200,6 +208,8 @@ impl QuestionFold {
             reply_queued: None,
             returned: false,
             asker: None,
+            since: None,
+            withdrawn: None,
         }));
         true
     }
@@ -216,9 +226,11 @@ impl QuestionFold {
             // A script's question whose run died before its result was recorded is gone with the
             // script: nothing would read a late answer to it.
             ToolOutcome::Unknown if record.parent_call_id.is_some() => self.remove(call_id),
-            ToolOutcome::Pending { .. } | ToolOutcome::Unknown => {
+            ToolOutcome::Pending { content } => {
                 record.state = QuestionState::Continued;
+                record.since = PendingResult::parse(content).map(|p| p.since);
             }
+            ToolOutcome::Unknown => record.state = QuestionState::Continued,
             ToolOutcome::Ok { content } => match valid_batch(&record.questions, content) {
                 Some(batch) => {
                     record.state = QuestionState::Settled;
@@ -281,6 +293,19 @@ impl QuestionFold {
             self.reservations.remove(&reserved);
         }
         true
+    }
+
+    /// Only a continued question with no reply on its way can be withdrawn: a reply already queued
+    /// is the person's answer, which reaches the agent first.
+    fn withdraw(&mut self, call_id: &str, reason: &str) -> bool {
+        match self.record_mut(call_id) {
+            Some(record) if record.state == QuestionState::Continued && record.reply_queued.is_none() => {
+                record.state = QuestionState::Settled;
+                record.withdrawn = Some(reason.to_string());
+                true
+            }
+            _ => false,
+        }
     }
 
     fn record_mut(&mut self, call_id: &str) -> Option<&mut QuestionRecord> {

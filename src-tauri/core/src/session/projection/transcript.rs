@@ -303,7 +303,11 @@ impl TranscriptFold {
                 self.started_by = started_by.clone();
             }
             // A returned answer already shows on its row as answered late.
-            Event::RequestHeader { .. } | Event::AnswersReturned { .. } | Event::ClientAsked { .. } => {}
+            // A withdrawal shows on its question's row (the record says it).
+            Event::RequestHeader { .. }
+            | Event::AnswersReturned { .. }
+            | Event::ClientAsked { .. }
+            | Event::QuestionWithdrawn { .. } => {}
             Event::TurnStarted { turn_id, run_id } => {
                 let turn = Turn {
                     turn_id: Some(turn_id.clone()),

@@ -107,7 +107,12 @@ mod tests {
                 client: None,
                 started_by: None,
             },
-            Event::RequestHeader { tools: vec!["a".into()], question_mode: ToolMode::Timed, default_timeout_secs: 9 },
+            Event::RequestHeader {
+                tools: vec!["a".into()],
+                question_mode: ToolMode::Timed,
+                default_timeout_secs: 9,
+                stop_turn: false,
+            },
             Event::TurnStarted { turn_id: "t".into(), run_id: "r".into() },
             Event::UserMessage {
                 message_id: "m".into(),

@@ -57,6 +57,7 @@ impl RepairFold {
             | Event::McpForm { .. }
             | Event::AnswersReturned { .. }
             | Event::ClientAsked { .. }
+            | Event::QuestionWithdrawn { .. }
             | Event::HistoryCompacted { .. } => {}
             // Whatever a newer build's event leaves open, only that build can close.
             Event::Unknown { .. } => {}

@@ -111,7 +111,7 @@ proptest! {
     fn accepted_arguments_are_recorded_as_the_questions_that_were_asked((mode, args) in arb_arguments()) {
         let service = UserQuestionService::new(Arc::new(MemoryLog::new()));
         let recorded = registry(&service, mode).canonical_arguments(TOOL_NAME, args.clone());
-        let header = Event::RequestHeader { tools: vec![TOOL_NAME.into()], question_mode: mode, default_timeout_secs: 120 };
+        let header = Event::RequestHeader { tools: vec![TOOL_NAME.into()], question_mode: mode, default_timeout_secs: 120 ,stop_turn: false};
         let call = Event::ToolCall { call_id: "c".into(), name: TOOL_NAME.into(), arguments: recorded.clone() };
         let fold = fold_events([&header, &call]);
         match parse_request(&args, mode, 120) {
