@@ -85,7 +85,11 @@ impl LaunchOptions {
 }
 
 fn saved_questions(settings: &Settings) -> QuestionSettings {
-    QuestionSettings { mode: settings.question_mode, default_timeout_secs: settings.timeout_secs, stop_turn: false }
+    QuestionSettings {
+        mode: settings.question_mode,
+        default_timeout_secs: settings.timeout_secs,
+        stop_turn: settings.stop_turn_on_timeout,
+    }
 }
 
 #[cfg(test)]

@@ -47,6 +47,9 @@ pub struct Settings {
     pub demo_script: String,
     pub question_mode: ToolMode,
     pub timeout_secs: u64,
+    /// With timed questions: the turn stops when a question's wait runs out (the question stays
+    /// open, and its answer starts the next turn) instead of the agent working on.
+    pub stop_turn_on_timeout: bool,
     /// New sessions work plan first: the agent submits a plan for review before it may change the
     /// workspace. A session keeps the way it started.
     pub plan_first: bool,
@@ -68,6 +71,7 @@ impl Default for Settings {
             demo_script: DEFAULT_DEMO_SCRIPT.to_string(),
             question_mode: ToolMode::Timed,
             timeout_secs: hark_core::tools::QuestionSettings::default().default_timeout_secs,
+            stop_turn_on_timeout: false,
             plan_first: false,
             ptc: false,
             notifications: true,

@@ -470,7 +470,7 @@ async fn settings_survive_a_corrupt_file_and_save_without_secrets() {
     // Switch to Ollama (no key) and the legacy question mode, and save.
     let provider = app.find_x(&format!("{dialog}//label[.//span[normalize-space(.)='Provider']]//select")).await;
     provider.select_by_value("ollama").await.expect("choose ollama");
-    app.find_x(&format!("{dialog}//input[@name='question-mode' and @value='legacy']"))
+    app.find_x(&format!("{dialog}//input[@name='question-mode' and @value='wait']"))
         .await
         .click()
         .await

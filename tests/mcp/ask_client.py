@@ -9,6 +9,8 @@ printing one JSON line per step on stdout:
   ask          calls ask_user_question with a database question, prints its result
   answers [CALL_ID...]
                calls get_answers (with those call_ids, learnt elsewhere), prints its result
+  withdraw CALL_ID REASON...
+               calls withdraw_question, prints its result
 """
 
 import json
@@ -76,6 +78,10 @@ async def main():
                     calls = command.split()[1:]
                     arguments = {"call_ids": calls} if calls else {}
                     emit("answers", **result_fields(await session.call_tool("get_answers", arguments)))
+                elif command.split(" ")[0] == "withdraw":
+                    _, call_id, reason = command.split(" ", 2)
+                    arguments = {"call_id": call_id, "reason": reason}
+                    emit("withdrawn", **result_fields(await session.call_tool("withdraw_question", arguments)))
                 elif command == "quit":
                     break
 

@@ -417,3 +417,49 @@ fn the_agents_with_hooks_go_by_their_product_names() {
     assert_eq!(hark_core::host::plain_name("codex-mcp-client"), "Codex");
     assert_eq!(hark_core::host::plain_name("goose"), "goose");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_outside_agent_withdraws_its_continued_question_but_not_another_agents() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = start(dir.path());
+    let mut heard = host.service().subscribe();
+    let mine = host.client_ask(&client(), None, Some(timed(1)), question(), CancellationToken::new()).await.unwrap();
+    let other_agent = ClientId { name: "Codex".into(), ..client() };
+    let theirs =
+        host.client_ask(&other_agent, None, Some(timed(1)), question(), CancellationToken::new()).await.unwrap();
+    assert_ne!(mine.session_id, theirs.session_id);
+
+    // Another agent's call id is not found from this agent's session, and changes nothing.
+    let refused = host.client_withdraw(&client(), &theirs.call_id, "not mine").unwrap_err();
+    assert_eq!(refused.code(), "NOT_PENDING", "{refused}");
+    let unknown = host.client_withdraw(&ClientId { cwd: "/elsewhere".into(), ..client() }, &mine.call_id, "x");
+    assert_eq!(unknown.unwrap_err().code(), "NOT_PENDING");
+    assert_eq!(host.pending(&theirs.session_id).continued.len(), 1);
+
+    host.client_withdraw(&client(), &mine.call_id, "the tests passed without it").unwrap();
+    assert!(host.pending(&mine.session_id).continued.is_empty(), "it leaves every list");
+    let record = host.session(&mine.session_id).unwrap().question_records().remove(0);
+    assert_eq!(record.withdrawn.as_deref(), Some("the tests passed without it"));
+    // Every surface hears it ended (after the timeout it heard before).
+    tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            match heard.recv().await {
+                Ok(QuestionEvent::Resolved { call_id, outcome: hark_core::service::Outcome::Withdrawn, .. })
+                    if call_id == mine.call_id =>
+                {
+                    return
+                }
+                Ok(_) => continue,
+                Err(e) => panic!("{e}"),
+            }
+        }
+    })
+    .await
+    .expect("told the question was withdrawn");
+    // A late answer now is refused with the agent's reason, and the call reads ended.
+    let late = host.answer(&mine.session_id, &mine.call_id, db("Postgres"), None).unwrap_err();
+    assert_eq!(late.code(), "NOT_PENDING");
+    assert!(late.to_string().contains("the tests passed without it"), "{late}");
+    assert!(matches!(host.client_call(&client(), &mine.call_id).unwrap(), hark_core::host::ClientCall::Ended { .. }));
+    host.shutdown().await;
+}

@@ -253,7 +253,7 @@ export type ModelRef = { provider: ModelKind, base_url: string | null, model: st
 /**
  * How a question left the foreground (or, for `AnsweredLate`, the continued state).
  */
-export type Outcome = "answered" | "cancelled" | "aborted" | "timed_out" | "answered_late" | "failed";
+export type Outcome = "answered" | "cancelled" | "aborted" | "timed_out" | "answered_late" | "withdrawn" | "failed";
 
 export type PendingQuestions = { foreground: Array<InteractionRequest>, continued: Array<ContinuedQuestion>, };
 
@@ -347,7 +347,16 @@ returned: boolean,
 /**
  * In a client session: the run of the outside agent that asked (`None`: one that did not say).
  */
-asker: string | null, };
+asker: string | null, 
+/**
+ * When its foreground wait ended unanswered, as its pending result says (`None` for results
+ * recorded before pending results said so).
+ */
+since: string | null, 
+/**
+ * The agent withdrew it, for this reason: it ended unanswered.
+ */
+withdrawn: string | null, };
 
 export type QuestionState = "open" | "continued" | "settled";
 
@@ -365,6 +374,11 @@ export type SessionView = { session_id: string, transcript: Transcript, question
  * version does not know are ignored, so upgrading or downgrading never resets anyone's settings.
  */
 export type Settings = { provider: Provider, base_url: string, model: string, demo_script: string, question_mode: ToolMode, timeout_secs: number, 
+/**
+ * With timed questions: the turn stops when a question's wait runs out (the question stays
+ * open, and its answer starts the next turn) instead of the agent working on.
+ */
+stop_turn_on_timeout: boolean, 
 /**
  * New sessions work plan first: the agent submits a plan for review before it may change the
  * workspace. A session keeps the way it started.
@@ -496,7 +510,7 @@ export type TurnEnd = { reason: TurnEndReason, seq: number, at: string, };
 /**
  * Why a turn ended, as `turn/ended` stores it and the stream reports it.
  */
-export type TurnEndReason = "completed" | "aborted" | "error" | "step_limit" | "interrupted" | "other";
+export type TurnEndReason = "completed" | "aborted" | "error" | "step_limit" | "interrupted" | "question_timed_out" | "other";
 
 /**
  * Present on requests that run a host deadline. A client that shows such a question should

@@ -35,6 +35,8 @@ const record = (over: Partial<QuestionRecord>): QuestionRecord => ({
   reply_queued: null,
   returned: false,
   asker: null,
+  since: null,
+  withdrawn: null,
   ...over,
 });
 
@@ -42,6 +44,14 @@ describe('questionStatus', () => {
   it('reads the projection before the row result: a late answer beats a pending result', () => {
     const s = questionStatus(record({ state: 'settled', answered_late: true }), { status: 'pending', content: 'PENDING' });
     expect(s).toEqual({ label: 'Answered late', tone: 'done' });
+  });
+  it('says the agent withdrew a question, with its reason, and offers no answer', () => {
+    const withdrawn = record({ state: 'settled', withdrawn: 'found it in the README' });
+    expect(questionStatus(withdrawn, { status: 'pending', content: '{}' })).toEqual({
+      label: 'Withdrawn by the agent: found it in the README',
+      tone: 'muted',
+    });
+    expect(canAnswer(withdrawn)).toBe(false);
   });
   it('says a continued question can still be answered, and when a reply is queued', () => {
     expect(questionStatus(record({ state: 'continued' }), null).label).toMatch(/answer any time/);

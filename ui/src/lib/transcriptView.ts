@@ -20,6 +20,7 @@ export function questionStatus(record: QuestionRecord | null, outcome: ToolOutco
           ? { label: 'Answer sent — waiting for the agent to pick it up', tone: 'waiting' }
           : { label: 'Continued — answer any time', tone: 'waiting' };
       case 'settled':
+        if (record.withdrawn !== null) return { label: `Withdrawn by the agent: ${record.withdrawn}`, tone: 'muted' };
         return record.answered_late ? { label: 'Answered late', tone: 'done' } : { label: 'Answered', tone: 'done' };
     }
   }

@@ -13,8 +13,8 @@ use std::sync::{Arc, Mutex, OnceLock};
 use hark_core::control::{self, ControlError, Reply, Request};
 use hark_core::error::{BoundaryError, CodedError};
 use hark_core::host::ClientId;
-use hark_core::question::{client_tool_definition, ToolMode, TOOL_NAME};
-use hark_core::tools::QuestionSettings;
+use hark_core::question::{client_tool_definition, ToolMode, WithdrawnResult, TOOL_NAME};
+use hark_core::tools::{definition_of, QuestionSettings, WithdrawArguments, WITHDRAW_TOOL_NAME};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CancelTaskParams, ContentBlock, GetTaskParams,
     GetTaskResult, Implementation, InitializeRequestParams, InitializeResult, ListToolsResult, PaginatedRequestParams,
@@ -231,6 +231,44 @@ struct AnswersArgs {
     call_ids: Vec<String>,
 }
 
+impl HarkServer {
+    /// `withdraw_question`: the same tool as Hark's own agent has, for the client's questions.
+    async fn withdraw(&self, arguments: serde_json::Value) -> CallToolResult {
+        let args = match serde_json::from_value::<WithdrawArguments>(arguments) {
+            Ok(args) => args,
+            Err(e) => {
+                return failed(BoundaryError::new(
+                    "UserInteractionError",
+                    "INVALID_REQUEST",
+                    format!("{WITHDRAW_TOOL_NAME} takes {{\"call_id\": \"...\", \"reason\": \"...\"}}: {e}"),
+                ))
+            }
+        };
+        let request =
+            Request::Withdraw { client: self.client(), call_id: args.call_id.clone(), reason: args.reason.clone() };
+        match self.forward(&request).await {
+            Ok(Reply::Done) => {
+                let withdrawn = WithdrawnResult { call_id: args.call_id, reason: args.reason.trim().to_string() };
+                let structured = serde_json::to_value(&withdrawn).unwrap_or_default();
+                result(withdrawn.text(), structured, false)
+            }
+            Ok(other) => refused(other),
+            Err(e) => failed(e.boundary()),
+        }
+    }
+}
+
+/// A tool from a core tool definition (`{name, description, parameters}`).
+fn tool_of(definition: &serde_json::Value) -> Tool {
+    let name = definition["name"].as_str().unwrap_or_default().to_string();
+    let description = definition["description"].as_str().unwrap_or_default().to_string();
+    let schema = match &definition["parameters"] {
+        serde_json::Value::Object(schema) => schema.clone(),
+        _ => serde_json::Map::new(),
+    };
+    Tool::new(name, description, Arc::new(schema))
+}
+
 fn answers_schema() -> serde_json::Map<String, serde_json::Value> {
     let schema = serde_json::json!({
         "type": "object",
@@ -345,13 +383,7 @@ impl ServerHandler for HarkServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
         let settings = self.settings().await;
-        let definition = client_tool_definition(settings.mode, settings.default_timeout_secs);
-        let description = definition["description"].as_str().unwrap_or_default().to_string();
-        let schema = match &definition["parameters"] {
-            serde_json::Value::Object(schema) => schema.clone(),
-            _ => serde_json::Map::new(),
-        };
-        let ask = Tool::new(TOOL_NAME, description, Arc::new(schema));
+        let ask = tool_of(&client_tool_definition(settings.mode, settings.default_timeout_secs));
         let answers = Tool::new(
             ANSWERS_TOOL,
             "Returns the answers the person gave later to your questions whose call returned pending (each \
@@ -360,7 +392,12 @@ impl ServerHandler for HarkServer {
              (a hook's message names its call id).",
             Arc::new(answers_schema()),
         );
-        Ok(ListToolsResult::with_all_items(vec![ask, answers]))
+        let mut tools = vec![ask, answers];
+        // Only a timed question can be left waiting while the agent works on.
+        if settings.mode == ToolMode::Timed {
+            tools.push(tool_of(&definition_of::<WithdrawArguments>(WITHDRAW_TOOL_NAME)));
+        }
+        Ok(ListToolsResult::with_all_items(tools))
     }
 
     async fn call_tool(
@@ -377,6 +414,7 @@ impl ServerHandler for HarkServer {
             match request.name.as_ref() {
                 TOOL_NAME => self.ask(arguments, &context).await,
                 ANSWERS_TOOL => self.answers(arguments).await,
+                WITHDRAW_TOOL_NAME => self.withdraw(arguments).await,
                 other => failed(BoundaryError::new(
                     "ToolError",
                     "UNKNOWN_TOOL",

@@ -180,8 +180,8 @@ impl HarkServer {
     }
 
     /// `tasks/cancel`: a question still in its foreground wait here is withdrawn (its connection
-    /// closes); one waiting in Hark after its timeout is closed there if it is live again, and the
-    /// task reads cancelled from now on.
+    /// closes); one waiting in Hark is closed there if it is live again, else (continued after its
+    /// timeout) withdrawn, and the task reads cancelled from now on.
     pub(super) async fn withdraw_task(&self, id: &str) -> Result<(), McpError> {
         let running = lock(&self.tasks.slots).get_mut(id).map(|slot| {
             slot.stop.cancel();
@@ -194,7 +194,11 @@ impl HarkServer {
         match crate::app_link::call(&self.dir, &request).await {
             Ok(Reply::Call { call: ClientCall::Waiting { session_id } }) => {
                 let cancel = Request::Cancel { session: session_id, call_id: id.to_string() };
-                let _ = crate::app_link::call(&self.dir, &cancel).await;
+                if !matches!(crate::app_link::call(&self.dir, &cancel).await, Ok(Reply::Done)) {
+                    let reason = "the agent cancelled its task".to_string();
+                    let withdraw = Request::Withdraw { client: self.client(), call_id: id.to_string(), reason };
+                    let _ = crate::app_link::call(&self.dir, &withdraw).await;
+                }
                 lock(&self.tasks.slots).insert(
                     id.to_string(),
                     Slot { created_at: now(), stop: CancellationToken::new(), ended: Some(Ended::Cancelled) },

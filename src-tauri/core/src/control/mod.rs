@@ -75,6 +75,9 @@ pub enum Request {
     /// Where one call asked in the outside agent's session stands (read from the log, so it holds
     /// after either side restarted): what an MCP task reports.
     Call { client: ClientId, call_id: String },
+    /// The outside agent takes back a continued question of its session (`withdraw_question`, or
+    /// its task cancelled).
+    Withdraw { client: ClientId, call_id: String, reason: String },
     /// The question settings an outside agent's calls get unless it chooses its own.
     Settings,
     /// Follows `session` (an id or prefix; made live) and every session's questions: replied to with
@@ -157,7 +160,7 @@ pub enum Reply {
     Stopped {
         stopped: bool,
     },
-    /// Done as asked (`send`, `cancel`, `expire`).
+    /// Done as asked (`send`, `cancel`, `expire`, `withdraw`).
     Done,
     /// The countdown is held; `remaining_ms` is what was left of it (`None`: it had none).
     Attached {

@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 use crate::agent::{forward_questions, AgentEvent};
 use crate::live::Session;
 use crate::question::{late_answer_text, parse_request, AnswerBatch, TOOL_NAME};
-use crate::service::{Caller, SteerMessage, UserQuestionService};
+use crate::service::{not_continued, Caller, ServiceError, SteerMessage, UserQuestionService};
 use crate::session::{Event, QuestionState, StoreError, TurnEndReason};
 use crate::sync::lock;
 use crate::tools::{outcome_of, AskUserQuestionTool, QuestionSettings, ToolContext, ToolHandler};
@@ -445,6 +445,16 @@ impl super::Host {
     /// [`Relay::mark_returned`]): called once they reached it, not before.
     pub fn client_answers_returned(&self, session: &str, call_ids: &[String]) -> Result<(), HostError> {
         self.relay(session)?.mark_returned(call_ids)
+    }
+
+    /// The outside agent takes back a continued question of its session (see
+    /// [`UserQuestionService::withdraw`]). As with [`client_call`](Self::client_call), the call id
+    /// is the handle: a client only learns its own. Another session's question is never found.
+    pub fn client_withdraw(&self, client: &ClientId, call_id: &str, reason: &str) -> Result<(), HostError> {
+        let Some(session_id) = self.client_session(&client.plain(), false)? else {
+            return Err(ServiceError::from(not_continued(call_id)).into());
+        };
+        Ok(self.service.withdraw(&session_id, call_id, reason)?)
     }
 
     /// Where `call_id` of the client's session stands. The call id is the client's handle (an MCP

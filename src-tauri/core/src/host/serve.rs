@@ -126,6 +126,13 @@ async fn reply(host: Arc<Host>, request: Request, gone: CancellationToken) -> Re
             .await
         }
         Request::Stop { session } => Ok(Reply::Stopped { stopped: host.abort(&session) }),
+        Request::Withdraw { client, call_id, reason } => {
+            off_thread(move || {
+                host.client_withdraw(&client, &call_id, &reason).map_err(refused)?;
+                Ok(Reply::Done)
+            })
+            .await
+        }
         Request::Cancel { session, call_id } => {
             host.cancel(&session, &call_id).map_err(refused)?;
             Ok(Reply::Done)

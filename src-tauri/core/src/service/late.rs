@@ -46,7 +46,7 @@ pub struct ContinuedQuestion {
     pub reply_queued: Option<String>,
 }
 
-pub(crate) fn not_continued(call_id: &str) -> UserInteractionError {
+pub fn not_continued(call_id: &str) -> UserInteractionError {
     UserInteractionError::new(
         ErrorCode::NotPending,
         format!("question {call_id} is not waiting for a late answer (unknown, still in the foreground, or settled)"),

@@ -34,7 +34,7 @@ use tokio::sync::broadcast;
 
 pub use ask::AskParams;
 pub use events::{Outcome, QuestionEvent};
-pub use late::{ContinuedQuestion, SteerMessage, SteerReceiver};
+pub use late::{not_continued, ContinuedQuestion, SteerMessage, SteerReceiver};
 pub use log::{LogError, MemoryLog, SessionLog};
 pub use provider::{
     BoxFuture, Caller, ForwardingProvider, InteractionProvider, InteractionRequest, ProviderRegistration, WaitInfo,
@@ -289,6 +289,14 @@ impl UserQuestionService {
         self.read_questions(session, |fold| fold.get(call_id).map(|r| r.state))
     }
 
+    fn late_path_decides(&self, session: &str, call_id: &str) -> bool {
+        self.read_questions(session, |fold| {
+            fold.get(call_id).is_some_and(|r| {
+                matches!(r.state, QuestionState::Continued | QuestionState::Open) || r.withdrawn.is_some()
+            })
+        })
+    }
+
     /// Whether `call_id` is continued: a late answer to it may be queued (and its admission settles it).
     pub fn is_continued(&self, session: &str, call_id: &str) -> bool {
         self.state_of(session, call_id) == Some(QuestionState::Continued)
@@ -360,13 +368,9 @@ impl UserQuestionService {
     pub fn respond(&self, session: &str, call_id: &str, answers: AnswerBatch) -> Result<Responded, ServiceError> {
         match self.submit_foreground(session, call_id, answers.clone()) {
             Ok(()) => Ok(Responded::Foreground),
-            Err(e)
-                if e.code == ErrorCode::NotPending
-                    && matches!(
-                        self.state_of(session, call_id),
-                        Some(QuestionState::Continued | QuestionState::Open)
-                    ) =>
-            {
+            // Not in the foreground: the late path answers a continued question, and says why a
+            // withdrawn one takes no answer.
+            Err(e) if e.code == ErrorCode::NotPending && self.late_path_decides(session, call_id) => {
                 self.answer(session, call_id, answers).map(Responded::Late)
             }
             Err(e) => Err(e.into()),

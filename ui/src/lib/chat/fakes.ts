@@ -109,6 +109,8 @@ export function record(callId: string, state: QuestionRecord['state']): Question
     reply_queued: null,
     returned: false,
     asker: null,
+    since: null,
+    withdrawn: null,
   };
 }
 

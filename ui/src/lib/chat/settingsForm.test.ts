@@ -10,7 +10,7 @@ const settings: Settings = {
   model: '',
   demo_script: 'batch',
   question_mode: 'timed',
-  timeout_secs: 120, plan_first: false, ptc: false,
+  timeout_secs: 120, stop_turn_on_timeout: false, plan_first: false, ptc: false,
   notifications: true,
   do_not_disturb: false,
   keep_running_in_tray: true,

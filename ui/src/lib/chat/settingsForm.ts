@@ -128,3 +128,20 @@ export function keyField(view: SettingsView, form: Form): KeyField {
   if (form.removeKey) return { kind: 'removing' };
   return view.api_key_set ? { kind: 'stored' } : { kind: 'empty' };
 }
+
+/** What happens when a timed question's wait runs out, as the Settings offer it (a timeout is never an answer). */
+export type OnTimeout = 'wait' | 'keep_working' | 'stop_turn';
+
+export function onTimeoutOf(s: Settings): OnTimeout {
+  if (s.question_mode === 'legacy') return 'wait';
+  return s.stop_turn_on_timeout ? 'stop_turn' : 'keep_working';
+}
+
+/** `s` with `choice`: the question schema and whether the turn stops, saved as the two fields they are. */
+export function withOnTimeout(s: Settings, choice: OnTimeout): Settings {
+  return {
+    ...s,
+    question_mode: choice === 'wait' ? 'legacy' : 'timed',
+    stop_turn_on_timeout: choice === 'stop_turn',
+  };
+}

@@ -5,7 +5,7 @@ import { catalogue } from '../chat/fakes';
 import type { AgentSetupDone, AgentsView, McpEntry, McpView, Provider, Settings, SettingsView } from '../types';
 
 const settings: Settings = {
-  provider: 'demo', base_url: '', model: '', demo_script: 'batch', question_mode: 'legacy', timeout_secs: 120, plan_first: false, ptc: false,
+  provider: 'demo', base_url: '', model: '', demo_script: 'batch', question_mode: 'legacy', timeout_secs: 120, stop_turn_on_timeout: false, plan_first: false, ptc: false,
   notifications: true, do_not_disturb: false, keep_running_in_tray: true,
 };
 const view = (over: Partial<SettingsView> = {}): SettingsView => ({
@@ -16,6 +16,17 @@ const optionsOf = (name: string) =>
   Array.from((screen.getByRole('combobox', { name }) as HTMLSelectElement).options).map((o) => [o.value, o.textContent]);
 
 describe('SettingsDialog', () => {
+  it('what happens on a timeout is one choice of three, saved as the schema and whether the turn stops', async () => {
+    const onSave = vi.fn(async () => null);
+    render(SettingsDialog, { view: view(), onSave, onClose: vi.fn() });
+    const wait = screen.getByRole('radio', { name: /Wait for my answer/ }) as HTMLInputElement;
+    expect(wait.checked).toBe(true);
+    await fireEvent.click(screen.getByRole('radio', { name: /Stop after a timeout/ }));
+    expect(wait.checked).toBe(false);
+    await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    expect(onSave).toHaveBeenCalledWith({ ...settings, question_mode: 'timed', stop_turn_on_timeout: true }, null);
+  });
+
   it('maps the form to save_settings: DeepSeek preset, typed key, timed mode', async () => {
     const onSave = vi.fn(async () => null);
     const onClose = vi.fn();
@@ -80,7 +91,7 @@ describe('SettingsDialog', () => {
     render(SettingsDialog, { view: view(), onSave: vi.fn(async () => null), onClose: () => {} });
     const wait = screen.getByRole('radio', { name: /^Wait for my answer/ }) as HTMLInputElement;
     const keepGoing = screen.getByRole('radio', { name: /^Keep working after a timeout/ }) as HTMLInputElement;
-    expect([wait.value, keepGoing.value]).toEqual(['legacy', 'timed']);
+    expect([wait.value, keepGoing.value]).toEqual(['wait', 'keep_working']);
     expect(wait.checked).toBe(true);
     expect(document.body.textContent).not.toMatch(/legacy|timed —/i);
   });
