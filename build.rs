@@ -2,7 +2,7 @@
 // the app's own commands go through the ACL (listing them here makes them deny-by-default until a
 // capability grants them), so IPC is limited to what src-tauri/app/capabilities allows.
 /// Every command the shell registers (src-tauri/app/lib.rs); the capability grants them to `main`.
-const COMMANDS: [&str; 24] = [
+const COMMANDS: [&str; 25] = [
     "app_info",
     "list_sessions",
     "session_transcript",
@@ -16,6 +16,7 @@ const COMMANDS: [&str; 24] = [
     "abort",
     "retry",
     "pending_questions",
+    "inbox",
     "attach_question",
     "release_question",
     "submit_answers",

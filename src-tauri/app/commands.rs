@@ -294,6 +294,12 @@ pub async fn pending_questions(state: State<'_, AppState>, session_id: String) -
     Ok(state.hub()?.pending(&session_id))
 }
 
+/// Every waiting question of every session, in the inbox's order.
+#[tauri::command]
+pub async fn inbox(state: State<'_, AppState>) -> CommandResult<Vec<hark_core::host::InboxEntry>> {
+    Ok(state.hub()?.inbox()?)
+}
+
 #[tauri::command]
 pub fn attach_question(
     state: State<'_, AppState>,

@@ -298,6 +298,10 @@ impl Hub {
         self.host.pending(session)
     }
 
+    pub fn inbox(&self) -> Result<Vec<hark_core::host::InboxEntry>, CommandError> {
+        Ok(self.host.inbox()?)
+    }
+
     /// The page load now shown; the window passes it back with calls that leave something held.
     pub fn page(&self) -> u64 {
         self.page.load(Ordering::SeqCst)

@@ -110,6 +110,7 @@ pub fn run() {
             commands::abort,
             commands::retry,
             commands::pending_questions,
+            commands::inbox,
             commands::attach_question,
             commands::release_question,
             commands::submit_answers,

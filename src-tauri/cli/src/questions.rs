@@ -30,6 +30,7 @@ fn render(records: &[QuestionRecord]) -> String {
     let mut out = String::new();
     for r in records {
         let state = match r.state {
+            QuestionState::Settled if r.withdrawn.is_some() => "withdrawn by the agent",
             QuestionState::Open => "open",
             QuestionState::Continued if r.reply_queued.is_some() => "continued (reply queued)",
             QuestionState::Continued => "continued",

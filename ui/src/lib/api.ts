@@ -10,6 +10,7 @@ import type {
   AgentsView,
   AppInfo,
   Focus,
+  InboxEntry,
   McpEntry,
   McpView,
   PendingQuestions,
@@ -107,6 +108,9 @@ export const abort = (sessionId: string): Promise<Result<boolean>> => call<boole
 
 export const retry = (sessionId: string): Promise<Result<void>> => call<void>('retry', { sessionId });
 
+/** Every waiting question of every session, grouped by asker, oldest first (the core's order). */
+export const inbox = (): Promise<Result<InboxEntry[]>> => call<InboxEntry[]>('inbox');
+
 export const pendingQuestions = (sessionId: string): Promise<Result<PendingQuestions>> =>
   call<PendingQuestions>('pending_questions', { sessionId });
 
@@ -164,6 +168,10 @@ async function subscribe<T>(event: string, handler: (payload: T) => void): Promi
 /** A notification, the tray or a second launch asked to show a session (and maybe a question). */
 export const onFocusRequest = (handler: (payload: Focus) => void): Promise<() => void> =>
   subscribe<Focus>('hark://focus', handler);
+
+/** The tray or a notification asked to show the inbox. */
+export const onInboxRequest = (handler: () => void): Promise<() => void> =>
+  subscribe<unknown>('hark://inbox', () => handler());
 
 /** A second launch's options could not be carried out in this running app. */
 export const onLaunchError = (handler: (error: HarkError) => void): Promise<() => void> =>

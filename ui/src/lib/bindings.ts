@@ -128,7 +128,11 @@ export type ContinuedQuestion = { session_id: string, call_id: string, intent: I
 /**
  * The inbox message id of a reply to this question that awaits admission.
  */
-reply_queued: string | null, };
+reply_queued: string | null, 
+/**
+ * When it was asked, as the log recorded its call.
+ */
+asked_at: string | null, };
 
 export type EntryTransport = { "kind": "stdio", command: string, args: Array<string>, env: Array<[string, string]>, } | { "kind": "http", url: string, headers: Array<HeaderEntry>, };
 
@@ -166,6 +170,24 @@ export type FormOutcome = { "action": "accept", answers: AnswerBatch, } | { "act
  * one) and reads back empty: a secret never leaves the keyring for the window.
  */
 export type HeaderEntry = { name: string, value: string, secret: boolean, };
+
+/**
+ * One waiting question as the inbox lists it.
+ */
+export type InboxEntry = { 
+/**
+ * Who asks: "Hark" for its own agent, else the outside agent's name (made plain).
+ */
+asker: string, session_title: string, session_id: string, call_id: string, intent: Intent, questions: Array<Question>, 
+/**
+ * Whether an answer is taken now: always in the foreground; a continued question until a late
+ * reply of it is queued (the first reply wins, and nobody is asked twice).
+ */
+answerable: boolean, 
+/**
+ * When it was asked, as the log recorded its call.
+ */
+asked_at: string | null, } & ({ "phase": "foreground", wait: WaitInfo | null, } | { "phase": "continued", reply_queued: string | null, });
 
 /**
  * What a question is for. Serialized as `{"kind": "question"}`, `{"kind": "plan_review", "plan"}` or
@@ -356,7 +378,11 @@ since: string | null,
 /**
  * The agent withdrew it, for this reason: it ended unanswered.
  */
-withdrawn: string | null, };
+withdrawn: string | null, 
+/**
+ * When it was asked (its call recorded); `None` when folded from events without their times.
+ */
+asked_at: string | null, };
 
 export type QuestionState = "open" | "continued" | "settled";
 

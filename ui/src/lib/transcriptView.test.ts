@@ -37,6 +37,7 @@ const record = (over: Partial<QuestionRecord>): QuestionRecord => ({
   asker: null,
   since: null,
   withdrawn: null,
+  asked_at: null,
   ...over,
 });
 

@@ -123,6 +123,9 @@ fn item_lines(item: &TranscriptItem, out: &mut Vec<(String, Style)>, dim: Style,
                 (QuestionState::Open, _) => "waiting for your answer".to_string(),
                 (QuestionState::Continued, _) if record.reply_queued.is_some() => "late answer queued".into(),
                 (QuestionState::Continued, _) => "went on — Tab answers it".into(),
+                (QuestionState::Settled, _) if record.withdrawn.is_some() => {
+                    format!("withdrawn by the agent: {}", safe(record.withdrawn.as_deref().unwrap_or_default()))
+                }
                 (QuestionState::Settled, true) => "answered late".into(),
                 (QuestionState::Settled, false) => "answered".into(),
             };

@@ -6,6 +6,7 @@
 mod catalogue;
 mod clients;
 mod error;
+mod inbox;
 mod lock;
 mod models;
 mod serve;
@@ -25,6 +26,7 @@ pub use clients::{
     CLAUDE_CODE, CODEX,
 };
 pub use error::HostError;
+pub use inbox::{InboxEntry, HARK_ASKER};
 pub use lock::{HostLock, LockError, LOCK_FILE};
 pub use models::{label, plan_first_for, ptc_for, questions_for, ModelSource};
 pub use serve::control_handler;
@@ -360,7 +362,11 @@ impl Host {
 
     /// `session`'s waiting questions as surfaces list them (see [`questions_view`]).
     pub fn questions(&self, session: &str) -> Vec<QuestionView> {
-        questions_view(&self.service.foreground(Some(session)), &self.service.continued(session))
+        let mut views = questions_view(&self.service.foreground(Some(session)), &self.service.continued(session));
+        for view in views.iter_mut().filter(|v| v.asked_at.is_none()) {
+            view.asked_at = self.service.asked_at(session, &view.call_id);
+        }
+        views
     }
 
     pub fn pending(&self, session: &str) -> PendingQuestions {

@@ -132,7 +132,7 @@ impl Folds {
             Event::InboxDiscarded { message_id, .. } => self.questions.reserved_call(message_id).map(String::from),
             _ => None,
         };
-        let changed = self.questions.apply(event);
+        let changed = self.questions.apply_stored(stored);
         self.repair.apply(event);
         self.inbox.apply(stored);
         self.history.apply(stored);

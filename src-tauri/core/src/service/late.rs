@@ -44,6 +44,8 @@ pub struct ContinuedQuestion {
     pub questions: Vec<Question>,
     /// The inbox message id of a reply to this question that awaits admission.
     pub reply_queued: Option<String>,
+    /// When it was asked, as the log recorded its call.
+    pub asked_at: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 pub fn not_continued(call_id: &str) -> UserInteractionError {
@@ -129,6 +131,7 @@ pub(crate) fn continued(fold: &QuestionFold, session: &str) -> Vec<ContinuedQues
             intent: r.intent.clone(),
             questions: r.questions.clone(),
             reply_queued: r.reply_queued.clone(),
+            asked_at: r.asked_at,
         })
         .collect()
 }

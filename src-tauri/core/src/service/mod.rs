@@ -285,6 +285,11 @@ impl UserQuestionService {
         self.read_questions(session, |fold| fold.get(call_id).map(|r| r.questions.clone()))
     }
 
+    /// When `call_id` was asked, as the log recorded its call.
+    pub fn asked_at(&self, session: &str, call_id: &str) -> Option<chrono::DateTime<chrono::Utc>> {
+        self.read_questions(session, |fold| fold.get(call_id).and_then(|r| r.asked_at))
+    }
+
     fn state_of(&self, session: &str, call_id: &str) -> Option<QuestionState> {
         self.read_questions(session, |fold| fold.get(call_id).map(|r| r.state))
     }

@@ -1,6 +1,7 @@
 //! Which waiting question a surface may answer and which it shows next: decided here, once, for
 //! the tray, the terminal and every surface that shows questions.
 
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::{ContinuedQuestion, InteractionRequest, WaitInfo};
@@ -29,6 +30,8 @@ pub struct QuestionView {
     /// Whether an answer is taken now: always in the foreground; a continued question until a late
     /// reply of it is queued (the first reply wins, and nobody is asked twice).
     pub answerable: bool,
+    /// When it was asked, as the log recorded its call.
+    pub asked_at: Option<DateTime<Utc>>,
 }
 
 impl QuestionView {
@@ -40,6 +43,7 @@ impl QuestionView {
             questions: request.questions.clone(),
             phase: Phase::Foreground { wait: request.wait.clone() },
             answerable: true,
+            asked_at: None,
         }
     }
 
@@ -51,6 +55,7 @@ impl QuestionView {
             questions: question.questions.clone(),
             phase: Phase::Continued { reply_queued: question.reply_queued.clone() },
             answerable: question.reply_queued.is_none(),
+            asked_at: question.asked_at,
         }
     }
 
@@ -110,6 +115,7 @@ mod tests {
             intent: Intent::Question,
             questions: vec![],
             reply_queued: queued.map(str::to_string),
+            asked_at: None,
         }
     }
 

@@ -94,6 +94,7 @@ export const cont = (callId: string, replyQueued: string | null = null): Continu
   intent: { kind: 'question' },
   questions: [q1],
   reply_queued: replyQueued,
+  asked_at: null,
 });
 
 export function record(callId: string, state: QuestionRecord['state']): QuestionRecord {
@@ -111,6 +112,7 @@ export function record(callId: string, state: QuestionRecord['state']): Question
     asker: null,
     since: null,
     withdrawn: null,
+    asked_at: null,
   };
 }
 

@@ -9,7 +9,7 @@ const questions: Question[] = [
   { id: 'name', question: 'Name?', multi_select: false },
 ];
 const record = (over: Partial<QuestionRecord>): QuestionRecord => ({
-  call_id: 'c1', state: 'open', intent: { kind: 'question' }, parent_call_id: null, timed: true, questions, answers: null, answered_late: false, reply_queued: null, returned: false, asker: null, since: null, withdrawn: null, ...over,
+  call_id: 'c1', state: 'open', intent: { kind: 'question' }, parent_call_id: null, timed: true, questions, answers: null, answered_late: false, reply_queued: null, returned: false, asker: null, since: null, withdrawn: null, asked_at: null, ...over,
 });
 type ToolCall = Extract<TranscriptItem, { kind: 'tool_call' }>;
 const row = (over: Partial<ToolCall>): ToolCall => ({

@@ -15,7 +15,7 @@ const tool = (seq: number, content: string): TranscriptItem => ({
 const ask = (seq: number, state: QuestionRecord['state']): TranscriptItem => ({
   kind: 'tool_call', seq, at: '', call_id: `q${seq}`, name: 'ask_user_question', arguments: { questions: [] },
   result: null, queued_answers: null,
-  question: { call_id: `q${seq}`, state, intent: { kind: 'question' }, parent_call_id: null, timed: true, questions: [], answers: null, answered_late: false, reply_queued: null, returned: false, asker: null, since: null, withdrawn: null },
+  question: { call_id: `q${seq}`, state, intent: { kind: 'question' }, parent_call_id: null, timed: true, questions: [], answers: null, answered_late: false, reply_queued: null, returned: false, asker: null, since: null, withdrawn: null, asked_at: null },
 });
 const turnsOf = (container: HTMLElement) => Array.from(container.querySelectorAll<HTMLDetailsElement>('details.turn'));
 /** A turn of `n` items: the person's request, then assistant steps; `at` replaces items by position. */

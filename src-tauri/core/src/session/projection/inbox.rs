@@ -71,7 +71,7 @@ pub fn queued_messages(events: &[StoredEvent]) -> Vec<QueuedMessage> {
     let mut inbox = InboxFold::new();
     let mut questions = QuestionFold::new();
     for stored in events {
-        questions.apply(&stored.event);
+        questions.apply_stored(stored);
         inbox.apply(stored);
     }
     inbox.waiting(&questions).cloned().collect()

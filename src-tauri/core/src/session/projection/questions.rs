@@ -56,6 +56,9 @@ pub struct QuestionRecord {
     /// The agent withdrew it, for this reason: it ended unanswered.
     #[serde(default)]
     pub withdrawn: Option<String>,
+    /// When it was asked (its call recorded); `None` when folded from events without their times.
+    #[serde(default)]
+    pub asked_at: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 /// How many questions of a session need the user, for badges and the sessions list.
@@ -138,6 +141,22 @@ impl QuestionFold {
         }
     }
 
+    /// [`apply`](Self::apply) for a stored event, which also says when a question was asked.
+    pub fn apply_stored(&mut self, stored: &StoredEvent) -> bool {
+        self.apply_at(&stored.event, stored.at)
+    }
+
+    /// [`apply`](Self::apply) for an event recorded at `at`.
+    pub fn apply_at(&mut self, event: &Event, at: chrono::DateTime<chrono::Utc>) -> bool {
+        let changed = self.apply(event);
+        if let (true, Event::ToolCall { call_id, .. } | Event::PtcDispatch { call_id, .. }) = (changed, event) {
+            if let Some(record) = self.record_mut(call_id) {
+                record.asked_at.get_or_insert(at);
+            }
+        }
+        changed
+    }
+
     /// The call whose question a queued late reply `message_id` holds, if it holds one.
     pub fn reserved_call(&self, message_id: &str) -> Option<&str> {
         self.reservations.get(message_id).map(String::as_str)
@@ -210,6 +229,7 @@ impl QuestionFold {
             asker: None,
             since: None,
             withdrawn: None,
+            asked_at: None,
         }));
         true
     }
@@ -357,7 +377,16 @@ fn valid_batch(questions: &[Question], content: &str) -> Option<AnswerBatch> {
 
 /// The question records of a session log, in call order.
 pub fn project_questions(events: &[StoredEvent]) -> Vec<QuestionRecord> {
-    fold_events(events.iter().map(|e| &e.event)).into_records()
+    fold_stored(events).into_records()
+}
+
+/// Folds stored events, with the times they were recorded.
+pub fn fold_stored(events: &[StoredEvent]) -> QuestionFold {
+    let mut fold = QuestionFold::new();
+    for stored in events {
+        fold.apply_stored(stored);
+    }
+    fold
 }
 
 /// Folds events that are not (yet) stored.

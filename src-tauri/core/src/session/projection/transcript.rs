@@ -204,7 +204,7 @@ pub fn project_transcript(events: &[StoredEvent]) -> Transcript {
     let mut questions = QuestionFold::new();
     let mut inbox = InboxFold::new();
     for stored in events {
-        questions.apply(&stored.event);
+        questions.apply_stored(stored);
         inbox.apply(stored);
         fold.add(stored, &questions, None);
     }

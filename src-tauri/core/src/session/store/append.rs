@@ -10,7 +10,7 @@ use rusqlite::{params, Connection, TransactionBehavior};
 use super::{from_micros, read, repair, to_micros};
 use crate::session::error::StoreError;
 use crate::session::events::{Event, StoredEvent};
-use crate::session::projection::questions::{fold_events, QuestionCounts, QuestionFold};
+use crate::session::projection::questions::{fold_events, fold_stored, QuestionCounts, QuestionFold};
 
 /// The writer's view of a session it has written to: where its log ends and its question fold, so an
 /// append never replays the log. Trusted only while `next_seq` matches the stored event count.
@@ -26,7 +26,7 @@ impl Live {
     }
 
     fn from_events(events: &[StoredEvent]) -> Live {
-        Live::new(fold_events(events.iter().map(|e| &e.event)), events.last().map_or(1, |e| e.seq + 1))
+        Live::new(fold_stored(events), events.last().map_or(1, |e| e.seq + 1))
     }
 }
 
@@ -151,7 +151,7 @@ fn append_in_tx(
     for event in events {
         let body = encode(path, &event)?;
         insert_event(&tx, session, seq, micros, event.type_name(), &body).map_err(err)?;
-        changed |= state.fold.apply(&event);
+        changed |= state.fold.apply_at(&event, at);
         stored.push(StoredEvent { session_id: session.to_string(), seq, at, event });
         seq += 1;
     }

@@ -169,6 +169,16 @@ impl Store {
         self.readers.with(|conn| read::event_time(conn, self.readers.path(), session, seq))
     }
 
+    /// The outside agent whose questions the session holds, as its `session/created` says (`None`
+    /// for Hark's own sessions). Reads one event, not the log.
+    pub fn client_of(&self, session: &str) -> Result<Option<String>, StoreError> {
+        let first = self.readers.with(|conn| read::first_event(conn, self.readers.path(), session))?;
+        Ok(match first.map(|e| e.event) {
+            Some(Event::SessionCreated { client, .. }) => client,
+            _ => None,
+        })
+    }
+
     /// All sessions, most recently active first.
     pub fn list_sessions(&self) -> Result<Vec<SessionSummary>, StoreError> {
         self.readers.with(|conn| read::sessions(conn, self.readers.path()))

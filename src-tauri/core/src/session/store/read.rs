@@ -59,6 +59,19 @@ pub fn scan(
     Ok(())
 }
 
+/// The session's first event (its `session/created`), read alone.
+pub fn first_event(conn: &Connection, path: &Path, session: &str) -> Result<Option<StoredEvent>, StoreError> {
+    let err = |e| StoreError::sqlite(path, e);
+    let mut stmt = conn
+        .prepare_cached("SELECT seq, at, type, body FROM events WHERE session_id = ?1 ORDER BY seq LIMIT 1")
+        .map_err(err)?;
+    let mut rows = stmt.query(rusqlite::params![session]).map_err(err)?;
+    let Some(row) = rows.next().map_err(err)? else { return Ok(None) };
+    let seq: i64 = row.get(0).map_err(err)?;
+    let text = |i| row.get_ref(i).map_err(err)?.as_str().map_err(|e| StoreError::bad_row(path, session, seq, e));
+    Ok(Some(stored_event(path, session, seq, row.get(1).map_err(err)?, text(2)?, text(3)?)?))
+}
+
 pub fn event_time(
     conn: &Connection,
     path: &Path,

@@ -1,0 +1,91 @@
+//! Every waiting question of every session in one list: whose it is, when it was asked, whether it
+//! waits live or continued. The one order every surface shows them in is decided here.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::{plain_name, Host, HostError};
+use crate::service::QuestionView;
+
+/// Who asks in a session of Hark's own agent.
+pub const HARK_ASKER: &str = "Hark";
+
+/// One waiting question as the inbox lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct InboxEntry {
+    #[serde(flatten)]
+    pub question: QuestionView,
+    /// Who asks: "Hark" for its own agent, else the outside agent's name (made plain).
+    pub asker: String,
+    pub session_title: String,
+}
+
+impl Host {
+    /// Every question that waits for the person, across sessions and askers: grouped by asker (the
+    /// group whose oldest question is oldest first), oldest first within a group. A question whose
+    /// late reply is already on its way is listed, not answerable, so the count matches the tray's.
+    pub fn inbox(&self) -> Result<Vec<InboxEntry>, HostError> {
+        let mut entries = Vec::new();
+        for summary in self.store.list_sessions()? {
+            if summary.open_questions + summary.continued_questions == 0 {
+                continue;
+            }
+            let asker = match self.store.client_of(&summary.id)? {
+                Some(client) => plain_name(&client),
+                None => HARK_ASKER.to_string(),
+            };
+            for question in self.questions(&summary.id) {
+                entries.push(InboxEntry { question, asker: asker.clone(), session_title: summary.title.clone() });
+            }
+        }
+        order(&mut entries);
+        Ok(entries)
+    }
+}
+
+/// Grouped by asker, oldest group first; oldest first within one. A question with no recorded time
+/// (asked before times were kept) counts as oldest, which is what it is.
+fn order(entries: &mut [InboxEntry]) {
+    let when = |e: &InboxEntry| e.question.asked_at.unwrap_or(DateTime::<Utc>::MIN_UTC);
+    let mut oldest: Vec<(String, DateTime<Utc>)> = Vec::new();
+    for entry in entries.iter() {
+        match oldest.iter_mut().find(|(asker, _)| *asker == entry.asker) {
+            Some((_, at)) => *at = (*at).min(when(entry)),
+            None => oldest.push((entry.asker.clone(), when(entry))),
+        }
+    }
+    let group = |e: &InboxEntry| oldest.iter().find(|(a, _)| *a == e.asker).map(|(a, at)| (*at, a.clone()));
+    entries.sort_by(|a, b| group(a).cmp(&group(b)).then(when(a).cmp(&when(b))));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::question::Intent;
+    use crate::service::Phase;
+
+    fn entry(asker: &str, call: &str, secs: i64) -> InboxEntry {
+        InboxEntry {
+            question: QuestionView {
+                session_id: format!("s-{asker}"),
+                call_id: call.into(),
+                intent: Intent::Question,
+                questions: vec![],
+                phase: Phase::Continued { reply_queued: None },
+                answerable: true,
+                asked_at: DateTime::from_timestamp(secs, 0),
+            },
+            asker: asker.into(),
+            session_title: "t".into(),
+        }
+    }
+
+    #[test]
+    fn grouped_by_asker_oldest_group_first_and_oldest_first_within() {
+        let mut entries =
+            vec![entry("Hark", "h2", 40), entry("Codex", "c1", 20), entry("Hark", "h1", 10), entry("Codex", "c2", 30)];
+        order(&mut entries);
+        let calls: Vec<&str> = entries.iter().map(|e| e.question.call_id.as_str()).collect();
+        assert_eq!(calls, ["h1", "h2", "c1", "c2"]);
+    }
+}
