@@ -8,6 +8,8 @@ mod agents;
 mod flows;
 #[path = "e2e/hooks.rs"]
 mod hooks;
+#[path = "e2e/inbox.rs"]
+mod inbox;
 #[path = "e2e/mcp.rs"]
 mod mcp;
 #[path = "e2e/mcp_client.rs"]

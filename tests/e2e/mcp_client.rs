@@ -28,7 +28,7 @@ pub(crate) struct Agent {
 }
 
 impl Agent {
-    async fn start(data_dir: &Path, cwd: &Path, flags: &[&str]) -> Agent {
+    pub(crate) async fn start(data_dir: &Path, cwd: &Path, flags: &[&str]) -> Agent {
         Agent::start_named(data_dir, cwd, flags, None).await
     }
 
