@@ -1,5 +1,5 @@
 //! Launch options: `hark-desktop [--data-dir DIR] [--provider demo|openai] [--script NAME]
-//! [--base-url URL] [--model NAME] [--timed [--timeout S]] [--plan] [--ptc] [--workspace DIR] [--session ID]
+//! [--base-url URL] [--model NAME] [--timed [--timeout S]] [--on-timeout keep-working|wait|stop-turn] [--plan] [--ptc] [--workspace DIR] [--session ID]
 //! [--prompt TEXT]`.
 //! The same options as `hark chat`; they override the settings for this run only.
 
@@ -12,7 +12,7 @@ use hark_core::tools::QuestionSettings;
 use crate::settings::Settings;
 
 pub const USAGE: &str = "usage: hark-desktop [--data-dir DIR] [--provider demo|openai] [--script NAME] \
-[--base-url URL] [--model NAME] [--timed [--timeout S]] [--plan] [--ptc] [--workspace DIR] [--session ID] \
+[--base-url URL] [--model NAME] [--timed [--timeout S]] [--on-timeout keep-working|wait|stop-turn] [--plan] [--ptc] [--workspace DIR] [--session ID] \
 [--prompt TEXT]";
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -34,10 +34,12 @@ commands:
   questions SESSION [--json]
                      print a session's questions: open, continued or settled, with answers
   chat [--session ID] [--provider openai|demo] [--base-url URL] [--model NAME]
-       [--script NAME] [--timed [--timeout SECONDS]] [--plan] [--ptc] [--workspace DIR]
-       [--mcp-config FILE] [PROMPT]
+       [--script NAME] [--timed [--timeout SECONDS]] [--on-timeout keep-working|wait|stop-turn]
+       [--plan] [--ptc] [--workspace DIR] [--mcp-config FILE] [PROMPT]
                      chat with the agent; questions are answered on stdin
                      (option numbers like 2 or 1,3 · /other TEXT · /skip)
+                     (--on-timeout: when a timed question runs out, keep working
+                     (default), wait (no timeout), or stop the turn until the answer)
                      (--plan: plan first; a plan review asks \"approve? [y / your feedback]\")
                      (--ptc: the agent writes scripts, run_code, that call the tools)
                      (--mcp-config: MCP servers from FILE instead of <data dir>/mcp.json)
