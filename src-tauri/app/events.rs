@@ -13,6 +13,7 @@ use crate::notifier::Notifier;
 pub const SESSIONS_CHANGED: &str = "hark://sessions-changed";
 pub const FOCUS: &str = "hark://focus";
 pub const LAUNCH_ERROR: &str = "hark://launch-error";
+pub const INBOX: &str = "hark://inbox";
 
 #[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct Focus {
@@ -36,6 +37,11 @@ pub fn focus(app: &AppHandle, session_id: &str, call_id: Option<&str>) {
 pub fn focus_with(app: &AppHandle, session_id: &str, call_id: Option<&str>, notice: Option<BoundaryError>) {
     let focus = Focus { session_id: session_id.to_string(), call_id: call_id.map(str::to_string), notice };
     let _ = app.emit(FOCUS, focus);
+}
+
+/// Asks the window to show the inbox of every waiting question.
+pub fn open_inbox(app: &AppHandle) {
+    let _ = app.emit(INBOX, ());
 }
 
 /// A second launch's options could not be carried out here (e.g. `--session` named no session).

@@ -192,6 +192,15 @@ impl Notifier {
                 }
             },
             ActionChoice::Focus => self.focus(session, call_id),
+            ActionChoice::Choose => {
+                let waiting = self.hub.inbox().map(|entries| entries.len()).unwrap_or(0);
+                if notify::answer_opens_inbox(waiting) {
+                    crate::tray::show_window(&self.app);
+                    crate::events::open_inbox(&self.app);
+                } else {
+                    self.focus(session, call_id);
+                }
+            }
             ActionChoice::Ignore => {}
         }
     }

@@ -227,14 +227,19 @@ pub enum ActionChoice {
     Answer(AnswerBatch),
     /// Bring the window up on the question.
     Focus,
+    /// "Answer…": the person wants to answer; with several questions waiting the window opens on
+    /// its inbox of all of them (see [`answer_opens_inbox`]), else on this question.
+    Choose,
     /// Closed or unknown: nothing to do.
     Ignore,
 }
 
 /// Maps an action id back to an answer for `questions` (the ones the notice was built from).
 pub fn interpret(action: &str, questions: &[Question]) -> ActionChoice {
-    if action == ACTION_ANSWER || action == ACTION_DEFAULT {
-        return ActionChoice::Focus;
+    match action {
+        ACTION_ANSWER => return ActionChoice::Choose,
+        ACTION_DEFAULT => return ActionChoice::Focus,
+        _ => {}
     }
     let Some(index) = action.strip_prefix(OPTION_PREFIX).and_then(|i| i.parse::<usize>().ok()) else {
         return ActionChoice::Ignore;
@@ -248,6 +253,12 @@ pub fn interpret(action: &str, questions: &[Question]) -> ActionChoice {
         },
         None => ActionChoice::Ignore,
     }
+}
+
+/// Whether "Answer…" opens the inbox: when more questions than this one wait, the person answers
+/// them in one place rather than session by session.
+pub fn answer_opens_inbox(waiting: usize) -> bool {
+    waiting > 1
 }
 
 /// What text typed into a notice's inline reply does: it answers its one question in the person's
@@ -496,9 +507,8 @@ mod tests {
         assert_eq!(n.body, "The agent asks you to review its plan: Plan");
         let ids: Vec<&str> = n.actions.iter().map(|a| a.id.as_str()).collect();
         assert_eq!(ids, [ACTION_DEFAULT, ACTION_ANSWER]);
-        for action in ids {
-            assert_eq!(interpret(action, &[]), ActionChoice::Focus);
-        }
+        assert_eq!(interpret(ACTION_DEFAULT, &[]), ActionChoice::Focus);
+        assert_eq!(interpret(ACTION_ANSWER, &[]), ActionChoice::Choose);
         // Whatever a server reports, a review is never answered from the notification.
         assert_eq!(interpret("option:0", &[]), ActionChoice::Ignore);
         assert!(review_notice(&NotifyContext { window_focused: true, ..ctx() }, "s", "t", "p1", plan).is_none());
@@ -508,7 +518,8 @@ mod tests {
     fn actions_map_back() {
         let q = [single(&["SQLite", "Postgres"])];
         assert_eq!(interpret(ACTION_DEFAULT, &q), ActionChoice::Focus);
-        assert_eq!(interpret(ACTION_ANSWER, &q), ActionChoice::Focus);
+        assert_eq!(interpret(ACTION_ANSWER, &q), ActionChoice::Choose);
+        assert!(!answer_opens_inbox(1) && answer_opens_inbox(2));
         assert_eq!(interpret("option:7", &q), ActionChoice::Ignore);
         assert_eq!(interpret("__closed", &q), ActionChoice::Ignore);
     }
