@@ -49,7 +49,7 @@ fn its_tools_follow_the_command_line_and_a_call_without_an_app_fails_with_a_code
     let data = tempfile::tempdir().unwrap();
     let steps = agent(data.path(), &["--timed", "--timeout", "30"], &["tools", "ask", "answers"]);
     assert_eq!(steps[0]["step"], "ready");
-    assert_eq!(steps[1]["names"], serde_json::json!(["ask_user_question", "get_answers"]));
+    assert_eq!(steps[1]["names"], serde_json::json!(["ask_user_question", "get_answers", "withdraw_question"]));
     assert!(steps[1]["ask_parameters"].as_array().unwrap().contains(&"timeout".into()), "timed: {}", steps[1]);
     for step in &steps[2..4] {
         assert_eq!(step["is_error"], true, "{step}");
