@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use hark_core::agent::AgentEvent;
 use hark_core::host::{AnswerPath, Host};
-use hark_core::phone::{self, settings, BotToken, PairedUser, Phone};
+use hark_core::phone::{self, settings, BotToken, Link, PairedUser, Phone};
 use hark_core::question::{Answer, AnswerBatch};
 use hark_core::session::project_questions;
 use hark_test_support::telegram::{BotMessage, Emulator};
@@ -227,4 +227,55 @@ async fn a_question_that_went_on_reaches_the_phone_at_once_and_is_answered_late_
             assert!(!bytes.windows(TOKEN.len()).any(|w| w == TOKEN.as_bytes()), "the token is in {}", path.display());
         }
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plan_is_approved_from_the_phone_and_only_that_it_waits_hides_the_text() {
+    let emulator = Emulator::start().await;
+    let (dir, workspace) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (host, phone) = relay(dir.path(), &emulator, "plan", false, 0, true);
+    let choices = hark_core::host::WorkingChoices { plan_first: Some(true), ptc: None };
+    let (_, events) = host.start_session_with("outline it", Some(workspace.path().into()), choices).unwrap();
+    let card = emulator.wait_message(TOKEN, "the plan review's card", is_card).await;
+    assert!(card.text.starts_with("❓ Plan review from the agent"), "{}", card.text);
+    assert!(card.text.contains("Write `hark-plan.md`"), "the plan itself, as plain text: {}", card.text);
+    emulator.person(TOKEN, PERSON, "ada").press(&card, "Approve").await;
+    assert_eq!(emulator.ack(1).await.as_deref(), Some("Answered"));
+    Events::new(events).wait_until("the approved write", || workspace.path().join("hark-plan.md").exists()).await;
+    drop(phone);
+    host.shutdown().await;
+    drop(host);
+
+    // The same kind of question with only that it waits: no question text, no plan, no title.
+    settings::update(dir.path(), |s| s.only_that_it_waits = true).unwrap();
+    let host = Arc::new(host_support::host(dir.path(), "blocking", None));
+    let phone = phone::start(&host, BotToken::new(TOKEN));
+    let (session, _) = host.start_session("publish it", None).unwrap();
+    let shown =
+        emulator.wait_message(TOKEN, "the bare notice", |m| m.text.contains("A question waits for you in Hark")).await;
+    assert!(shown.buttons.is_empty() && !shown.text.contains("Publish") && !shown.text.contains("Deploy"), "{shown:?}");
+    assert_eq!(host.questions(&session).len(), 1);
+    drop(phone);
+    host.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreachable_server_is_reported_as_offline_without_the_token() {
+    let dir = tempfile::tempdir().unwrap();
+    // Nothing listens on port 9 of this machine (discard): every poll is refused.
+    settings::update(dir.path(), |s| s.api_url = "http://127.0.0.1:9".into()).unwrap();
+    let host = Arc::new(host_support::host(dir.path(), "hello", None));
+    let phone = phone::start(&host, BotToken::new(TOKEN));
+    let mut link = phone.watch();
+    let offline = tokio::time::timeout(hark_test_support::WAIT, link.wait_for(|l| matches!(l, Link::Offline { .. })))
+        .await
+        .expect("reported offline")
+        .unwrap()
+        .clone();
+    let Link::Offline { reason } = offline else { unreachable!() };
+    assert!(!reason.contains(TOKEN) && !reason.contains("phone-relay"), "{reason}");
+    // A relay with no token stays off and says so.
+    assert_eq!(phone::start(&host, None).link(), Link::NoToken);
+    drop(phone);
+    host.shutdown().await;
 }
