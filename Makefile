@@ -122,8 +122,8 @@ test-e2e: ui tauri-driver mcp-test-servers
 	  $(ISOLATE) dbus-run-session -- $(XVFB) "$$bin" --test-threads=1 --nocapture
 	@echo "screenshots: $$(ls target/e2e/*.png | wc -l) files in target/e2e/"
 
-bench: check-tools system-deps ui
-	cargo bench -p hark-core --bench store --bench service --bench agent
+bench: check-tools system-deps ui mcp-test-servers
+	cargo bench -p hark-core --bench store --bench service --bench agent --bench phone
 	@$(MAKE) --no-print-directory bench-cli
 	@$(MAKE) --no-print-directory bench-desktop
 

@@ -79,6 +79,11 @@ pub fn run() {
                 if let Err(e) = tauri::async_runtime::block_on(async { hub.host().serve() }) {
                     eprintln!("hark-desktop: no control socket for the CLI: {e}");
                 }
+                // The phone relay (Telegram) runs as long as the app hosts the data directory.
+                let phone = tauri::async_runtime::block_on(async {
+                    hark_core::phone::start(&hub.host(), secrets::telegram_token())
+                });
+                app.manage(phone);
                 let launched = tauri::async_runtime::block_on(async { carry_out(hub, &launch) });
                 state.set_launched(launched);
             }

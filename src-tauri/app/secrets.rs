@@ -76,6 +76,15 @@ fn mcp_entry(name: &str) -> Result<keyring::Entry, SecretError> {
     keyring::Entry::new(SERVICE, &format!("mcp-secret {name}")).map_err(unavailable)
 }
 
+/// The phone relay's Telegram bot token: the keyring's entry, else `HARK_TELEGRAM_TOKEN` (as the
+/// terminal reads it). `None` leaves the relay off.
+pub fn telegram_token() -> Option<hark_core::phone::BotToken> {
+    let stored = keyring::Entry::new(SERVICE, "telegram-bot-token").ok().and_then(|e| e.get_password().ok());
+    stored.and_then(hark_core::phone::BotToken::new).or_else(|| {
+        hark_core::phone::BotToken::new(std::env::var(hark_core::phone::TOKEN_VARIABLE).unwrap_or_default())
+    })
+}
+
 /// Whether the keyring answers at all; `Some(reason)` when it does not.
 pub fn probe() -> Option<String> {
     match get("probe:hark") {

@@ -78,6 +78,12 @@ pub(crate) fn serve(host: &Arc<Host>) -> Result<(), std::io::Error> {
     return Ok(());
 }
 
+/// The phone relay of a host in this process, with the bot token from the environment (none: off).
+pub(crate) fn phone(host: &Arc<Host>) -> hark_core::phone::Phone {
+    let token = std::env::var(hark_core::phone::TOKEN_VARIABLE).unwrap_or_default();
+    hark_core::phone::start(host, hark_core::phone::BotToken::new(token))
+}
+
 /// The data directory this process uses, created if needed.
 pub(crate) fn chosen_dir() -> Result<std::path::PathBuf, ExitCode> {
     data_dir().map_err(|e| fail(&e, 1))
@@ -380,6 +386,7 @@ async fn chat(args: ChatArgs) -> ExitCode {
     if let Err(e) = serve(&host) {
         eprintln!("hark: no control socket for other terminals: {e}");
     }
+    let _phone = phone(&host);
     match open_or_start(&host, &terminal, &args).await {
         Ok(Some((agent, events))) => converse(&host, &terminal, agent, events, args.prompt.is_some()).await,
         Ok(None) => {

@@ -12,6 +12,7 @@ mod data;
 mod hook;
 #[cfg(any(unix, windows))]
 mod mcp;
+mod phone;
 mod questions;
 mod schema;
 mod sessions;
@@ -74,6 +75,13 @@ commands:
                      ~/.claude.json ($CLAUDE_CONFIG_DIR), codex: ~/.codex/config.toml
                      ($CODEX_HOME); --undo removes only Hark's entries; each changed
                      file's previous content is kept in <file>.hark-backup
+  phone pair [--delay SECONDS] [--api-url URL] | status | unpair
+                     questions reach your phone over Telegram: pair prints
+                     `/start CODE` to send to your bot (token in HARK_TELEGRAM_TOKEN,
+                     from @BotFather) and exits once paired; --delay: how long a
+                     question waits before it goes to the phone (default 60, 0: at
+                     once); the relay runs in whichever Hark hosts the data
+                     directory (the app, hark chat, hark tui)
   help               show this help
   version            print the version
 ";
@@ -100,6 +108,7 @@ fn main() -> ExitCode {
         #[cfg(any(unix, windows))]
         "hook" => hook::run(rest),
         "setup" => setup::run(rest),
+        "phone" => phone::run(rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             ExitCode::SUCCESS

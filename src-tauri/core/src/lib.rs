@@ -13,6 +13,7 @@ pub mod live;
 pub mod mcp;
 pub mod model;
 pub mod notify;
+pub mod phone;
 pub mod ptc;
 pub mod question;
 pub mod safe_env;

@@ -5,6 +5,7 @@
 //! - [`agent`]: the agent harness over that server, a real store and question service;
 //! - [`models`]: the one demo [`hark_core::host::ModelSource`];
 //! - [`pane`]: a real terminal (tmux) for `hark tui`;
+//! - [`telegram`]: a local Telegram Bot API and a person using it, for the phone relay;
 //! - [`wait`]: waiting on emitted events instead of polling.
 //!
 //! Test code only: it may panic with a clear message wherever a test would. It must never depend on
@@ -14,6 +15,7 @@ pub mod agent;
 pub mod models;
 pub mod pane;
 pub mod server;
+pub mod telegram;
 pub mod wait;
 
 pub use server::{Reply, Strict, TestServer};

@@ -160,6 +160,8 @@ fn host_here(
     // terminal settles a question shown here). Without it only that way in is lost; the screen,
     // in raw mode, has nowhere to say so but its own status line, which the caller owns.
     let _ = chat::serve(&host);
+    // The relay runs as long as this process hosts the directory, which is until it exits.
+    std::mem::forget(chat::phone(&host));
     Ok(host)
 }
 

@@ -21,6 +21,8 @@ pub fn host(dir: &Path, script: &'static str, forced: Option<QuestionSettings>) 
     Host::start(dir, Arc::new(surface), Arc::new(DemoModels::script(script).forcing(forced))).expect("host")
 }
 
+// Not every test file that shares this module answers the demo's database question.
+#[allow(dead_code)]
 pub fn db(label: &str) -> AnswerBatch {
     AnswerBatch { answers: vec![Answer { id: "db".into(), selected: vec![label.into()], custom: None }] }
 }

@@ -1,0 +1,44 @@
+//! How the relay's link to the messenger stands, for Settings → Phone and `hark phone status`:
+//! reported when it changes, never once per failed attempt.
+
+use serde::Serialize;
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum Link {
+    /// No bot token: the relay does not run.
+    NoToken,
+    /// The settings cannot be used (the message says which field and why).
+    Misconfigured {
+        reason: String,
+    },
+    /// Started, no answer from the server yet.
+    Connecting,
+    Online,
+    /// The server cannot be reached; the relay retries with a growing pause.
+    Offline {
+        reason: String,
+    },
+    /// The server refused the token (revoked in @BotFather, or mistyped).
+    TokenRejected {
+        reason: String,
+    },
+    /// The paired person blocked the bot.
+    Blocked {
+        reason: String,
+    },
+}
+
+impl Link {
+    /// A line for a log or a terminal; `None` for states not worth a line.
+    pub fn describe(&self) -> Option<String> {
+        match self {
+            Link::NoToken | Link::Connecting => None,
+            Link::Online => Some("connected to Telegram".into()),
+            Link::Misconfigured { reason } => Some(format!("not started: {reason}")),
+            Link::Offline { reason } => Some(format!("Telegram cannot be reached ({reason}); retrying")),
+            Link::TokenRejected { reason } => Some(format!("Telegram refused the bot token ({reason})")),
+            Link::Blocked { reason } => Some(format!("the bot was blocked in Telegram ({reason})")),
+        }
+    }
+}

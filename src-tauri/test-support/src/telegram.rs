@@ -1,0 +1,195 @@
+//! A local Telegram Bot API (npm `telegram-test-api`, started from `tests/mcp/telegram-emulator.mjs`,
+//! which `make test` installs) and a person using it: sending `/start CODE`, pressing a message's
+//! buttons, replying. What the bot sent is read back from the emulator's history, edits included.
+//! The emulator is external, so reading it is polling over HTTP, bounded by [`crate::WAIT`].
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+use crate::WAIT;
+
+/// The emulator's process, stopped (by its own handle) when this is dropped.
+pub struct Emulator {
+    _child: Child,
+    pub url: String,
+    http: reqwest::Client,
+}
+
+/// One message the bot sent, as the emulator holds it now (after any edits).
+#[derive(Debug, Clone)]
+pub struct BotMessage {
+    pub message_id: i64,
+    pub chat_id: String,
+    pub text: String,
+    /// Each button's label and callback data, row by row, flattened.
+    pub buttons: Vec<(String, String)>,
+    pub force_reply: bool,
+}
+
+impl BotMessage {
+    pub fn button(&self, label: &str) -> &str {
+        self.buttons
+            .iter()
+            .find(|(l, _)| l == label)
+            .map(|(_, d)| d.as_str())
+            .unwrap_or_else(|| panic!("no button {label:?} on {self:?}"))
+    }
+}
+
+fn script() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/mcp/telegram-emulator.mjs")
+}
+
+impl Emulator {
+    pub async fn start() -> Emulator {
+        let mut child = Command::new("node")
+            .arg(script())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("start the Telegram emulator (node; make test installs tests/mcp/node_modules)");
+        let stdout = child.stdout.take().expect("its stdout");
+        let mut lines = BufReader::new(stdout).lines();
+        let line = tokio::time::timeout(WAIT, lines.next_line())
+            .await
+            .expect("the emulator says where it listens")
+            .expect("read its stdout")
+            .expect("a line");
+        let url = serde_json::from_str::<Value>(&line).expect("json")["url"].as_str().expect("url").to_string();
+        Emulator { _child: child, url, http: reqwest::Client::new() }
+    }
+
+    async fn post(&self, path: &str, body: Value) -> Value {
+        let response =
+            self.http.post(format!("{}{path}", self.url)).json(&body).send().await.expect("reach the emulator");
+        response.json().await.expect("a json reply")
+    }
+
+    /// Everything the bot with `token` sent, oldest first, as it stands now.
+    pub async fn bot_messages(&self, token: &str) -> Vec<BotMessage> {
+        let history = self.post("/getUpdatesHistory", json!({ "token": token })).await;
+        let items = history["result"].as_array().cloned().unwrap_or_default();
+        items
+            .iter()
+            .filter(|item| item["message"].get("chat_id").is_some() && item.get("callbackQuery").is_none())
+            .map(|item| {
+                let m = &item["message"];
+                let markup = &m["reply_markup"];
+                let buttons = markup["inline_keyboard"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .flat_map(|row| row.as_array().cloned().unwrap_or_default())
+                    .map(|b| {
+                        (
+                            b["text"].as_str().unwrap_or("").to_string(),
+                            b["callback_data"].as_str().unwrap_or("").to_string(),
+                        )
+                    })
+                    .collect();
+                BotMessage {
+                    message_id: item["messageId"].as_i64().expect("messageId"),
+                    chat_id: m["chat_id"].to_string().trim_matches('"').to_string(),
+                    text: m["text"].as_str().unwrap_or("").to_string(),
+                    buttons,
+                    force_reply: markup["force_reply"].as_bool().unwrap_or(false),
+                }
+            })
+            .collect()
+    }
+
+    /// The first message of the bot's, newest state, for which `test` holds; waits for it.
+    pub async fn wait_message(&self, token: &str, what: &str, test: impl Fn(&BotMessage) -> bool) -> BotMessage {
+        let deadline = tokio::time::Instant::now() + WAIT;
+        loop {
+            let messages = self.bot_messages(token).await;
+            if let Some(found) = messages.iter().find(|m| test(m)) {
+                return found.clone();
+            }
+            if tokio::time::Instant::now() > deadline {
+                panic!("the bot never sent {what}; it sent: {messages:#?}");
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// What every tap was told (`answerCallbackQuery`'s text), in order.
+    pub async fn acks(&self) -> Vec<Option<String>> {
+        let acks = self.post("/acks", json!({})).await;
+        acks["result"].as_array().into_iter().flatten().map(|a| a["text"].as_str().map(str::to_string)).collect()
+    }
+
+    /// Waits for the `n`th tap's answer (1-based) and returns its text.
+    pub async fn ack(&self, n: usize) -> Option<String> {
+        let deadline = tokio::time::Instant::now() + WAIT;
+        loop {
+            let acks = self.acks().await;
+            if let Some(ack) = acks.get(n - 1) {
+                return ack.clone();
+            }
+            if tokio::time::Instant::now() > deadline {
+                panic!("tap {n} was never answered; answers so far: {acks:?}");
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    pub fn person(&self, token: &str, id: i64, name: &str) -> Person<'_> {
+        Person { emulator: self, token: token.to_string(), id, name: name.to_string() }
+    }
+}
+
+/// A Telegram user in a private chat with the bot (the chat's id is theirs, as in Telegram).
+pub struct Person<'a> {
+    emulator: &'a Emulator,
+    token: String,
+    pub id: i64,
+    name: String,
+}
+
+impl Person<'_> {
+    fn from(&self) -> Value {
+        json!({ "id": self.id, "is_bot": false, "first_name": self.name, "username": self.name })
+    }
+
+    fn chat(&self) -> Value {
+        json!({ "id": self.id, "type": "private", "first_name": self.name })
+    }
+
+    fn now() -> u64 {
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0)
+    }
+
+    pub async fn send(&self, text: &str) {
+        let body = json!({ "botToken": self.token, "from": self.from(), "chat": self.chat(), "date": Self::now(), "text": text });
+        self.emulator.post("/sendMessage", body).await;
+    }
+
+    pub async fn reply(&self, to: &BotMessage, text: &str) {
+        let body = json!({
+            "botToken": self.token, "from": self.from(), "chat": self.chat(), "date": Self::now(), "text": text,
+            "reply_to_message": { "message_id": to.message_id, "date": Self::now(), "chat": self.chat(), "text": to.text },
+        });
+        self.emulator.post("/sendMessage", body).await;
+    }
+
+    /// Presses the button labelled `label` on `message`.
+    pub async fn press(&self, message: &BotMessage, label: &str) {
+        self.press_data(message, message.button(label)).await;
+    }
+
+    pub async fn press_data(&self, message: &BotMessage, data: &str) {
+        let body = json!({
+            "botToken": self.token, "from": self.from(), "data": data, "chat_instance": "1",
+            "message": { "message_id": message.message_id, "date": Self::now(), "chat": self.chat(), "text": message.text },
+        });
+        self.emulator.post("/sendCallback", body).await;
+    }
+}
