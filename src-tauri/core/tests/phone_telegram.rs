@@ -237,7 +237,7 @@ async fn a_plan_is_approved_from_the_phone_and_only_that_it_waits_hides_the_text
     let choices = hark_core::host::WorkingChoices { plan_first: Some(true), ptc: None };
     let (_, events) = host.start_session_with("outline it", Some(workspace.path().into()), choices).unwrap();
     let card = emulator.wait_message(TOKEN, "the plan review's card", is_card).await;
-    assert!(card.text.starts_with("❓ Plan review from the agent"), "{}", card.text);
+    assert!(card.text.starts_with("❓ Plan review from Hark"), "{}", card.text);
     assert!(card.text.contains("Write `hark-plan.md`"), "the plan itself, as plain text: {}", card.text);
     emulator.person(TOKEN, PERSON, "ada").press(&card, "Approve").await;
     assert_eq!(emulator.ack(1).await.as_deref(), Some("Answered"));

@@ -30,16 +30,30 @@ impl Host {
             if summary.open_questions + summary.continued_questions == 0 {
                 continue;
             }
-            let asker = match self.store.client_of(&summary.id)? {
-                Some(client) => plain_name(&client),
-                None => HARK_ASKER.to_string(),
-            };
+            let asker = self.asker_of(&summary.id)?;
             for question in self.questions(&summary.id) {
                 entries.push(InboxEntry { question, asker: asker.clone(), session_title: summary.title.clone() });
             }
         }
         order(&mut entries);
         Ok(entries)
+    }
+
+    /// One waiting question as the inbox lists it; `None` once it no longer waits.
+    pub fn inbox_entry(&self, session: &str, call_id: &str) -> Result<Option<InboxEntry>, HostError> {
+        let Some(question) = self.questions(session).into_iter().find(|v| v.call_id == call_id) else {
+            return Ok(None);
+        };
+        let title = self.store.list_sessions()?.into_iter().find(|s| s.id == session).map(|s| s.title);
+        Ok(Some(InboxEntry { question, asker: self.asker_of(session)?, session_title: title.unwrap_or_default() }))
+    }
+
+    /// Who asks in `session`: Hark's own agent, or the outside agent whose session it is.
+    fn asker_of(&self, session: &str) -> Result<String, HostError> {
+        Ok(match self.store.client_of(session)? {
+            Some(client) => plain_name(&client),
+            None => HARK_ASKER.to_string(),
+        })
     }
 }
 

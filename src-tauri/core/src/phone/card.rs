@@ -42,6 +42,8 @@ pub enum Ended {
     Elsewhere,
     /// It ended without an answer (cancelled, aborted, the asker went away).
     Closed,
+    /// The agent took it back: no answer is needed.
+    Withdrawn,
 }
 
 /// The card of a question still open: the asker, the question(s) with their options and where the
@@ -86,6 +88,7 @@ pub fn ended_card(view: &QuestionView, asker: &Asker, ended: &Ended, only_that_i
         Ended::HereAnswered(summary) => format!("✓ Answered from this phone: {summary}"),
         Ended::Elsewhere => "✓ Already answered in Hark.".to_string(),
         Ended::Closed => "This question ended without an answer.".to_string(),
+        Ended::Withdrawn => "The agent withdrew this question: no answer is needed.".to_string(),
     };
     let middle = if only_that_it_waits {
         String::new()
@@ -218,6 +221,7 @@ mod tests {
             questions,
             phase: Phase::Foreground { wait: None },
             answerable: true,
+            asked_at: None,
         }
     }
 
@@ -246,6 +250,15 @@ mod tests {
         assert_eq!(labels, ["SQLite", "Postgres", "Other…", "Skip"], "no button is marked chosen");
         let hidden = open_card(&v, &asker, &Draft::new(&v.questions), true);
         assert!(!hidden.text.contains("database") && !hidden.text.contains("notes app"), "{}", hidden.text);
+    }
+
+    #[test]
+    fn a_withdrawn_question_says_no_answer_is_needed() {
+        let v = view(vec![]);
+        let asker = Asker { agent: "Codex".into(), session_title: "Codex · notes".into() };
+        let card = ended_card(&v, &asker, &Ended::Withdrawn, false);
+        assert!(card.text.ends_with("The agent withdrew this question: no answer is needed."), "{}", card.text);
+        assert!(card.rows.is_empty(), "no buttons left");
     }
 
     #[test]

@@ -140,6 +140,7 @@ impl Engine {
             QuestionEvent::Resolved { session_id, call_id, outcome } => {
                 let ended = match outcome {
                     Outcome::Answered | Outcome::AnsweredLate => Ended::Elsewhere,
+                    Outcome::Withdrawn => Ended::Withdrawn,
                     _ => Ended::Closed,
                 };
                 self.end(&session_id, &call_id, ended).await;
@@ -182,16 +183,8 @@ impl Engine {
         let host = self.host.upgrade()?;
         let (session, call) = (session.to_string(), call.to_string());
         tokio::task::spawn_blocking(move || {
-            let view = host.questions(&session).into_iter().find(|v| v.call_id == call)?;
-            let agent = host.session(&session).ok().and_then(|s| s.client()).unwrap_or_else(|| "the agent".to_string());
-            let session_title = host
-                .store()
-                .list_sessions()
-                .ok()
-                .and_then(|all| all.into_iter().find(|s| s.id == session))
-                .map(|s| s.title)
-                .unwrap_or_default();
-            Some((view, Asker { agent, session_title }))
+            let entry = host.inbox_entry(&session, &call).ok().flatten()?;
+            Some((entry.question, Asker { agent: entry.asker, session_title: entry.session_title }))
         })
         .await
         .ok()
@@ -415,5 +408,6 @@ fn ended_notice(ended: &Ended) -> &'static str {
     match ended {
         Ended::HereAnswered(_) | Ended::Elsewhere => "Already answered in Hark",
         Ended::Closed => "This question has ended",
+        Ended::Withdrawn => "The agent withdrew this question",
     }
 }
