@@ -152,7 +152,8 @@ async fn each_ending_says_what_happened_and_only_the_answer_carries_answers() {
         other => panic!("c1 closed: {other:?}"),
     }
 
-    // Answered late: the message says how long after the timeout, and carries the answers.
+    // Answered late, a while after its timeout: the message says how long, and carries the answers.
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
     h.service.answer(agent.session_id(), "t1", postgres()).unwrap();
     until_answered_late(&h.store, &agent, "t1").await;
     let late = h
@@ -165,7 +166,7 @@ async fn each_ending_says_what_happened_and_only_the_answer_carries_answers() {
         .expect("the late answer was admitted");
     let late: Value = serde_json::from_str(&late).unwrap();
     assert_eq!(late["answers"][0]["selected"], json!(["Postgres"]));
-    assert!(late["answered_secs_after_timeout"].as_u64().is_some(), "{late}");
+    assert!(late["answered_secs_after_timeout"].as_u64().is_some_and(|secs| secs >= 1), "{late}");
     let records = project_questions(&h.events(&agent));
     assert_eq!(records.iter().map(|r| r.call_id.as_str()).collect::<Vec<_>>(), ["t1"], "a closed question leaves");
     assert!(records[0].since.is_some(), "the record knows when its wait ended");
@@ -204,4 +205,23 @@ async fn a_blocking_session_is_not_offered_withdrawal() {
     let agent = h.agent(ToolMode::Legacy);
     run(&agent, "hi").await;
     assert!(!offered(&h, 0).iter().any(|t| t == "withdraw_question"));
+}
+
+#[tokio::test]
+async fn a_scripts_question_that_times_out_stops_the_turn_too() {
+    hark_core::ptc::worker::set_program(env!("CARGO_BIN_EXE_hark-run-code"));
+    let script = r#"return await tools.ask_user_question({ questions: [{ id: "db", question: "Which database?",
+      options: [{ label: "SQLite" }, { label: "Postgres" }] }], timeout: 1 });"#;
+    let h = Harness::new(vec![
+        tool_reply("Running a script.", &[("run1", "run_code", json!({ "code": script }).to_string())]),
+        text_reply("Not reached in this turn."),
+    ])
+    .await;
+    let settings = QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: 120, stop_turn: true };
+    let session = NewSession { title: "t".into(), workspace: Some(h.workspace.path().to_path_buf()), model: None };
+    let config = AgentConfig { questions: settings, ptc: true, ..config(ToolMode::Timed) };
+    let agent = Agent::create(h.deps(), session, config).expect("create the agent");
+    run(&agent, "go").await;
+    assert_eq!(turn_end(&h.events(&agent)), "question_timed_out");
+    assert_eq!(h.server.requests().len(), 1, "the model was not asked again");
 }

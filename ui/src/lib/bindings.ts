@@ -178,7 +178,11 @@ export type InboxEntry = {
 /**
  * Who asks: "Hark" for its own agent, else the outside agent's name (made plain).
  */
-asker: string, session_title: string, session_id: string, call_id: string, intent: Intent, questions: Array<Question>, 
+asker: string, 
+/**
+ * Whether Hark's own agent asks (an outside agent may call itself anything, "Hark" too).
+ */
+own_agent: boolean, session_title: string, session_id: string, call_id: string, intent: Intent, questions: Array<Question>, 
 /**
  * Whether an answer is taken now: always in the foreground; a continued question until a late
  * reply of it is queued (the first reply wins, and nobody is asked twice).

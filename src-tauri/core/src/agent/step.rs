@@ -8,7 +8,7 @@ use super::driver::append;
 use super::{context, AgentError, AgentEvent, Shared};
 use crate::error::CodedError;
 use crate::model::{ModelError, ModelEvent, ModelRequest, ToolCallRequest};
-use crate::question::{ErrorCode, UserInteractionError, TOOL_NAME};
+use crate::question::{ErrorCode, UserInteractionError};
 use crate::service::Caller;
 use crate::session::{Event, ToolOutcome};
 use crate::tools::{outcome_of, ToolContext, ToolError, ToolOutput, ToolRegistry};
@@ -155,10 +155,11 @@ pub(super) async fn run(
         abort: abort.clone(),
         workspace: shared.workspace.clone(),
     };
-    let mut timed_out = false;
+    // A question that went on unanswered in this step (asked directly or from a script) shows as one
+    // more continued question in the session's fold once its result is recorded.
+    let continued_before = shared.session.question_counts().continued;
     for (i, call) in streamed.calls.iter().enumerate() {
         let result = execute(tools, &ctx, call).await;
-        timed_out |= call.name == TOOL_NAME && matches!(&result, Ok(out) if out.pending);
         if let Err(e) = append(shared, Event::ToolResult { call_id: call.id.clone(), outcome: outcome_of(&result) }) {
             close_unknown(shared, &streamed.calls[i..]);
             return Err(e);
@@ -167,7 +168,7 @@ pub(super) async fn run(
     // Every call of the step still ran and is recorded: the model's next request stays well formed.
     Ok(if abort.is_cancelled() {
         StepEnd::Aborted
-    } else if timed_out && shared.config.questions.stop_turn {
+    } else if shared.config.questions.stop_turn && shared.session.question_counts().continued > continued_before {
         StepEnd::QuestionTimedOut
     } else {
         StepEnd::ToolCalls

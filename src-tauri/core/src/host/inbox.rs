@@ -17,6 +17,8 @@ pub struct InboxEntry {
     pub question: QuestionView,
     /// Who asks: "Hark" for its own agent, else the outside agent's name (made plain).
     pub asker: String,
+    /// Whether Hark's own agent asks (an outside agent may call itself anything, "Hark" too).
+    pub own_agent: bool,
     pub session_title: String,
 }
 
@@ -26,13 +28,16 @@ impl Host {
     /// late reply is already on its way is listed, not answerable, so the count matches the tray's.
     pub fn inbox(&self) -> Result<Vec<InboxEntry>, HostError> {
         let mut entries = Vec::new();
+        // An MCP server's form waits in the foreground only: it is in no count of the log.
+        let live: Vec<String> = self.service.foreground(None).into_iter().map(|r| r.session_id).collect();
         for summary in self.store.list_sessions()? {
-            if summary.open_questions + summary.continued_questions == 0 {
+            if summary.open_questions + summary.continued_questions == 0 && !live.contains(&summary.id) {
                 continue;
             }
-            let asker = self.asker_of(&summary.id)?;
+            let (asker, own_agent) = self.asker_of(&summary.id)?;
             for question in self.questions(&summary.id) {
-                entries.push(InboxEntry { question, asker: asker.clone(), session_title: summary.title.clone() });
+                let session_title = summary.title.clone();
+                entries.push(InboxEntry { question: timed(question), asker: asker.clone(), own_agent, session_title });
             }
         }
         order(&mut entries);
@@ -45,16 +50,27 @@ impl Host {
             return Ok(None);
         };
         let title = self.store.list_sessions()?.into_iter().find(|s| s.id == session).map(|s| s.title);
-        Ok(Some(InboxEntry { question, asker: self.asker_of(session)?, session_title: title.unwrap_or_default() }))
+        let (asker, own_agent) = self.asker_of(session)?;
+        Ok(Some(InboxEntry { question: timed(question), asker, own_agent, session_title: title.unwrap_or_default() }))
     }
 
-    /// Who asks in `session`: Hark's own agent, or the outside agent whose session it is.
-    fn asker_of(&self, session: &str) -> Result<String, HostError> {
+    /// Who asks in `session`, and whether that is Hark's own agent: else the outside agent whose
+    /// session it is.
+    fn asker_of(&self, session: &str) -> Result<(String, bool), HostError> {
         Ok(match self.store.client_of(session)? {
-            Some(client) => plain_name(&client),
-            None => HARK_ASKER.to_string(),
+            Some(client) => (plain_name(&client), false),
+            None => (HARK_ASKER.to_string(), true),
         })
     }
+}
+
+/// A question the log has no time for is either a form (asked now, live) or one asked before times
+/// were kept (among the oldest).
+fn timed(mut question: QuestionView) -> QuestionView {
+    if question.asked_at.is_none() && question.is_foreground() {
+        question.asked_at = Some(Utc::now());
+    }
+    question
 }
 
 /// Grouped by asker, oldest group first; oldest first within one. A question with no recorded time
@@ -90,6 +106,7 @@ mod tests {
                 asked_at: DateTime::from_timestamp(secs, 0),
             },
             asker: asker.into(),
+            own_agent: asker == HARK_ASKER,
             session_title: "t".into(),
         }
     }

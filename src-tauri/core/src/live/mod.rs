@@ -267,6 +267,11 @@ impl Session {
         lock(&self.folds).make_call_ids_unique(calls);
     }
 
+    /// How many of the session's questions wait open or continued, as its fold says now.
+    pub fn question_counts(&self) -> crate::session::QuestionCounts {
+        lock(&self.folds).questions().counts()
+    }
+
     pub fn question_records(&self) -> Vec<QuestionRecord> {
         lock(&self.folds).questions().records().cloned().collect()
     }

@@ -72,6 +72,12 @@ pub(crate) fn withdrawal(fold: &QuestionFold, call_id: &str, reason: &str) -> Re
     if let Some(earlier) = &record.withdrawn {
         return Err(withdrawn(call_id, earlier));
     }
+    // A plan review or a server's form is the person's decision to make, not the agent's question.
+    if record.intent != Intent::Question {
+        return Err(UserInteractionError::invalid_request(format!(
+            "{call_id} is not an ask_user_question call: only questions can be withdrawn"
+        )));
+    }
     if record.reply_queued.is_some() {
         return Err(UserInteractionError::new(
             ErrorCode::NotPending,

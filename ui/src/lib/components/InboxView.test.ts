@@ -10,6 +10,7 @@ const db: Question = { id: 'db', question: 'Which database?', options: [{ label:
 const entry = (asker: string, call: string, text: string): InboxEntry =>
   ({
     asker,
+    own_agent: asker === 'Hark',
     session_title: `${asker} · notes`,
     session_id: `s-${asker}`,
     call_id: call,

@@ -37,7 +37,10 @@ export class Inbox {
       this.error = r.error;
       return;
     }
-    this.selected = reselect(this.entries, r.value, this.selected);
+    const selected = reselect(this.entries, r.value, this.selected);
+    // An error was about the question it came from: not shown over the next one.
+    if (selected !== this.selected) this.error = null;
+    this.selected = selected;
     this.entries = r.value;
   }
 
@@ -57,10 +60,11 @@ export class Inbox {
     this.sending = key;
     this.error = null;
     const r = await this.io.submitAnswers(entry.session_id, entry.call_id, batch, null);
-    this.sending = null;
     if (r.ok) this.forgetDraft(entry);
-    else this.error = r.error;
+    // The panel stays busy until the list says where things stand, so the answer is not sent twice.
     await this.refresh();
+    this.sending = null;
+    if (!r.ok) this.error = r.error;
   }
 
   /** Esc: a question waiting now is closed unanswered, as in the chat; a continued one is left as it is. */

@@ -5,6 +5,7 @@ import { groups, keyOf, move, reselect, standing } from './selection';
 const entry = (asker: string, call: string, over: Partial<InboxEntry> = {}): InboxEntry =>
   ({
     asker,
+    own_agent: asker === 'Hark',
     session_title: `${asker}'s session`,
     session_id: `s-${asker}`,
     call_id: call,

@@ -295,3 +295,26 @@ async fn a_multi_select_question_takes_several_labels_late() {
     let reply = f.service.answer(SESSION, "c1", answers.clone()).expect("ok");
     assert!(admit(&f, &reply, answers));
 }
+
+#[test]
+fn only_a_continued_question_can_be_withdrawn_not_a_plan_review() {
+    let f = fixture();
+    let plan = serde_json::json!({ "plan": "1. Write notes.md" });
+    let log = f.log.as_ref();
+    log.append(
+        SESSION,
+        Event::ToolCall { call_id: "p1".into(), name: crate::question::PLAN_TOOL_NAME.into(), arguments: plan },
+    )
+    .unwrap();
+    log.append(
+        SESSION,
+        Event::ToolResult { call_id: "p1".into(), outcome: ToolOutcome::Pending { content: "quit".into() } },
+    )
+    .unwrap();
+    let refused = f.service.withdraw(SESSION, "p1", "not needed").unwrap_err();
+    assert_eq!(refused.interaction_code(), Some(ErrorCode::InvalidRequest), "{refused}");
+    assert_eq!(f.service.continued(SESSION).len(), 1, "the review still waits for the person");
+    // An event recorded anyway (by a build that allowed it) changes nothing either.
+    log.append(SESSION, Event::QuestionWithdrawn { call_id: "p1".into(), reason: "x".into() }).unwrap();
+    assert_eq!(f.service.continued(SESSION).len(), 1);
+}

@@ -319,7 +319,11 @@ impl QuestionFold {
     /// is the person's answer, which reaches the agent first.
     fn withdraw(&mut self, call_id: &str, reason: &str) -> bool {
         match self.record_mut(call_id) {
-            Some(record) if record.state == QuestionState::Continued && record.reply_queued.is_none() => {
+            Some(record)
+                if record.state == QuestionState::Continued
+                    && record.reply_queued.is_none()
+                    && record.intent == Intent::Question =>
+            {
                 record.state = QuestionState::Settled;
                 record.withdrawn = Some(reason.to_string());
                 true
