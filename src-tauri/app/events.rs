@@ -27,12 +27,7 @@ pub fn sessions_changed(app: &AppHandle) {
     let _ = app.emit(SESSIONS_CHANGED, ());
 }
 
-/// Asks the window to show a session, and the question `call_id` in it.
-pub fn focus(app: &AppHandle, session_id: &str, call_id: Option<&str>) {
-    focus_with(app, session_id, call_id, None);
-}
-
-/// [`focus`], saying why.
+/// Asks the window to show a session, and the question `call_id` in it, saying why when `notice` does.
 pub fn focus_with(app: &AppHandle, session_id: &str, call_id: Option<&str>, notice: Option<BoundaryError>) {
     let focus = Focus { session_id: session_id.to_string(), call_id: call_id.map(str::to_string), notice };
     let _ = app.emit(FOCUS, focus);
