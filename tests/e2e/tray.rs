@@ -14,6 +14,7 @@ use crate::support::tray::{close_windows_titled, windows_titled, Tray};
 use crate::support::{e2e_enabled, only_sessions, process, App, Launch, PANEL};
 
 const WAIT: Duration = Duration::from_secs(20);
+const MESSAGE_BOX: &str = "textarea[aria-label='Message']";
 
 /// A data directory in which the person already used Hark: one finished chat, nothing waiting.
 fn used_before(data_dir: &Path) {
@@ -135,6 +136,8 @@ async fn the_window_reopened_from_the_tray_shows_the_question_that_arrived_meanw
     app.find("nav[aria-label='Sessions']").await;
     let item = tray.wait_for_item(WAIT).await;
     let first = app.client.window().await.expect("the first window's handle");
+    // Something half typed when the window closes.
+    app.find(MESSAGE_BOX).await.send_keys("a half-written thought").await.expect("type");
 
     assert_eq!(close_windows_titled("Hark"), 1);
     wait_for("the window to be gone", WAIT, || windows_titled("Hark") == 0).await;
@@ -165,6 +168,9 @@ async fn the_window_reopened_from_the_tray_shows_the_question_that_arrived_meanw
         app.text_of("section[aria-label='Transcript']").await.contains("You chose")
     })
     .await;
+    // The composer is back where the panel was, with what the person had typed in the old window.
+    let composer = app.find(MESSAGE_BOX).await;
+    assert_eq!(composer.prop("value").await.expect("value").as_deref(), Some("a half-written thought"));
     app.close().await;
 }
 
@@ -217,4 +223,64 @@ async fn started_hidden_there_is_only_the_tray_icon_until_it_opens_the_window() 
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
     assert!(status.success(), "{status}");
+}
+
+/// The `Exec` line of a desktop entry, split into words as its format quotes them (enough for the
+/// entry Hark writes: plain words and double-quoted ones with backslash escapes).
+fn exec_words(entry: &str) -> Vec<String> {
+    let exec = entry.lines().find_map(|l| l.strip_prefix("Exec=")).expect("an Exec line");
+    let (mut words, mut word, mut quoted, mut chars) = (Vec::new(), String::new(), false, exec.chars());
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => quoted = !quoted,
+            '\\' if quoted => word.extend(chars.next()),
+            ' ' if !quoted => words.extend((!word.is_empty()).then(|| std::mem::take(&mut word))),
+            c => word.push(c),
+        }
+    }
+    words.extend((!word.is_empty()).then_some(word));
+    words
+}
+
+#[tokio::test]
+async fn start_at_login_writes_an_entry_that_starts_hark_hidden_in_the_tray() {
+    if !e2e_enabled("start_at_login_writes_an_entry_that_starts_hark_hidden_in_the_tray") {
+        return;
+    }
+    let tray = Tray::start().await;
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let (data_dir, home) = (tmp.path().join("hark data"), tmp.path().join("home"));
+    std::fs::create_dir_all(&home).expect("home");
+    let mut launch = Launch::new(&data_dir);
+    launch.env.push(("HOME".into(), home.display().to_string()));
+    let app = App::launch("start-at-login", launch).await;
+
+    app.click_button("", "Settings").await;
+    let start_at_login = crate::mcp::in_view(&app, "//label[contains(., 'Start at login')]//input").await;
+    assert!(!start_at_login.is_selected().await.expect("checked?"), "off by default");
+    start_at_login.click().await.expect("tick Start at login");
+    app.click_button("//div[@role='dialog']", "Save").await;
+    let entry_path = home.join(".config/autostart/Hark.desktop");
+    let start = Instant::now();
+    while !entry_path.exists() {
+        assert!(start.elapsed() < WAIT, "no login entry at {}", entry_path.display());
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    app.close().await;
+
+    // What the desktop runs at the next login: Hark, hidden, on this (not the default) data directory.
+    let entry = std::fs::read_to_string(&entry_path).expect("read the entry");
+    let words = exec_words(&entry);
+    assert_eq!(words[1..], ["--hidden".to_string(), format!("--data-dir={}", data_dir.display())], "{entry}");
+    let mut cmd = Command::new(&words[0]);
+    cmd.args(&words[1..]).env("HOME", &home).stdout(Stdio::null()).stderr(Stdio::inherit());
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    let started = Started { child: cmd.spawn().expect("run the entry's command") };
+    let item = tray.wait_for_item(WAIT).await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(windows_titled("Hark"), 0, "logged in: only the tray icon");
+    assert!(children_named(started.child.id(), "WebKit").is_empty(), "no webview");
+    tray.click(&item, "Quit Hark").await;
+    let pid = started.child.id();
+    wait_for("Hark to quit from the tray", WAIT, || !alive(pid)).await;
 }
