@@ -193,6 +193,12 @@ fn on_window_event(window: &tauri::Window, event: &tauri::WindowEvent) {
             if let Some(n) = notifier {
                 n.set_focused(false);
             }
+            // What the page's calls and its session held is freed as the webview goes: glibc keeps
+            // freed heap for reuse, so it is handed back once the teardown is over.
+            tauri::async_runtime::spawn(async {
+                tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+                hub::release_freed_memory();
+            });
         }
         _ => {}
     }
