@@ -448,17 +448,18 @@ def opened_ms(app, data_dir, session, timeout):
 @contextlib.contextmanager
 def same_rendering():
     """Launches in this block draw as Hark chooses to on this machine (src-tauri/app/rendering.rs):
-    without a GPU render node, WebKit's compositing is off. Comparing the app with a baseline that
+    without a GPU render node, WebKit's compositing and GTK's OpenGL are off. Comparing the app with a baseline that
     draws the same way says what Hark itself costs, apart from that choice."""
     gpu = any(name.startswith("renderD") for name in (os.listdir("/dev/dri") if os.path.isdir("/dev/dri") else []))
-    before = os.environ.get("WEBKIT_DISABLE_COMPOSITING_MODE")
-    if not gpu and before is None:
-        os.environ["WEBKIT_DISABLE_COMPOSITING_MODE"] = "1"
+    chosen = {"WEBKIT_DISABLE_COMPOSITING_MODE": "1", "GDK_GL": "disable"}
+    added = [k for k in chosen if not gpu and k not in os.environ]
+    for k in added:
+        os.environ[k] = chosen[k]
     try:
         yield
     finally:
-        if before is None:
-            os.environ.pop("WEBKIT_DISABLE_COMPOSITING_MODE", None)
+        for k in added:
+            os.environ.pop(k, None)
 
 
 def mib(kib):

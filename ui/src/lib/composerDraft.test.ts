@@ -16,16 +16,22 @@ function memory(): Storage {
 describe('composer draft', () => {
   it('is read back by the next page, and an emptied composer leaves nothing behind', () => {
     const storage = memory();
-    expect(loadComposerDraft(storage)).toBe('');
-    saveComposerDraft('half a thought', storage);
-    expect(loadComposerDraft(storage)).toBe('half a thought');
-    saveComposerDraft('', storage);
+    expect(loadComposerDraft('/d', storage)).toBe('');
+    saveComposerDraft('/d', 'half a thought', storage);
+    expect(loadComposerDraft('/d', storage)).toBe('half a thought');
+    saveComposerDraft('/d', '', storage);
     expect(storage.length).toBe(0);
+  });
+
+  it('belongs to one data directory', () => {
+    const storage = memory();
+    saveComposerDraft('/work', 'for work', storage);
+    expect(loadComposerDraft('/home', storage)).toBe('');
   });
 
   it('survives storage that throws', () => {
     const broken = { ...memory(), getItem: () => { throw new Error('denied'); }, setItem: () => { throw new Error('full'); } };
-    expect(loadComposerDraft(broken as Storage)).toBe('');
-    expect(() => saveComposerDraft('x', broken as Storage)).not.toThrow();
+    expect(loadComposerDraft('/d', broken as Storage)).toBe('');
+    expect(() => saveComposerDraft('/d', 'x', broken as Storage)).not.toThrow();
   });
 });
