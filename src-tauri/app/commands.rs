@@ -55,6 +55,9 @@ pub async fn app_info(
     let hub = state.hub()?;
     let page = hub.page();
     let launched = state.launched();
+    if let Some(session) = &launched.session {
+        state.set_last_shown(session);
+    }
     let initial_view = match launched.session.clone() {
         Some(session) => open_for_window(hub, session, turns, Some(page), channel).await.ok(),
         None => None,
