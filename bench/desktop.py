@@ -11,10 +11,13 @@ Prints `name value unit` lines on stdout, like the other benches (progress goes 
                                              every process under it (WebKitWebProcess, WebKitNetworkProcess,
                                              ...), after 5 s idle; the app with a 100 000-event session open
   release_binary_mb                          size of the release (stripped) hark-desktop
+  app_resident_pss_mb / reopen_vs_start      Hark waiting in the tray with no window, and the tray's Open
+                                             against a cold start (bench/background.py)
   *_same_rendering                           the baseline again, drawing as Hark does on this machine
                                              (no compositing without a GPU render node), so the ratio says
                                              what Hark costs apart from that choice
-and the ratios against the goals (start and PSS <= 1.25x the baseline, binary < 25 MB). A missed goal
+and the ratios against the goals (start and PSS <= 1.25x the baseline, binary < 25 MB, resident
+<= 60 MB, reopen <= 1.2x a cold start). A missed goal
 is reported, never an error: the exit status is non-zero only when the benchmark itself could not run.
 
 MB here is 2^20 bytes. Needs a display and a session D-Bus: `make bench-desktop` runs it under
@@ -40,6 +43,9 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import background  # noqa: E402  (beside this file)
+
 REPO = Path(__file__).resolve().parent.parent
 APP_SHELL = "nav[aria-label='Sessions']"
 BASELINE_SHELL = "#ready"
@@ -47,6 +53,8 @@ BASELINE_SHELL = "#ready"
 TRANSCRIPT_TURN = "section[aria-label='Transcript'] .turns details.turn > summary"
 GOAL_RATIO = 1.25
 GOAL_BINARY_MB = 25.0
+GOAL_RESIDENT_MB = 60.0
+GOAL_REOPEN = 1.2
 MIB = 1024 * 1024
 
 
@@ -266,6 +274,18 @@ class Launch:
             raise BenchError(f"executing a script failed (HTTP {status}): {value}")
         return value
 
+    def handles(self):
+        """The window handles WebDriver knows (a window built anew gets a new one)."""
+        status, value = self._call("GET", f"/session/{self.session}/window/handles")
+        if status != 200 or not isinstance(value, list):
+            raise BenchError(f"listing the windows failed (HTTP {status}): {value}")
+        return value
+
+    def switch_to(self, handle):
+        status, value = self._call("POST", f"/session/{self.session}/window", {"handle": handle})
+        if status != 200:
+            raise BenchError(f"switching to window {handle} failed (HTTP {status}): {value}")
+
     def app_pid(self):
         """The launched binary: the process under the driver whose argv[0] is the binary."""
         table = process_table()
@@ -380,6 +400,14 @@ def idle_pss(binary, ready_css, data_dir, args, idle, timeout, check_text=False)
         return (t1 - t0) * 1e3, pss, elements
 
 
+def reopen_ms(binary, data_dir, cycles, timeout):
+    """ms from the tray's Open to the shell of a window built anew, once per cycle."""
+    with Launch(binary, data_dir, timeout=timeout) as launch:
+        launch.start()
+        launch.find(APP_SHELL, timeout)
+        return background.reopen_times(launch, APP_SHELL, cycles, timeout, descendants, process_table)
+
+
 def timeline(launch, launched_at):
     """Where a launch spent its time, from the window's own User Timing marks (`hark:*`): when the page
     began loading after the launch request, then each mark after that. For the log only."""
@@ -420,17 +448,18 @@ def opened_ms(app, data_dir, session, timeout):
 @contextlib.contextmanager
 def same_rendering():
     """Launches in this block draw as Hark chooses to on this machine (src-tauri/app/rendering.rs):
-    without a GPU render node, WebKit's compositing is off. Comparing the app with a baseline that
+    without a GPU render node, WebKit's compositing and GTK's OpenGL are off. Comparing the app with a baseline that
     draws the same way says what Hark itself costs, apart from that choice."""
     gpu = any(name.startswith("renderD") for name in (os.listdir("/dev/dri") if os.path.isdir("/dev/dri") else []))
-    before = os.environ.get("WEBKIT_DISABLE_COMPOSITING_MODE")
-    if not gpu and before is None:
-        os.environ["WEBKIT_DISABLE_COMPOSITING_MODE"] = "1"
+    chosen = {"WEBKIT_DISABLE_COMPOSITING_MODE": "1", "GDK_GL": "disable"}
+    added = [k for k in chosen if not gpu and k not in os.environ]
+    for k in added:
+        os.environ[k] = chosen[k]
     try:
         yield
     finally:
-        if before is None:
-            os.environ.pop("WEBKIT_DISABLE_COMPOSITING_MODE", None)
+        for k in added:
+            os.environ.pop(k, None)
 
 
 def mib(kib):
@@ -557,6 +586,17 @@ def main():
         open_ms, big_pss, big_dom = retried(
             lambda: idle_pss(app, TRANSCRIPT_TURN, data_dir, ["--session", session], opts.idle,
                              opts.session_timeout, check_text=True))
+
+        # 4. In the background: no window, the big session in the store.
+        log(f"background: the window on the big session closed, then {opts.idle:.0f} s idle")
+        resident = background.resident_pss(app, data_dir, ["--session", session], True, opts.idle,
+                                           opts.session_timeout, descendants, process_table, pss_kib)
+        log(f"background: started hidden (--hidden) on it, {opts.idle:.0f} s idle")
+        resident_hidden = background.resident_pss(app, data_dir, ["--hidden"], False, opts.idle,
+                                                  opts.session_timeout, descendants, process_table, pss_kib)
+        log(f"reopen: {opts.warmup} + {opts.runs} times the tray's Open after closing the window")
+        reopened = retried(lambda: reopen_ms(app, small_dir, opts.warmup + opts.runs, opts.timeout))[opts.warmup:]
+        log("  reopen ms: " + ", ".join(f"{t:.0f}" for t in reopened))
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
@@ -597,6 +637,16 @@ def main():
     report("baseline_same_rendering_pss_mb", same_total, "MB", "(the empty window drawing as Hark does)")
     breakdown("baseline_same_rendering_pss_mb", same_pss)
     report("pss_vs_baseline_same_rendering", app_total / same_total, "x")
+    resident_total = mib(sum(resident.values()))
+    report("app_resident_pss_mb", resident_total, "MB",
+           f"(no window, {opts.events} events in the store, {opts.idle:.0f} s idle) "
+           f"goal <= {GOAL_RESIDENT_MB:.0f} MB: {goal(resident_total, GOAL_RESIDENT_MB)}")
+    breakdown("app_resident_pss_mb", resident)
+    report("app_resident_hidden_pss_mb", mib(sum(resident_hidden.values())), "MB", "(started --hidden: never a window)")
+    breakdown("app_resident_hidden_pss_mb", resident_hidden)
+    reopen = statistics.median(reopened)
+    report("app_reopen_ms", reopen, "ms", "(the tray's Open to the new window's first element)")
+    report("reopen_vs_start", reopen / app_start, "x", f"goal <= {GOAL_REOPEN}x: {goal(reopen / app_start, GOAL_REOPEN)}")
     report("release_binary_mb", size_mb, "MB",
            f"({size} bytes) goal < {GOAL_BINARY_MB:.0f} MB: {goal(size_mb, GOAL_BINARY_MB, strict=True)}")
     return 0
@@ -605,7 +655,7 @@ def main():
 if __name__ == "__main__":
     try:
         sys.exit(main())
-    except BenchError as e:
+    except (BenchError, background.BackgroundError) as e:
         print(f"bench-desktop: error: {e}", file=sys.stderr)
         sys.exit(1)
     except KeyboardInterrupt:

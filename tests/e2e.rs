@@ -20,6 +20,8 @@ mod mcp_tasks;
 mod notifications;
 #[path = "e2e/robustness.rs"]
 mod robustness;
+#[path = "e2e/tray.rs"]
+mod tray;
 #[path = "e2e/tui.rs"]
 mod tui;
 

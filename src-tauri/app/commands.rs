@@ -33,6 +33,12 @@ pub struct AppInfo {
     pub initial_view: Option<SessionView>,
     /// Why the launch options could not be carried out (e.g. `--session` names no session).
     pub launch_error: Option<BoundaryError>,
+    /// A question of the initial session to open (a notification or the tray built this window for it).
+    pub initial_call: Option<String>,
+    /// Why the window was opened on it (an answer from a notification that was not taken).
+    pub initial_notice: Option<BoundaryError>,
+    /// Open on the inbox (the tray or a notification built this window for it).
+    pub initial_inbox: bool,
     /// This page load's number, passed back with `open_session` and `attach_question`.
     pub page: u64,
 }
@@ -51,6 +57,9 @@ pub async fn app_info(
     let hub = state.hub()?;
     let page = hub.page();
     let launched = state.launched();
+    if let Some(session) = &launched.session {
+        state.set_last_shown(session);
+    }
     let initial_view = match launched.session.clone() {
         Some(session) => open_for_window(hub, session, turns, Some(page), channel).await.ok(),
         None => None,
@@ -62,6 +71,9 @@ pub async fn app_info(
         initial_session: launched.session,
         initial_view,
         launch_error: launched.error,
+        initial_call: launched.call_id,
+        initial_notice: launched.notice,
+        initial_inbox: launched.inbox,
         page,
     })
 }
@@ -131,9 +143,11 @@ pub struct SettingsView {
     pub catalogue: Catalogue,
 }
 
-async fn settings_view(state: &AppState) -> CommandResult<SettingsView> {
+async fn settings_view(app: &AppHandle, state: &AppState) -> CommandResult<SettingsView> {
     let hub = state.hub()?;
-    let settings = hub.settings();
+    let mut settings = hub.settings();
+    // The login entry can be removed outside Hark: the form shows what the OS will do.
+    settings.start_at_login = crate::autostart::is_enabled(app);
     let base_url = settings.base_url.clone();
     let catalogue = hark_core::host::catalogue();
     let needs_key = catalogue.provider(settings.provider.id()).is_none_or(|p| p.uses_key);
@@ -161,14 +175,15 @@ async fn settings_view(state: &AppState) -> CommandResult<SettingsView> {
 }
 
 #[tauri::command]
-pub async fn get_settings(state: State<'_, AppState>) -> CommandResult<SettingsView> {
-    settings_view(&state).await
+pub async fn get_settings(app: AppHandle, state: State<'_, AppState>) -> CommandResult<SettingsView> {
+    settings_view(&app, &state).await
 }
 
 /// Saves the settings; `api_key` `None` leaves the stored key alone, `""` removes it. The key goes
 /// to the keyring first, so a keyring failure saves nothing.
 #[tauri::command]
 pub async fn save_settings(
+    app: AppHandle,
     state: State<'_, AppState>,
     settings: Settings,
     api_key: Option<String>,
@@ -187,8 +202,10 @@ pub async fn save_settings(
         .await
         .map_err(|e| CommandError::InvalidArgument(format!("keyring call failed: {e}")))??;
     }
+    let start_at_login = settings.start_at_login;
     hub.save_settings(settings)?;
-    settings_view(&state).await
+    crate::autostart::set(&app, start_at_login).map_err(CommandError::from)?;
+    settings_view(&app, &state).await
 }
 
 /// The MCP servers of `mcp.json`, each with how it last started.
@@ -265,6 +282,7 @@ pub async fn open_session(
     page: Option<u64>,
     channel: Channel<AgentEvent>,
 ) -> CommandResult<SessionView> {
+    state.set_last_shown(&session_id);
     open_for_window(state.hub()?, session_id, turns, page, channel).await
 }
 

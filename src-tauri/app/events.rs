@@ -28,12 +28,7 @@ pub fn sessions_changed(app: &AppHandle) {
     let _ = app.emit(SESSIONS_CHANGED, ());
 }
 
-/// Asks the window to show a session, and the question `call_id` in it.
-pub fn focus(app: &AppHandle, session_id: &str, call_id: Option<&str>) {
-    focus_with(app, session_id, call_id, None);
-}
-
-/// [`focus`], saying why.
+/// Asks the window to show a session, and the question `call_id` in it, saying why when `notice` does.
 pub fn focus_with(app: &AppHandle, session_id: &str, call_id: Option<&str>, notice: Option<BoundaryError>) {
     let focus = Focus { session_id: session_id.to_string(), call_id: call_id.map(str::to_string), notice };
     let _ = app.emit(FOCUS, focus);
@@ -71,6 +66,7 @@ pub fn watch_questions(app: AppHandle, hub: Arc<Hub>, notifier: Arc<Notifier>) {
                     Ok(event) => {
                         if let QuestionEvent::Resolved { session_id, call_id, .. } = &event {
                             hub.forget(session_id, call_id);
+                            refresh_tray_once_recorded(&app, &hub);
                         }
                         sessions_changed(&app);
                         refresh_tray(&app, &hub);
@@ -86,6 +82,19 @@ pub fn watch_questions(app: AppHandle, hub: Arc<Hub>, notifier: Arc<Notifier>) {
                 // off the channel.
                 Some(_) = async { match requests.as_mut() { Some(r) => r.recv().await, None => None } } => {}
             }
+        }
+    });
+}
+
+/// A question resolves when its answer reaches the asker, a moment before the asker records it in
+/// the log the tray counts from; with no event after that, the tray would go on counting it. So it
+/// is counted again once the result is normally recorded, and once more for a slow disk.
+fn refresh_tray_once_recorded(app: &AppHandle, hub: &Arc<Hub>) {
+    let (app, hub) = (app.clone(), Arc::clone(hub));
+    tauri::async_runtime::spawn(async move {
+        for wait in [std::time::Duration::from_millis(300), std::time::Duration::from_secs(2)] {
+            tokio::time::sleep(wait).await;
+            refresh_tray(&app, &hub);
         }
     });
 }

@@ -416,7 +416,7 @@ const LONG_SESSION_TURNS: usize = 100;
 
 /// glibc keeps freed heap for reuse, so a process that once read a 100 000-event log stays that big;
 /// this hands it back to the OS (measured by `make bench-desktop`'s app PSS).
-fn release_freed_memory() {
+pub fn release_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only returns free heap pages to the OS; it touches no live allocation.
     unsafe {

@@ -1,6 +1,6 @@
 //! Launch options: `hark-desktop [--data-dir DIR] [--provider demo|openai] [--script NAME]
-//! [--base-url URL] [--model NAME] [--timed [--timeout S]] [--on-timeout keep-working|wait|stop-turn] [--plan] [--ptc] [--workspace DIR] [--session ID]
-//! [--prompt TEXT]`.
+//! [--base-url URL] [--model NAME] [--timed [--timeout S]] [--on-timeout keep-working|wait|stop-turn] [--plan] [--ptc]
+//! [--workspace DIR] [--session ID] [--prompt TEXT] [--hidden]`.
 //! The same options as `hark chat`; they override the settings for this run only.
 
 use std::path::PathBuf;
@@ -12,8 +12,8 @@ use hark_core::tools::QuestionSettings;
 use crate::settings::Settings;
 
 pub const USAGE: &str = "usage: hark-desktop [--data-dir DIR] [--provider demo|openai] [--script NAME] \
-[--base-url URL] [--model NAME] [--timed [--timeout S]] [--on-timeout keep-working|wait|stop-turn] [--plan] [--ptc] [--workspace DIR] [--session ID] \
-[--prompt TEXT]";
+[--base-url URL] [--model NAME] [--timed [--timeout S]] [--on-timeout keep-working|wait|stop-turn] [--plan] [--ptc] \
+[--workspace DIR] [--session ID] [--prompt TEXT] [--hidden] [--version]";
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LaunchOptions {
@@ -22,6 +22,9 @@ pub struct LaunchOptions {
     pub run: RunOptions,
     /// The first message of a session this launch starts (or sends to `--session`).
     pub prompt: Option<String>,
+    /// Start in the tray with no window (what the start-at-login entry passes); a second launch
+    /// with it leaves the window as it is.
+    pub hidden: bool,
 }
 
 impl LaunchOptions {
@@ -49,6 +52,7 @@ impl LaunchOptions {
             match name.as_str() {
                 "--data-dir" => o.data_dir = Some(PathBuf::from(value()?)),
                 "--prompt" => o.prompt = Some(value()?),
+                "--hidden" => o.hidden = true,
                 // Passed by some launchers and by WebDriver; not ours to refuse.
                 a if a.starts_with("-psn_") => {}
                 other => return Err(format!("unknown option {other:?}")),
@@ -121,9 +125,11 @@ mod tests {
             "plan the notes app",
             "--plan",
             "--ptc",
+            "--hidden",
         ])
         .unwrap();
-        assert!(o.run.plan_first && o.run.ptc);
+        assert!(o.run.plan_first && o.run.ptc && o.hidden);
+        assert!(!parse(&[]).unwrap().hidden);
         assert_eq!(o.data_dir, Some(PathBuf::from("/tmp/d")));
         assert_eq!(o.run.model.script.as_deref(), Some("timed"));
         assert_eq!(o.run.timeout, Some(3));

@@ -2,6 +2,7 @@
 //! every policy lives in hark-core; this crate adapts it to IPC and the desktop.
 
 mod agent_settings;
+mod autostart;
 #[cfg(test)]
 mod bindings;
 mod commands;
@@ -19,6 +20,7 @@ mod secrets;
 pub mod settings;
 mod state;
 mod tray;
+mod window;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -47,6 +49,10 @@ pub fn run() {
         println!("{USAGE}");
         return;
     }
+    if args.iter().any(|a| a == "--version" || a == "-V") {
+        println!("hark-desktop {}", env!("CARGO_PKG_VERSION"));
+        return;
+    }
     let launch = match LaunchOptions::parse(args) {
         Ok(o) => o,
         Err(problem) => {
@@ -57,10 +63,12 @@ pub fn run() {
     rendering::choose();
     // Tauri's app-data dir is `data_dir()/IDENTIFIER` too; chosen here because the single-instance
     // name depends on it before Tauri starts.
-    let chosen = hark_core::data_dir::choose(launch.data_dir.clone(), dirs::data_dir().map(|d| d.join(IDENTIFIER)));
+    let default_dir = dirs::data_dir().map(|d| d.join(IDENTIFIER));
+    let chosen = hark_core::data_dir::choose(launch.data_dir.clone(), default_dir.clone());
     let instance = instance_name(chosen.as_ref().ok());
     let result = tauri::Builder::default()
         .plugin(tauri_plugin_single_instance::Builder::new().dbus_id(instance).callback(forwarded).build())
+        .plugin(autostart::plugin(chosen.as_deref().ok(), default_dir.as_deref()))
         .plugin(tauri_plugin_dialog::init())
         .plugin(tauri_plugin_opener::init())
         .setup(move |app| {
@@ -68,9 +76,6 @@ pub fn run() {
             if let Ok(hub) = &state.hub {
                 let notifier = notifier::Notifier::new(app.handle().clone(), Arc::clone(hub));
                 events::watch_questions(app.handle().clone(), Arc::clone(hub), Arc::clone(&notifier));
-                if let Some(window) = app.get_webview_window("main") {
-                    notifier.set_focused(window.is_focused().unwrap_or(false));
-                }
                 app.manage(TrayInstalled(tray::install(app.handle(), hub)));
                 app.manage(notifier);
                 // Its control socket, for `hark answer`, `hark mcp` and `hark tui`. A failure (another
@@ -87,7 +92,16 @@ pub fn run() {
                 let launched = tauri::async_runtime::block_on(async { carry_out(hub, &launch) });
                 state.set_launched(launched);
             }
+            // Hidden only when there is a way back (the tray) and nothing to report (a data directory
+            // that cannot be used is said in the window).
+            let hidden = launch.hidden && state.hub.is_ok() && app.try_state::<TrayInstalled>().is_some_and(|t| t.0);
             app.manage(state);
+            if !hidden {
+                let window = window::build(app.handle())?;
+                if let Some(n) = app.try_state::<Arc<notifier::Notifier>>() {
+                    n.set_focused(window.is_focused().unwrap_or(false));
+                }
+            }
             quit_on_signals(app.handle().clone());
             Ok(())
         })
@@ -137,6 +151,13 @@ pub fn run() {
         }
     };
     app.run(|app, event| {
+        // The last window closed (`code` is None; Quit and signals give one): Hark may stay.
+        if let RunEvent::ExitRequested { code: None, api, .. } = &event {
+            if stays_in_background(app) {
+                api.prevent_exit();
+                return;
+            }
+        }
         if let RunEvent::Exit = event {
             // Running turns end recorded (a live question gets ASK_ABORTED) before the lock is let go,
             // and before anything that waits on another process (the notification server). The host
@@ -158,8 +179,8 @@ pub fn run() {
     });
 }
 
-/// Focus feeds the notifier (no notifications while the person looks at the window). Closing the
-/// window while questions wait keeps Hark in the tray (a setting), so notifications stay answerable.
+/// Focus feeds the notifier (no notifications while the person looks at the window). A closed
+/// window is gone: what it showed goes back to the shell, which keeps it for the next window.
 fn on_window_event(window: &tauri::Window, event: &tauri::WindowEvent) {
     let app = window.app_handle();
     let notifier = app.try_state::<Arc<notifier::Notifier>>();
@@ -169,21 +190,34 @@ fn on_window_event(window: &tauri::Window, event: &tauri::WindowEvent) {
                 n.set_focused(*focused);
             }
         }
-        tauri::WindowEvent::CloseRequested { api, .. } => {
-            let Ok(hub) = app.state::<AppState>().hub() else { return };
-            let has_tray = app.try_state::<TrayInstalled>().is_some_and(|t| t.0);
-            if has_tray && hub.settings().keep_running_in_tray && tray::waiting(&hub) > 0 {
-                api.prevent_close();
-                let _ = window.hide();
-                // Hidden: the questions it showed go back to their deadlines.
-                hub.release_all();
-                if let Some(n) = notifier {
-                    n.set_focused(false);
-                }
+        tauri::WindowEvent::Destroyed => {
+            if let Ok(hub) = app.state::<AppState>().hub() {
+                // Its take-overs go back to their deadlines and its streams stop; a late call from
+                // the page is refused as coming from a page before.
+                hub.new_page();
             }
+            if let Some(n) = notifier {
+                n.set_focused(false);
+            }
+            // What the page's calls and its session held is freed as the webview goes: glibc keeps
+            // freed heap for reuse, so it is handed back once the teardown is over.
+            tauri::async_runtime::spawn(async {
+                tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+                hub::release_freed_memory();
+            });
         }
         _ => {}
     }
+}
+
+/// Whether closing the last window leaves Hark in the tray: the person wants it in the background
+/// and has used it (a session exists, which also holds any waiting question). Before the first
+/// session, closing quits, so trying Hark once leaves nothing running. Without a tray there would be
+/// no way back but a notification or a second launch, so it quits.
+fn stays_in_background(app: &AppHandle) -> bool {
+    let has_tray = app.try_state::<TrayInstalled>().is_some_and(|t| t.0);
+    let Ok(hub) = app.state::<AppState>().hub() else { return false };
+    has_tray && hub.settings().run_in_background && hub.store().list_sessions().is_ok_and(|s| !s.is_empty())
 }
 
 /// SIGTERM (logout, shutdown, `kill`) and SIGINT quit like the tray's Quit: running turns end
@@ -243,19 +277,19 @@ fn carry_out(hub: &Arc<Hub>, launch: &LaunchOptions) -> Launched {
         (None, None) => return Launched::default(),
     };
     match opened {
-        Ok(id) => Launched { session: Some(id), error: None },
-        Err(e) => Launched { session: None, error: Some(e.boundary()) },
+        Ok(id) => Launched::session(id),
+        Err(e) => Launched { error: Some(e.boundary()), ..Launched::default() },
     }
 }
 
-/// A second launch on this data directory: carry out its session/prompt here and bring the window up.
+/// A second launch on this data directory: carry out its session/prompt here and bring the window
+/// up on it (not with `--hidden`: a login entry finding Hark already running leaves it as it is).
 fn forwarded(app: &AppHandle, argv: Vec<String>, cwd: String) {
-    tray::show_window(app);
     let mut launch = match LaunchOptions::parse(argv.into_iter().skip(1)) {
         Ok(launch) => launch,
         Err(problem) => {
             let error = BoundaryError { name: "LaunchError".into(), code: "INVALID_ARGUMENT".into(), message: problem };
-            events::launch_error(app, &error);
+            window::show(app, Launched { error: Some(error), ..Launched::default() });
             return;
         }
     };
@@ -263,17 +297,17 @@ fn forwarded(app: &AppHandle, argv: Vec<String>, cwd: String) {
     launch.run.workspace = launch.run.workspace.take().map(|w| PathBuf::from(&cwd).join(w));
     let state = app.state::<AppState>();
     let Ok(hub) = state.hub() else {
+        window::show(app, Launched::default());
         return;
     };
     let app = app.clone();
     tauri::async_runtime::spawn(async move {
         let launched = carry_out(&hub, &launch);
-        if let Some(session) = &launched.session {
+        if launched.session.is_some() {
             events::sessions_changed(&app);
-            events::focus(&app, session, None);
         }
-        if let Some(error) = &launched.error {
-            events::launch_error(&app, error);
+        if !launch.hidden {
+            window::show(&app, launched);
         }
     });
 }

@@ -16,6 +16,7 @@ use hark_core::sync::lock;
 use tauri::{AppHandle, Manager};
 
 use crate::hub::Hub;
+use crate::state::Launched;
 
 /// What one session's notification is about, and how to take it down.
 struct Shown {
@@ -58,7 +59,7 @@ impl Notifier {
     /// Asked of the window itself when it matters; the tracked focus events are the fallback (a window
     /// can have focus from start-up without ever reporting a focus change).
     fn window_focused(&self) -> bool {
-        match self.app.get_webview_window("main") {
+        match self.app.get_webview_window(crate::window::MAIN) {
             Some(w) => {
                 let visible = w.is_visible().unwrap_or(true);
                 visible && w.is_focused().unwrap_or_else(|_| self.focused.load(Ordering::SeqCst))
@@ -170,8 +171,7 @@ impl Notifier {
 
     /// Brings the window up and asks it to show the question.
     fn focus(&self, session: &str, call_id: &str) {
-        crate::tray::show_window(&self.app);
-        crate::events::focus(&self.app, session, Some(call_id));
+        crate::window::show(&self.app, Launched::question(session, call_id, None));
     }
 
     /// What the person did on the notification for `call_id`: an option or typed reply answers it
@@ -187,16 +187,14 @@ impl Notifier {
                     let e = hark_core::error::CodedError::boundary(&e);
                     let notice =
                         hark_core::error::BoundaryError { message: notify::refusal_text(&e.code, &e.message), ..e };
-                    crate::tray::show_window(&self.app);
-                    crate::events::focus_with(&self.app, session, Some(call_id), Some(notice));
+                    crate::window::show(&self.app, Launched::question(session, call_id, Some(notice)));
                 }
             },
             ActionChoice::Focus => self.focus(session, call_id),
             ActionChoice::Choose => {
                 let waiting = self.hub.inbox().map(|entries| entries.len()).unwrap_or(0);
                 if notify::answer_opens_inbox(waiting) {
-                    crate::tray::show_window(&self.app);
-                    crate::events::open_inbox(&self.app);
+                    crate::window::show(&self.app, Launched::inbox());
                 } else {
                     self.focus(session, call_id);
                 }

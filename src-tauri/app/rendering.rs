@@ -6,15 +6,26 @@
 //! draws without compositing, and Hark's pages (text, a panel, no 3D or video) look the same
 //! either way. So without a render node, Hark asks WebKit not to composite. A machine with a GPU
 //! is left as it is, and so is anyone who set the variable themselves.
+//!
+//! GTK on X11 also sets up OpenGL when it opens the display, whether or not anything draws with it;
+//! without a GPU that loads the same rasteriser and LLVM into the app's own process: about 32 MB of
+//! its PSS for as long as it runs, with or without a window (measured with Hark waiting in the tray).
+//! Nothing of Hark's draws with GTK's OpenGL once WebKit does not composite, so it is turned off too.
 
 use std::path::Path;
 
-const VARIABLE: &str = "WEBKIT_DISABLE_COMPOSITING_MODE";
+/// Each variable, and the value it is given on a machine without a GPU.
+const VARIABLES: [(&str, &str); 2] = [("WEBKIT_DISABLE_COMPOSITING_MODE", "1"), ("GDK_GL", "disable")];
 
 /// Call before Tauri starts (no other thread reads the environment yet).
 pub fn choose() {
-    if cfg!(target_os = "linux") && std::env::var_os(VARIABLE).is_none() && !has_render_node(Path::new("/dev/dri")) {
-        std::env::set_var(VARIABLE, "1");
+    if !cfg!(target_os = "linux") || has_render_node(Path::new("/dev/dri")) {
+        return;
+    }
+    for (variable, value) in VARIABLES {
+        if std::env::var_os(variable).is_none() {
+            std::env::set_var(variable, value);
+        }
     }
 }
 

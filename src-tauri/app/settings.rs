@@ -58,7 +58,15 @@ pub struct Settings {
     pub ptc: bool,
     pub notifications: bool,
     pub do_not_disturb: bool,
-    pub keep_running_in_tray: bool,
+    /// Closing the window leaves Hark in the tray (its window gone, its agents and questions kept)
+    /// once the person has used it: a session exists, or a question waits. Before that, closing quits,
+    /// so a first look leaves nothing running. Read from files of versions that kept Hark in the tray
+    /// only while questions waited, so someone who turned that off keeps it off.
+    #[serde(alias = "keep_running_in_tray")]
+    pub run_in_background: bool,
+    /// Hark starts hidden in the tray when the person logs in (an XDG autostart entry on Linux, a
+    /// login item on macOS, the Run key on Windows). The entry is the truth: it is read back from the OS.
+    pub start_at_login: bool,
 }
 
 impl Default for Settings {
@@ -76,7 +84,8 @@ impl Default for Settings {
             ptc: false,
             notifications: true,
             do_not_disturb: false,
-            keep_running_in_tray: true,
+            run_in_background: true,
+            start_at_login: false,
         }
     }
 }
@@ -288,6 +297,16 @@ mod tests {
         assert!(warning.is_none());
         assert_eq!((s.provider, s.model.as_str()), (Provider::Ollama, "qwen"));
         assert_eq!(s.timeout_secs, Settings::default().timeout_secs, "missing fields take defaults");
+    }
+
+    #[test]
+    fn the_old_tray_setting_carries_over_to_running_in_the_background() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(SETTINGS_FILE), r#"{"keep_running_in_tray":false}"#).unwrap();
+        let (s, warning) = load(dir.path());
+        assert!(warning.is_none());
+        assert!(!s.run_in_background, "turned off before, still off");
+        assert!(Settings::default().run_in_background && !Settings::default().start_at_login);
     }
 
     #[test]

@@ -17,14 +17,40 @@ pub struct AppState {
     /// The host of that directory (store, question service, live agents), or why it could not start
     /// (another process hosts it, a corrupt store — reported and never replaced).
     pub hub: Result<Arc<Hub>, BoundaryError>,
-    /// What the launch options opened, for the window to show first; or why they could not.
+    /// What the launch options opened, for the window to show first; or why they could not. A
+    /// window built later (the first one was closed) finds here what it was opened for.
     pub launched: Mutex<Launched>,
+    /// The session the window last opened, shown again when the window is built anew for nothing
+    /// in particular (the tray's Open).
+    last_shown: Mutex<Option<String>>,
 }
 
+/// What a window's page shows when it starts.
 #[derive(Debug, Clone, Default)]
 pub struct Launched {
     pub session: Option<String>,
+    /// A question of `session` to open.
+    pub call_id: Option<String>,
+    /// Why the window is asked to show it (an answer from a notification that was not taken).
+    pub notice: Option<BoundaryError>,
     pub error: Option<BoundaryError>,
+    /// Open on the inbox of every waiting question (the tray's "Open inbox", "Answer…" with several
+    /// waiting).
+    pub inbox: bool,
+}
+
+impl Launched {
+    pub fn session(session: impl Into<String>) -> Self {
+        Launched { session: Some(session.into()), ..Launched::default() }
+    }
+
+    pub fn inbox() -> Self {
+        Launched { inbox: true, ..Launched::default() }
+    }
+
+    pub fn question(session: &str, call_id: &str, notice: Option<BoundaryError>) -> Self {
+        Launched { call_id: Some(call_id.to_string()), notice, ..Launched::session(session) }
+    }
 }
 
 impl AppState {
@@ -34,7 +60,7 @@ impl AppState {
             Ok(dir) => Hub::start(dir, launch).map(Arc::new),
             Err(e) => Err(e.clone()),
         };
-        Self { data_dir, hub, launched: Mutex::new(Launched::default()) }
+        Self { data_dir, hub, launched: Mutex::new(Launched::default()), last_shown: Mutex::new(None) }
     }
 
     pub fn data_dir(&self) -> Result<&PathBuf, CommandError> {
@@ -51,5 +77,18 @@ impl AppState {
 
     pub fn set_launched(&self, launched: Launched) {
         *hark_core::sync::lock(&self.launched) = launched;
+    }
+
+    /// What a window about to be built shows: `first`, or else the session last shown. The launch's
+    /// own session and error were for the first window and are not shown again.
+    pub fn set_first_shown(&self, mut first: Launched) {
+        if first.session.is_none() {
+            first.session = hark_core::sync::lock(&self.last_shown).clone();
+        }
+        self.set_launched(first);
+    }
+
+    pub fn set_last_shown(&self, session: &str) {
+        *hark_core::sync::lock(&self.last_shown) = Some(session.to_string());
     }
 }

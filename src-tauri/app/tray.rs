@@ -1,5 +1,5 @@
-//! The tray icon: how many questions wait, the sessions they wait in (click → that question), Open,
-//! Quit. What it lists is `hark_core::notify::tray_summary`; this module only builds the menu.
+//! The tray icon: how many questions wait, the sessions they wait in (click → that question), Open inbox,
+//! Open, Quit. What it lists is `hark_core::notify::tray_summary`; this module only builds the menu.
 
 use std::sync::Arc;
 
@@ -9,9 +9,11 @@ use tauri::tray::{TrayIcon, TrayIconBuilder};
 use tauri::{AppHandle, Manager, Wry};
 
 use crate::hub::Hub;
+use crate::state::Launched;
 
 const TRAY_ID: &str = "hark";
 const OPEN: &str = "open";
+const INBOX: &str = "inbox";
 const QUIT: &str = "quit";
 const SESSION_PREFIX: &str = "session:";
 
@@ -46,11 +48,6 @@ fn summary(hub: &Hub) -> TraySummary {
     tray_summary(&hub.store().list_sessions().unwrap_or_default())
 }
 
-/// How many questions wait across all sessions.
-pub fn waiting(hub: &Hub) -> u32 {
-    summary(hub).waiting
-}
-
 fn menu(app: &AppHandle, summary: &TraySummary) -> tauri::Result<Menu<Wry>> {
     let menu = Menu::new(app)?;
     let heading = MenuItem::with_id(app, "count", tray_title(summary), false, None::<&str>)?;
@@ -61,6 +58,9 @@ fn menu(app: &AppHandle, summary: &TraySummary) -> tauri::Result<Menu<Wry>> {
         menu.append(&item)?;
     }
     menu.append(&PredefinedMenuItem::separator(app)?)?;
+    if summary.waiting > 0 {
+        menu.append(&MenuItem::with_id(app, INBOX, "Open inbox", true, None::<&str>)?)?;
+    }
     menu.append(&MenuItem::with_id(app, OPEN, "Open Hark", true, None::<&str>)?)?;
     menu.append(&MenuItem::with_id(app, QUIT, "Quit Hark", true, None::<&str>)?)?;
     Ok(menu)
@@ -82,27 +82,22 @@ pub fn refresh(app: &AppHandle, hub: &Hub) {
     set_count(&tray, &summary);
 }
 
-/// Brings the main window up (tray, notifications and a second launch all do this).
-pub fn show_window(app: &AppHandle) {
-    if let Some(window) = app.get_webview_window("main") {
-        let _ = window.unminimize();
-        let _ = window.show();
-        let _ = window.set_focus();
-    }
-}
-
 fn on_menu(app: &AppHandle, id: &str) {
     match id {
-        OPEN => show_window(app),
+        OPEN => crate::window::show(app, Launched::default()),
+        INBOX => crate::window::show(app, Launched::inbox()),
         QUIT => app.exit(0),
         other => {
             let Some(session) = other.strip_prefix(SESSION_PREFIX) else { return };
-            show_window(app);
             let call = app.state::<crate::state::AppState>().hub().ok().and_then(|hub| {
                 let views = hub.host().questions(session);
                 hark_core::service::next_to_show(&views, true, |_| false).map(|v| v.call_id.clone())
             });
-            crate::events::focus(app, session, call.as_deref());
+            let first = match call {
+                Some(call) => Launched::question(session, &call, None),
+                None => Launched::session(session),
+            };
+            crate::window::show(app, first);
         }
     }
 }

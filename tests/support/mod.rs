@@ -8,6 +8,7 @@
 
 pub mod notifications;
 pub mod process;
+pub mod tray;
 
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -111,6 +112,13 @@ pub fn only_session(data_dir: &Path) -> Vec<hark_core::session::StoredEvent> {
     let sessions = store.list_sessions().expect("sessions");
     assert_eq!(sessions.len(), 1, "one session: {sessions:?}");
     store.events(&sessions[0].id).expect("events")
+}
+
+/// Every session in `data_dir` as (title, events), read from the real store after the app closed.
+pub fn only_sessions(data_dir: &Path) -> Vec<(String, Vec<hark_core::session::StoredEvent>)> {
+    let store = hark_core::session::Store::open(data_dir).expect("open the store the app wrote");
+    let sessions = store.list_sessions().expect("sessions");
+    sessions.into_iter().map(|s| (s.title.clone(), store.events(&s.id).expect("events"))).collect()
 }
 
 /// Every tool result recorded in `events`, in order.

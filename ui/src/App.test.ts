@@ -46,7 +46,7 @@ async function openSessionRow(container: HTMLElement): Promise<void> {
 const settingsView = (isDemo: boolean) => ({
   settings: {
     provider: isDemo ? 'demo' : 'deepseek', base_url: '', model: '', demo_script: 'batch', question_mode: 'timed',
-    timeout_secs: 120, notifications: true, do_not_disturb: false, keep_running_in_tray: true,
+    timeout_secs: 120, notifications: true, do_not_disturb: false, run_in_background: true, start_at_login: false,
   },
   api_key_set: false,
   key_source: { kind: 'none' },

@@ -91,6 +91,18 @@ initial_view: SessionView | null,
  */
 launch_error: BoundaryError | null, 
 /**
+ * A question of the initial session to open (a notification or the tray built this window for it).
+ */
+initial_call: string | null, 
+/**
+ * Why the window was opened on it (an answer from a notification that was not taken).
+ */
+initial_notice: BoundaryError | null, 
+/**
+ * Open on the inbox (the tray or a notification built this window for it).
+ */
+initial_inbox: boolean, 
+/**
  * This page load's number, passed back with `open_session` and `attach_question`.
  */
 page: number, };
@@ -418,7 +430,19 @@ plan_first: boolean,
  * New sessions use programmatic tool calls: the agent writes scripts (`run_code`) that call the
  * tools, instead of calling them one by one.
  */
-ptc: boolean, notifications: boolean, do_not_disturb: boolean, keep_running_in_tray: boolean, };
+ptc: boolean, notifications: boolean, do_not_disturb: boolean, 
+/**
+ * Closing the window leaves Hark in the tray (its window gone, its agents and questions kept)
+ * once the person has used it: a session exists, or a question waits. Before that, closing quits,
+ * so a first look leaves nothing running. Read from files of versions that kept Hark in the tray
+ * only while questions waited, so someone who turned that off keeps it off.
+ */
+run_in_background: boolean, 
+/**
+ * Hark starts hidden in the tray when the person logs in (an XDG autostart entry on Linux, a
+ * login item on macOS, the Run key on Windows). The entry is the truth: it is read back from the OS.
+ */
+start_at_login: boolean, };
 
 export type SettingsView = { settings: Settings, api_key_set: boolean, 
 /**

@@ -275,6 +275,12 @@ export class Chat {
     } else if (r.value.initial_session && this.activeId === null) {
       await this.select(r.value.initial_session);
     }
+    // A window built for a question (a notification's click, the tray's entry) opens on it.
+    const first = r.value.initial_session;
+    if (first && this.activeId === first) {
+      if (r.value.initial_call) this.openQuestion(r.value.initial_call);
+      if (r.value.initial_notice) this.error = r.value.initial_notice;
+    }
     return r;
   }
 

@@ -13,7 +13,7 @@ const settings: Settings = {
   timeout_secs: 120, stop_turn_on_timeout: false, plan_first: false, ptc: false,
   notifications: true,
   do_not_disturb: false,
-  keep_running_in_tray: true,
+  run_in_background: true, start_at_login: false,
 };
 const view = (over: Partial<SettingsView> = {}): SettingsView => ({
   settings,

@@ -6,7 +6,7 @@ import type { AgentSetupDone, AgentsView, McpEntry, McpView, Provider, Settings,
 
 const settings: Settings = {
   provider: 'demo', base_url: '', model: '', demo_script: 'batch', question_mode: 'legacy', timeout_secs: 120, stop_turn_on_timeout: false, plan_first: false, ptc: false,
-  notifications: true, do_not_disturb: false, keep_running_in_tray: true,
+  notifications: true, do_not_disturb: false, run_in_background: true, start_at_login: false,
 };
 const view = (over: Partial<SettingsView> = {}): SettingsView => ({
   settings, api_key_set: false, key_source: { kind: 'none' }, keyring: { available: true, message: null }, warning: null, overrides: [],
