@@ -30,6 +30,8 @@ pub enum CommandError {
     Mcp(#[from] hark_core::mcp::McpError),
     #[error(transparent)]
     AgentSetup(#[from] hark_core::agent_setup::SetupError),
+    #[error(transparent)]
+    Phone(#[from] hark_core::phone::PhoneError),
     #[error("{0}")]
     NotFound(String),
     #[error("{0}")]
@@ -55,6 +57,7 @@ impl CommandError {
             CommandError::Secret(e) => Some(e),
             CommandError::Mcp(e) => Some(e),
             CommandError::AgentSetup(e) => Some(e),
+            CommandError::Phone(e) => Some(e),
             _ => None,
         }
     }
