@@ -108,8 +108,8 @@ describe('PhoneSettings', () => {
     await waitFor(() => expect(screen.getByTestId('phone-paired').textContent).toContain('Paired with @ada'));
     const calls = load.mock.calls.length;
     expect(calls).toBeGreaterThanOrEqual(4);
-    await new Promise((r) => setTimeout(r, 80));
-    expect(load.mock.calls.length, 'polling stops once paired').toBe(calls);
+    await new Promise((r) => setTimeout(r, 90));
+    expect(load.mock.calls.length - calls, 'reading slows down once paired').toBeLessThanOrEqual(1);
     expect(screen.queryByTestId('phone-start-line')).toBeNull();
   });
 
@@ -118,6 +118,19 @@ describe('PhoneSettings', () => {
     await waitFor(() => screen.getByRole('button', { name: 'Pair a phone' }));
     expect(screen.getByRole('button', { name: 'Pair a phone' })).toHaveProperty('disabled', true);
     expect(screen.getByTestId('phone-token').textContent).toContain('@BotFather');
+  });
+
+  it('cancelling a pairing forgets the code without saying it ran out', async () => {
+    let now = phoneView({ token: { kind: 'keyring' }, pairing: code });
+    const { unpair } = setup(now, {
+      load: async () => ok(now),
+      unpair: async () => ok((now = phoneView({ token: { kind: 'keyring' } }))),
+    });
+    await waitFor(() => screen.getByTestId('phone-start-line'));
+    await fireEvent.click(screen.getByRole('button', { name: 'Cancel pairing' }));
+    expect(unpair).toHaveBeenCalledTimes(1);
+    await waitFor(() => screen.getByRole('button', { name: 'Pair a phone' }));
+    expect(screen.queryByTestId('phone-note')).toBeNull();
   });
 
   it('a code that ran out is said once, and the Pair button comes back', async () => {
@@ -147,6 +160,15 @@ describe('PhoneSettings', () => {
     expect(unpair).toHaveBeenCalledTimes(1);
     await waitFor(() => expect(screen.queryByTestId('phone-paired')).toBeNull());
     expect(screen.getByRole('alert').textContent).toContain('The bot was blocked in Telegram');
+  });
+
+  it('reads the view again while the relay connects, until it says how that went', async () => {
+    let reads = 0;
+    setup(phoneView(), {
+      load: async () => ok(phoneView({ token: { kind: 'keyring' }, link: ++reads < 3 ? { state: 'connecting' } : { state: 'online' } })),
+    });
+    await waitFor(() => expect(screen.getByTestId('phone-link').textContent).toBe('Connecting to Telegram…'));
+    await waitFor(() => expect(screen.getByTestId('phone-link').textContent).toBe('Connected to Telegram.'));
   });
 
   it('an unreadable view is reported with a way to try again', async () => {
