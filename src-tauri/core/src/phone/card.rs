@@ -218,6 +218,7 @@ mod tests {
             questions,
             phase: Phase::Foreground { wait: None },
             answerable: true,
+            asked_at: None,
         }
     }
 
