@@ -218,6 +218,51 @@ mod tests {
         assert!(view(dir.path(), KeySource::None, Link::NoToken).error.is_none(), "saving writes it afresh");
     }
 
+    /// Reads the relay's link until `want` says it is the one, or gives up.
+    async fn until_link(relay: &Relay, what: &str, want: impl Fn(&Link) -> bool) {
+        for _ in 0..500 {
+            if want(&relay.link()) {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        panic!("timed out waiting for {what}; the link is {:?}", relay.link());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_restarted_relay_reads_only_the_new_bot_and_pairs_through_it() {
+        use hark_test_support::telegram::Emulator;
+        const OLD: &str = "1111:relay-old-token";
+        const NEW: &str = "2222:relay-new-token";
+        let emulator = Emulator::start().await;
+        let dir = tempfile::tempdir().unwrap();
+        let model = hark_core::launch::ModelFlags { script: Some("hello".into()), ..Default::default() };
+        let run = hark_core::launch::RunOptions { model, ..Default::default() };
+        let launch = crate::launch::LaunchOptions { run, ..Default::default() };
+        let hub = crate::hub::Hub::start(dir.path(), launch).expect("hub");
+        let form = PhoneForm { api_url: emulator.url.clone(), delay_secs: 0, only_that_it_waits: false };
+        assert!(save(dir.path(), &form).unwrap(), "the server moved to the emulator");
+
+        let relay = Relay::new(phone::start(&hub.host(), None));
+        assert_eq!(relay.link(), Link::NoToken);
+        relay.restart(&hub.host(), BotToken::new(OLD));
+        until_link(&relay, "the first bot online", |l| *l == Link::Online).await;
+        relay.restart(&hub.host(), BotToken::new(NEW));
+        until_link(&relay, "the new bot online", |l| *l == Link::Online).await;
+
+        let pairing = pair(dir.path(), true).unwrap();
+        // The old bot is no longer read: its code goes nowhere.
+        emulator.person(OLD, 7001, "mallory").send(&pairing.line).await;
+        tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+        assert!(view(dir.path(), KeySource::Keyring, relay.link()).paired.is_none(), "paired through the old bot");
+        emulator.person(NEW, 7002, "ada").send(&pairing.line).await;
+        emulator.wait_message(NEW, "the new bot's welcome", |m| m.text.starts_with("Paired with Hark")).await;
+        let paired = view(dir.path(), KeySource::Keyring, relay.link()).paired.expect("paired");
+        assert_eq!((paired.user_id.as_str(), paired.name.as_str()), ("7002", "@ada"));
+        assert!(emulator.bot_messages(OLD).await.is_empty(), "the old bot said nothing");
+        hub.shutdown().await;
+    }
+
     #[test]
     fn a_token_is_trimmed_and_a_refusal_never_repeats_it() {
         assert!(check_token(" 123:abc ").is_ok());
