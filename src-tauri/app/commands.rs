@@ -424,12 +424,13 @@ pub async fn save_phone_settings(
 }
 
 /// Starts pairing: a one-time code, sent to the bot as `/start <code>`; the running relay pairs
-/// whoever sends it first from a private chat. Refused with NO_TOKEN while there is no bot token.
+/// whoever sends it first from a private chat. Refused with NO_TOKEN while there is no bot token,
+/// and TOKEN_REJECTED while Telegram refuses the one there is.
 #[tauri::command]
 pub async fn pair_phone(app: AppHandle, state: State<'_, AppState>) -> CommandResult<PairingView> {
     let dir = phone_host(&app, &state)?.data_dir().to_path_buf();
-    let running = app.state::<Relay>().link() != hark_core::phone::Link::NoToken;
-    off_ipc_thread(move || Ok(phone_settings::pair(&dir, running)?)).await
+    let link = app.state::<Relay>().link();
+    off_ipc_thread(move || Ok(phone_settings::pair(&dir, &link)?)).await
 }
 
 /// Forgets the paired person (and a pairing under way): no question goes to a phone any more.

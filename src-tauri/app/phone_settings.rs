@@ -99,11 +99,14 @@ pub fn check_form(form: &PhoneForm) -> Result<(), PhoneError> {
     s.validate()
 }
 
-/// Starts a pairing; the running relay completes it when the code reaches the bot. Without a token
-/// no relay reads the bot's messages, so there is nothing to pair with.
-pub fn pair(dir: &Path, has_token: bool) -> Result<PairingView, PhoneError> {
-    if !has_token {
-        return Err(PhoneError::NoToken);
+/// Starts a pairing; the running relay completes it when the code reaches the bot. Without a token,
+/// or with one Telegram refused, no relay reads the bot's messages, so a code would go nowhere. An
+/// offline link still pairs once it is back, and a blocked bot once the person sends the code.
+pub fn pair(dir: &Path, link: &Link) -> Result<PairingView, PhoneError> {
+    match link {
+        Link::NoToken => return Err(PhoneError::NoToken),
+        Link::TokenRejected { reason } => return Err(PhoneError::TokenRejected(reason.clone())),
+        _ => {}
     }
     Ok(PairingView::from(&phone::pairing_code(dir)?))
 }
@@ -188,8 +191,11 @@ mod tests {
     #[test]
     fn pairing_needs_a_token_then_shows_the_line_until_unpaired() {
         let dir = tempfile::tempdir().unwrap();
-        assert_eq!(pair(dir.path(), false).unwrap_err().code(), "NO_TOKEN");
-        let pairing = pair(dir.path(), true).unwrap();
+        assert_eq!(pair(dir.path(), &Link::NoToken).unwrap_err().code(), "NO_TOKEN");
+        let refused = Link::TokenRejected { reason: "Unauthorized".into() };
+        assert_eq!(pair(dir.path(), &refused).unwrap_err().code(), "TOKEN_REJECTED");
+        assert!(view(dir.path(), KeySource::Keyring, refused).pairing.is_none(), "no code was made");
+        let pairing = pair(dir.path(), &Link::Offline { reason: "timed out".into() }).unwrap();
         assert_eq!(pairing.line, format!("/start {}", pairing.code));
         let shown = view(dir.path(), KeySource::Keyring, Link::Online).pairing.unwrap();
         assert_eq!(shown.code, pairing.code);
@@ -250,7 +256,7 @@ mod tests {
         relay.restart(&hub.host(), BotToken::new(NEW));
         until_link(&relay, "the new bot online", |l| *l == Link::Online).await;
 
-        let pairing = pair(dir.path(), true).unwrap();
+        let pairing = pair(dir.path(), &relay.link()).unwrap();
         // The old bot is no longer read: its code goes nowhere.
         emulator.person(OLD, 7001, "mallory").send(&pairing.line).await;
         tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
