@@ -120,6 +120,27 @@ describe('PhoneSettings', () => {
     expect(screen.getByTestId('phone-token').textContent).toContain('@BotFather');
   });
 
+  it('a read that began before Pair does not hide the new code when it answers late', async () => {
+    const before = phoneView({ token: { kind: 'keyring' }, link: { state: 'online' } });
+    let answerLate: (r: Result<PhoneView>) => void = () => {};
+    let reads = 0;
+    const { load } = setup(before, {
+      load: () => {
+        reads += 1;
+        if (reads === 1) return Promise.resolve(ok(before));
+        if (reads === 2) return new Promise((resolve) => (answerLate = resolve));
+        return Promise.resolve(ok({ ...before, pairing: code }));
+      },
+    });
+    await waitFor(() => expect(load).toHaveBeenCalledTimes(2));
+    await fireEvent.click(screen.getByRole('button', { name: 'Pair a phone' }));
+    expect(screen.getByTestId('phone-start-line').textContent).toBe('/start ABCD2345');
+    answerLate(ok(before));
+    await new Promise((r) => setTimeout(r, 10));
+    expect(screen.getByTestId('phone-start-line').textContent).toBe('/start ABCD2345');
+    expect(screen.queryByTestId('phone-note')).toBeNull();
+  });
+
   it('cancelling a pairing forgets the code without saying it ran out', async () => {
     let now = phoneView({ token: { kind: 'keyring' }, pairing: code });
     const { unpair } = setup(now, {
