@@ -2,7 +2,7 @@
 // the app's own commands go through the ACL (listing them here makes them deny-by-default until a
 // capability grants them), so IPC is limited to what src-tauri/app/capabilities allows.
 /// Every command the shell registers (src-tauri/app/lib.rs); the capability grants them to `main`.
-const COMMANDS: [&str; 25] = [
+const COMMANDS: [&str; 29] = [
     "app_info",
     "list_sessions",
     "session_transcript",
@@ -28,6 +28,10 @@ const COMMANDS: [&str; 25] = [
     "setup_agent",
     "expire_question",
     "open_link",
+    "phone_settings",
+    "save_phone_settings",
+    "pair_phone",
+    "unpair_phone",
 ];
 
 fn main() {

@@ -18,6 +18,8 @@ mod mcp_client;
 mod mcp_tasks;
 #[path = "e2e/notifications.rs"]
 mod notifications;
+#[path = "e2e/phone.rs"]
+mod phone;
 #[path = "e2e/robustness.rs"]
 mod robustness;
 #[path = "e2e/tray.rs"]

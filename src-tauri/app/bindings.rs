@@ -35,6 +35,9 @@ fn roots(out: &mut Collect<'_>) {
     out.visit::<crate::agent_settings::AgentsView>();
     out.visit::<crate::agent_settings::AgentSetupDone>();
     out.visit::<hark_core::agent_setup::Action>();
+    out.visit::<crate::phone_settings::PhoneView>();
+    out.visit::<crate::phone_settings::PhoneForm>();
+    out.visit::<crate::phone_settings::PairingView>();
 }
 
 /// Declarations by name, so each type is written once and the file's order does not depend on the

@@ -12,12 +12,13 @@ use hark_core::question::AnswerBatch;
 use hark_core::session::{ModelKind, SessionSummary, Transcript};
 use serde::Serialize;
 use tauri::ipc::Channel;
-use tauri::{AppHandle, State};
+use tauri::{AppHandle, Manager, State};
 use tauri_plugin_dialog::DialogExt;
 use tauri_plugin_opener::OpenerExt;
 
 use crate::error::{CommandError, CommandResult};
 use crate::hub::{AttachResult, PendingQuestions, SessionView, SubmitPath, SubmitResult};
+use crate::phone_settings::{self, PairingView, PhoneForm, PhoneView, Relay};
 use crate::settings::Settings;
 use crate::state::AppState;
 
@@ -381,4 +382,79 @@ pub fn open_link(app: AppHandle, url: String) -> CommandResult<()> {
     app.opener()
         .open_url(parsed.as_str(), None::<&str>)
         .map_err(|e| CommandError::InvalidArgument(format!("the system browser could not open the link: {e}")).into())
+}
+
+/// The host of the data directory, once the app started its relay (it does whenever it hosts one).
+fn phone_host(app: &AppHandle, state: &AppState) -> CommandResult<std::sync::Arc<crate::hub::Hub>> {
+    let hub = state.hub()?;
+    if app.try_state::<Relay>().is_none() {
+        return Err(CommandError::InvalidArgument("the phone relay did not start".into()).into());
+    }
+    Ok(hub)
+}
+
+async fn phone_view(app: &AppHandle, state: &AppState) -> CommandResult<PhoneView> {
+    let dir = phone_host(app, state)?.data_dir().to_path_buf();
+    let link = app.state::<Relay>().link();
+    // The keyring talks to D-Bus / the OS synchronously.
+    off_ipc_thread(move || Ok(phone_settings::view(&dir, crate::secrets::telegram_token_with_source().1, link))).await
+}
+
+/// Settings → Phone: `phone.json`, where the bot token comes from (never the token), who is paired, a
+/// pairing under way, and how the relay's link stands.
+#[tauri::command]
+pub async fn phone_settings(app: AppHandle, state: State<'_, AppState>) -> CommandResult<PhoneView> {
+    phone_view(&app, &state).await
+}
+
+/// Saves the phone form; `token` null leaves the stored token alone, `""` removes it, anything else
+/// goes to the OS keyring. Everything is checked before anything is stored. A new token or Bot API
+/// server starts the relay again.
+#[tauri::command]
+pub async fn save_phone_settings(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    form: PhoneForm,
+    token: Option<String>,
+) -> CommandResult<PhoneView> {
+    let hub = phone_host(&app, &state)?;
+    phone_settings::check_form(&form)?;
+    let token = match token.as_deref().map(str::trim) {
+        None => None,
+        Some("") => Some(None),
+        Some(typed) => Some(Some(phone_settings::check_token(typed)?)),
+    };
+    let dir = hub.data_dir().to_path_buf();
+    let (moved, token_changed, now) = off_ipc_thread(move || {
+        match &token {
+            Some(Some(t)) => crate::secrets::telegram_set(t)?,
+            Some(None) => crate::secrets::telegram_delete()?,
+            None => {}
+        }
+        let moved = phone_settings::save(&dir, &form)?;
+        Ok((moved, token.is_some(), crate::secrets::telegram_token()))
+    })
+    .await?;
+    if moved || token_changed {
+        app.state::<Relay>().restart(&hub.host(), now);
+    }
+    phone_view(&app, &state).await
+}
+
+/// Starts pairing: a one-time code, sent to the bot as `/start <code>`; the running relay pairs
+/// whoever sends it first from a private chat. Refused with NO_TOKEN while there is no bot token,
+/// and TOKEN_REJECTED while Telegram refuses the one there is.
+#[tauri::command]
+pub async fn pair_phone(app: AppHandle, state: State<'_, AppState>) -> CommandResult<PairingView> {
+    let dir = phone_host(&app, &state)?.data_dir().to_path_buf();
+    let link = app.state::<Relay>().link();
+    off_ipc_thread(move || Ok(phone_settings::pair(&dir, &link)?)).await
+}
+
+/// Forgets the paired person (and a pairing under way): no question goes to a phone any more.
+#[tauri::command]
+pub async fn unpair_phone(app: AppHandle, state: State<'_, AppState>) -> CommandResult<PhoneView> {
+    let dir = phone_host(&app, &state)?.data_dir().to_path_buf();
+    off_ipc_thread(move || Ok(phone_settings::unpair(&dir)?)).await?;
+    phone_view(&app, &state).await
 }

@@ -32,6 +32,8 @@ pub enum CommandError {
     AgentSetup(#[from] hark_core::agent_setup::SetupError),
     #[error(transparent)]
     Autostart(#[from] crate::autostart::AutostartError),
+    #[error(transparent)]
+    Phone(#[from] hark_core::phone::PhoneError),
     #[error("{0}")]
     NotFound(String),
     #[error("{0}")]
@@ -58,6 +60,7 @@ impl CommandError {
             CommandError::Mcp(e) => Some(e),
             CommandError::AgentSetup(e) => Some(e),
             CommandError::Autostart(e) => Some(e),
+            CommandError::Phone(e) => Some(e),
             _ => None,
         }
     }

@@ -15,6 +15,7 @@ mod models;
 mod notifier;
 #[cfg(all(unix, not(target_os = "macos")))]
 mod notify_signals;
+mod phone_settings;
 mod rendering;
 mod secrets;
 pub mod settings;
@@ -88,7 +89,7 @@ pub fn run() {
                 let phone = tauri::async_runtime::block_on(async {
                     hark_core::phone::start(&hub.host(), secrets::telegram_token())
                 });
-                app.manage(phone);
+                app.manage(phone_settings::Relay::new(phone));
                 let launched = tauri::async_runtime::block_on(async { carry_out(hub, &launch) });
                 state.set_launched(launched);
             }
@@ -141,6 +142,10 @@ pub fn run() {
             commands::setup_agent,
             commands::expire_question,
             commands::open_link,
+            commands::phone_settings,
+            commands::save_phone_settings,
+            commands::pair_phone,
+            commands::unpair_phone,
         ])
         .build(tauri::generate_context!());
     let app = match result {

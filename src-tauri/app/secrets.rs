@@ -76,13 +76,39 @@ fn mcp_entry(name: &str) -> Result<keyring::Entry, SecretError> {
     keyring::Entry::new(SERVICE, &format!("mcp-secret {name}")).map_err(unavailable)
 }
 
+fn telegram_entry() -> Result<keyring::Entry, SecretError> {
+    keyring::Entry::new(SERVICE, "telegram-bot-token").map_err(unavailable)
+}
+
 /// The phone relay's Telegram bot token: the keyring's entry, else `HARK_TELEGRAM_TOKEN` (as the
 /// terminal reads it). `None` leaves the relay off.
 pub fn telegram_token() -> Option<hark_core::phone::BotToken> {
-    let stored = keyring::Entry::new(SERVICE, "telegram-bot-token").ok().and_then(|e| e.get_password().ok());
-    stored.and_then(hark_core::phone::BotToken::new).or_else(|| {
-        hark_core::phone::BotToken::new(std::env::var(hark_core::phone::TOKEN_VARIABLE).unwrap_or_default())
-    })
+    telegram_token_with_source().0
+}
+
+/// The token as [`telegram_token`] finds it, and where it came from (Settings shows only the latter).
+pub fn telegram_token_with_source() -> (Option<hark_core::phone::BotToken>, KeySource) {
+    let stored = telegram_entry().ok().and_then(|e| e.get_password().ok()).and_then(hark_core::phone::BotToken::new);
+    if let Some(token) = stored {
+        return (Some(token), KeySource::Keyring);
+    }
+    let variable = hark_core::phone::TOKEN_VARIABLE;
+    match hark_core::phone::BotToken::new(std::env::var(variable).unwrap_or_default()) {
+        Some(token) => (Some(token), KeySource::Env { variable: variable.to_string() }),
+        None => (None, KeySource::None),
+    }
+}
+
+/// Stores the bot token (already checked) in the keyring, replacing the one there.
+pub fn telegram_set(token: &hark_core::phone::BotToken) -> Result<(), SecretError> {
+    telegram_entry()?.set_password(token.expose()).map_err(unavailable)
+}
+
+pub fn telegram_delete() -> Result<(), SecretError> {
+    match telegram_entry()?.delete_credential() {
+        Ok(()) | Err(keyring::Error::NoEntry) => Ok(()),
+        Err(e) => Err(unavailable(e)),
+    }
 }
 
 /// Whether the keyring answers at all; `Some(reason)` when it does not.

@@ -13,7 +13,10 @@ import type {
   InboxEntry,
   McpEntry,
   McpView,
+  PairingView,
   PendingQuestions,
+  PhoneForm,
+  PhoneView,
   SessionSummary,
   SessionView,
   Settings,
@@ -146,6 +149,19 @@ export const agentSetups = (): Promise<Result<AgentsView>> => call<AgentsView>('
 /** `hark setup <agent> [--undo]`: each file's outcome, the next step, and the section as it is now. */
 export const setupAgent = (agent: SetupAgent, action: SetupAction): Promise<Result<AgentSetupDone>> =>
   call<AgentSetupDone>('setup_agent', { agent, action });
+
+/** Settings → Phone: phone.json, where the bot token comes from (never the token), who is paired, the link. */
+export const phoneSettings = (): Promise<Result<PhoneView>> => call<PhoneView>('phone_settings', {});
+
+/** Saves the phone form; `token` null keeps the stored one, "" removes it, else it goes to the OS keyring. */
+export const savePhoneSettings = (form: PhoneForm, token: string | null): Promise<Result<PhoneView>> =>
+  call<PhoneView>('save_phone_settings', { form, token });
+
+/** A one-time code and the `/start CODE` line to send to the bot; the running relay pairs whoever sends it. */
+export const pairPhone = (): Promise<Result<PairingView>> => call<PairingView>('pair_phone', {});
+
+/** Forgets the paired person and any pairing under way. */
+export const unpairPhone = (): Promise<Result<PhoneView>> => call<PhoneView>('unpair_phone', {});
 
 export const declineQuestion = (sessionId: string, callId: string): Promise<Result<void>> =>
   call<void>('decline_question', { sessionId, callId });

@@ -237,6 +237,8 @@ export type KeySource = { "kind": "keyring" } | { "kind": "env", variable: strin
 
 export type KeyringStatus = { available: boolean, message: string | null, };
 
+export type Link = { "state": "no_token" } | { "state": "misconfigured", reason: string, } | { "state": "connecting" } | { "state": "online" } | { "state": "offline", reason: string, } | { "state": "token_rejected", reason: string, } | { "state": "blocked", reason: string, };
+
 /**
  * One server as Settings shows and edits it.
  */
@@ -293,7 +295,62 @@ export type ModelRef = { provider: ModelKind, base_url: string | null, model: st
  */
 export type Outcome = "answered" | "cancelled" | "aborted" | "timed_out" | "answered_late" | "withdrawn" | "failed";
 
+/**
+ * The one person the relay talks to, in the one private chat they paired from. Ids are the
+ * messenger's, kept as text so another messenger's ids fit.
+ */
+export type PairedUser = { user_id: string, chat_id: string, 
+/**
+ * How the messenger names them (for Settings and `hark phone status`).
+ */
+name: string, };
+
+export type PairingView = { code: string, 
+/**
+ * What the person sends to the bot: `/start <code>`.
+ */
+line: string, expires_at: string, };
+
 export type PendingQuestions = { foreground: Array<InteractionRequest>, continued: Array<ContinuedQuestion>, };
+
+/**
+ * What the form saves; who is paired is changed only by pairing and unpairing.
+ */
+export type PhoneForm = { api_url: string, delay_secs: number, only_that_it_waits: boolean, };
+
+export type PhoneView = { 
+/**
+ * The Bot API server (`https://`, or `http://` to this machine only).
+ */
+api_url: string, 
+/**
+ * How long a question waits in Hark before it goes to the phone; 0 = at once.
+ */
+delay_secs: number, 
+/**
+ * The phone is told only that a question waits, never its text.
+ */
+only_that_it_waits: boolean, 
+/**
+ * The one Telegram user questions go to; null until someone paired.
+ */
+paired: PairedUser | null, 
+/**
+ * A pairing under way: the line to send to the bot, until it is sent or runs out.
+ */
+pairing: PairingView | null, 
+/**
+ * Where the relay's bot token comes from: the keyring, `HARK_TELEGRAM_TOKEN`, or none.
+ */
+token: KeySource, 
+/**
+ * How the running relay's link stands (offline, token refused, bot blocked, ...).
+ */
+link: Link, 
+/**
+ * `phone.json` cannot be read: shown instead of its values (saving writes it afresh).
+ */
+error: BoundaryError | null, };
 
 /**
  * Where the model comes from. DeepSeek, OpenAI-compatible and Ollama are all the `openai` provider

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import SettingsDialog from './SettingsDialog.svelte';
 import { catalogue } from '../chat/fakes';
-import type { AgentSetupDone, AgentsView, McpEntry, McpView, Provider, Settings, SettingsView } from '../types';
+import type { AgentSetupDone, AgentsView, McpEntry, McpView, PhoneForm, PhoneView, Provider, Settings, SettingsView } from '../types';
 
 const settings: Settings = {
   provider: 'demo', base_url: '', model: '', demo_script: 'batch', question_mode: 'legacy', timeout_secs: 120, stop_turn_on_timeout: false, plan_first: false, ptc: false,
@@ -201,6 +201,30 @@ describe('SettingsDialog', () => {
     expect(within(section).getByTestId('agent-hint').textContent).toBe('type /hooks in Codex');
     expect(onSave).not.toHaveBeenCalled();
     expect(onClose).not.toHaveBeenCalled();
+  });
+
+  it('the Phone section saves on its own, outside the settings form, and says so while unsaved', async () => {
+    const phoneView: PhoneView = {
+      api_url: 'https://api.telegram.org', delay_secs: 60, only_that_it_waits: false, paired: null, pairing: null,
+      token: { kind: 'none' }, link: { state: 'no_token' }, error: null,
+    };
+    const phone = {
+      load: vi.fn(async () => ({ ok: true as const, value: phoneView })),
+      save: vi.fn(async (form: PhoneForm) => ({ ok: true as const, value: { ...phoneView, ...form } })),
+      pair: vi.fn(async () => ({ ok: false as const, error: { name: 'PhoneError', code: 'NO_TOKEN', message: 'no token' } })),
+      unpair: vi.fn(async () => ({ ok: true as const, value: phoneView })),
+    };
+    const onSave = vi.fn(async () => null);
+    render(SettingsDialog, { view: view(), onSave, onClose: vi.fn(), phone });
+    const section = screen.getByRole('group', { name: 'Phone' });
+    await waitFor(() => within(section).getByLabelText('Bot token'));
+    for (const el of section.querySelectorAll('input, button')) expect((el as HTMLInputElement).form).toBeNull();
+    await fireEvent.click(within(section).getByLabelText(/Send only that a question waits/));
+    expect(screen.getByText("The phone's changes are kept only by Save phone settings.")).toBeTruthy();
+    await fireEvent.click(within(section).getByRole('button', { name: 'Save phone settings' }));
+    expect(phone.save).toHaveBeenCalledWith({ api_url: 'https://api.telegram.org', delay_secs: 60, only_that_it_waits: true }, null);
+    await waitFor(() => expect(screen.queryByText("The phone's changes are kept only by Save phone settings.")).toBeNull());
+    expect(onSave).not.toHaveBeenCalled();
   });
 
   it('the MCP servers section saves on its own, outside the settings form', async () => {

@@ -26,7 +26,8 @@ impl BotToken {
         (!token.is_empty()).then_some(BotToken(token))
     }
 
-    /// For a test that checks the token never leaked; never for output.
+    /// For the keyring that keeps it, and a test that checks it never leaked;
+    /// never for output.
     pub fn expose(&self) -> &str {
         &self.0
     }
