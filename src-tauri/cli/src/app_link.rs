@@ -20,6 +20,18 @@ pub(crate) async fn call(dir: &Path, request: &Request) -> Result<Reply, Control
     }
 }
 
+/// [`call`] through [`control::call_to_end`]: for a request whose app records something after its
+/// reply (late answers handed over).
+pub(crate) async fn call_to_end(dir: &Path, request: &Request) -> Result<Reply, ControlError> {
+    match control::call_to_end(dir, request).await {
+        Err(ControlError::Unavailable { .. }) => {
+            start_app(dir).await?;
+            control::call_to_end(dir, request).await
+        }
+        other => other,
+    }
+}
+
 /// Names the desktop app to start when none runs (an install that keeps it elsewhere).
 const DESKTOP_ENV: &str = "HARK_DESKTOP";
 

@@ -197,7 +197,9 @@ impl HarkServer {
                 ))
             }
         };
-        match self.forward(&Request::Answers { client: self.client(), calls }).await {
+        // To the end of the connection: the app records the answers as returned after writing them,
+        // and the agent's next get_answers must not be handed them again.
+        match crate::app_link::call_to_end(&self.dir, &Request::Answers { client: self.client(), calls }).await {
             Ok(Reply::Answers { answers }) => {
                 let text = if answers.answers.is_empty() {
                     match answers.waiting.len() {

@@ -411,6 +411,18 @@ pub async fn call(data_dir: &Path, request: &Request) -> Result<Reply, ControlEr
     replies.next().await?.ok_or(ControlError::Closed { path })
 }
 
+/// [`call`] that waits until the host closes the connection: for a request whose host finishes
+/// work after writing its reply (late answers are recorded as returned once their line was
+/// written), so that the caller's next request sees that work done and closing early never
+/// undoes it.
+pub async fn call_to_end(data_dir: &Path, request: &Request) -> Result<Reply, ControlError> {
+    let mut replies = open(data_dir, request).await?;
+    let path = replies.path.clone();
+    let first = replies.next().await?.ok_or(ControlError::Closed { path })?;
+    while let Ok(Some(_)) = replies.next().await {}
+    Ok(first)
+}
+
 /// The peer's next line, within [`READ_TIMEOUT`] and [`REQUEST_LIMIT`]: `Ok(None)` when the server
 /// stops meanwhile (quitting does not wait for a peer that has not said anything yet), `Err` with
 /// the refusal when it is too long, unreadable or late.
