@@ -550,14 +550,7 @@ async fn an_api_key_goes_to_the_os_keyring_and_nowhere_else() {
     let _ = keyring.kill();
     let _ = keyring.wait();
 
-    for entry in std::fs::read_dir(&data_dir).expect("data dir") {
-        let path = entry.expect("entry").path();
-        if path.is_file() {
-            let bytes = std::fs::read(&path).expect("read");
-            let found = bytes.windows(KEY.len()).any(|w| w == KEY.as_bytes());
-            assert!(!found, "the key leaked into {}", path.display());
-        }
-    }
+    crate::support::assert_secret_not_in_files(&data_dir, KEY);
 }
 
 #[tokio::test]

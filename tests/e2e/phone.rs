@@ -125,11 +125,5 @@ async fn a_phone_is_paired_from_settings_with_the_token_in_the_keyring() {
     let _ = keyring.kill();
     let _ = keyring.wait();
 
-    for entry in std::fs::read_dir(&data_dir).expect("data dir") {
-        let path = entry.expect("entry").path();
-        if path.is_file() {
-            let bytes = std::fs::read(&path).expect("read");
-            assert!(!bytes.windows(TOKEN.len()).any(|w| w == TOKEN.as_bytes()), "the token is in {}", path.display());
-        }
-    }
+    crate::support::assert_secret_not_in_files(&data_dir, TOKEN);
 }

@@ -107,6 +107,19 @@ impl Launch {
 }
 
 /// The events of the one session in `data_dir`, read from the real store after the app closed.
+/// Fails when `secret` is in any file of `dir` (the store, settings, logs): secrets live in the
+/// keyring only.
+pub fn assert_secret_not_in_files(dir: &Path, secret: &str) {
+    for entry in std::fs::read_dir(dir).expect("read the directory") {
+        let path = entry.expect("a directory entry").path();
+        if path.is_file() {
+            let bytes = std::fs::read(&path).expect("read the file");
+            let found = bytes.windows(secret.len()).any(|w| w == secret.as_bytes());
+            assert!(!found, "the secret leaked into {}", path.display());
+        }
+    }
+}
+
 pub fn only_session(data_dir: &Path) -> Vec<hark_core::session::StoredEvent> {
     let store = hark_core::session::Store::open(data_dir).expect("open the store the app wrote");
     let sessions = store.list_sessions().expect("sessions");

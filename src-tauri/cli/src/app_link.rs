@@ -11,22 +11,27 @@ const APP_START: Duration = Duration::from_secs(60);
 
 /// Sends `request` to the app serving `dir`, starting the app first when none answers.
 pub(crate) async fn call(dir: &Path, request: &Request) -> Result<Reply, ControlError> {
-    match control::call(dir, request).await {
-        Err(ControlError::Unavailable { .. }) => {
-            start_app(dir).await?;
-            control::call(dir, request).await
-        }
-        other => other,
-    }
+    reach(dir, request, false).await
 }
 
 /// [`call`] through [`control::call_to_end`]: for a request whose app records something after its
 /// reply (late answers handed over).
 pub(crate) async fn call_to_end(dir: &Path, request: &Request) -> Result<Reply, ControlError> {
-    match control::call_to_end(dir, request).await {
+    reach(dir, request, true).await
+}
+
+async fn reach(dir: &Path, request: &Request, to_end: bool) -> Result<Reply, ControlError> {
+    let once = || async {
+        if to_end {
+            control::call_to_end(dir, request).await
+        } else {
+            control::call(dir, request).await
+        }
+    };
+    match once().await {
         Err(ControlError::Unavailable { .. }) => {
             start_app(dir).await?;
-            control::call_to_end(dir, request).await
+            once().await
         }
         other => other,
     }
