@@ -13,8 +13,8 @@ use std::sync::Arc;
 
 use std::path::Path;
 
-#[cfg(any(unix, windows))]
-use hark_core::control::{self, ControlError, Reply, Request};
+use hark_core::control::UNAVAILABLE;
+use hark_core::front_door::{Answered, FrontDoor, Remote};
 use hark_core::host::{AnswerPath, Host, HostError, LockError};
 use hark_core::question::{Answer, AnswerBatch, ErrorCode, UserInteractionError};
 use hark_core::service::ServiceError;
@@ -64,7 +64,7 @@ async fn answer(typed: &str, call_id: &str, answers: &str) -> ExitCode {
     let host = match terminal.host_in(&dir, models) {
         Ok(h) => Arc::new(h),
         Err(busy @ HostError::Lock(LockError::Busy { .. })) => {
-            return through_running_app(&dir, &busy, typed, call_id, batch)
+            return through_running_app(&dir, &busy, typed, call_id, batch).await
         }
         Err(e) => return fail(&e, 1),
     };
@@ -77,14 +77,11 @@ async fn answer(typed: &str, call_id: &str, answers: &str) -> ExitCode {
     code
 }
 
-/// Hands the answer to the process that hosts `dir`. Without a control socket there (a host from
-/// before every host had one), the busy data directory is the error, as it was.
-#[cfg(any(unix, windows))]
-fn through_running_app(dir: &Path, busy: &HostError, typed: &str, call_id: &str, batch: AnswerBatch) -> ExitCode {
-    let request =
-        Request::Answer { session: typed.to_string(), call_id: call_id.to_string(), answers: batch, path: None };
-    match control::request(dir, &request) {
-        Ok(Reply::Answered { session_id, path }) => {
+/// Hands the answer to the process that hosts `dir`, through its front door. Without a control
+/// socket there (a host from before every host had one), the busy data directory is the error.
+async fn through_running_app(dir: &Path, busy: &HostError, typed: &str, call_id: &str, batch: AnswerBatch) -> ExitCode {
+    match Remote::new(dir).answer(typed, call_id, batch, None).await {
+        Ok(Answered { session_id, path }) => {
             let how = match path {
                 AnswerPath::Foreground => "while it waited",
                 AnswerPath::Late => "late",
@@ -92,19 +89,12 @@ fn through_running_app(dir: &Path, busy: &HostError, typed: &str, call_id: &str,
             println!("answered {how}: the Hark running in this data directory (the app or a terminal) took it and carries session {session_id} on");
             ExitCode::SUCCESS
         }
-        Ok(Reply::Refused { error }) => {
+        Err(error) if error.code == UNAVAILABLE => fail(busy, 1),
+        Err(error) => {
             let code = ErrorCode::parse(&error.code).map_or(1, exit_code);
             print_error(&error, code)
         }
-        Ok(other) => fail(&ControlError::Protocol(format!("an answer was replied to with {other:?}")), 1),
-        Err(ControlError::Unavailable { .. }) => fail(busy, 1),
-        Err(e) => fail(&e, 1),
     }
-}
-
-#[cfg(not(any(unix, windows)))]
-fn through_running_app(_dir: &Path, busy: &HostError, _: &str, _: &str, _: AnswerBatch) -> ExitCode {
-    fail(busy, 1)
 }
 
 async fn answer_in(host: &Host, terminal: &Terminal, typed: &str, call_id: &str, batch: AnswerBatch) -> ExitCode {

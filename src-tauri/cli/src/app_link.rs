@@ -1,40 +1,21 @@
-//! The running desktop app, as the agents' front doors (`hark mcp`, `hark hook`) reach it: over its
-//! control socket, starting it when none runs, so a question always finds the person's window.
+//! The running desktop app, as the agents' front doors (`hark mcp`, `hark hook`) reach it: through
+//! its control socket's front door, starting it when none runs, so a question always finds the
+//! person's window.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use hark_core::control::{self, ControlError, Reply, Request};
+use std::sync::Arc;
+
+use hark_core::control::{self, ControlError, Request};
+use hark_core::front_door::Remote;
 
 /// How long a started app may take to answer on its socket.
 const APP_START: Duration = Duration::from_secs(60);
 
-/// Sends `request` to the app serving `dir`, starting the app first when none answers.
-pub(crate) async fn call(dir: &Path, request: &Request) -> Result<Reply, ControlError> {
-    reach(dir, request, false).await
-}
-
-/// [`call`] through [`control::call_to_end`]: for a request whose app records something after its
-/// reply (late answers handed over).
-pub(crate) async fn call_to_end(dir: &Path, request: &Request) -> Result<Reply, ControlError> {
-    reach(dir, request, true).await
-}
-
-async fn reach(dir: &Path, request: &Request, to_end: bool) -> Result<Reply, ControlError> {
-    let once = || async {
-        if to_end {
-            control::call_to_end(dir, request).await
-        } else {
-            control::call(dir, request).await
-        }
-    };
-    match once().await {
-        Err(ControlError::Unavailable { .. }) => {
-            start_app(dir).await?;
-            once().await
-        }
-        other => other,
-    }
+/// The front door to the app serving `dir`, which starts the app first when none answers.
+pub(crate) fn door(dir: &Path) -> Remote {
+    Remote::starting(dir, Arc::new(|dir: PathBuf| Box::pin(async move { start_app(&dir).await })))
 }
 
 /// Names the desktop app to start when none runs (an install that keeps it elsewhere).

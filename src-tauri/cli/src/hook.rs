@@ -11,8 +11,9 @@
 use std::io::Read;
 use std::process::ExitCode;
 
-use hark_core::control::{ControlError, Reply, Request};
+use hark_core::control::CLOSED;
 use hark_core::error::BoundaryError;
+use hark_core::front_door::FrontDoor;
 use hark_core::host::{ClientId, CLAUDE_CODE, CODEX};
 use hark_core::question::{Answer, AnswerBatch, ToolMode};
 use hark_core::tools::QuestionSettings;
@@ -201,25 +202,18 @@ async fn decide(agent: Agent, timeout: u64, event: HookEvent) -> Result<Value, H
     let client = ClientId { name: agent.shown_name().to_string(), cwd, asker };
     let settings = QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: timeout, stop_turn: false };
     let call_id = format!("hook-{}", uuid::Uuid::new_v4().simple());
-    let request = Request::Ask { client, settings: Some(settings), arguments, call_id: Some(call_id.clone()) };
-    match crate::app_link::call(&dir, &request).await {
-        Ok(Reply::Asked { answer }) => Ok(match answer.answers {
+    match crate::app_link::door(&dir).ask(&client, Some(call_id.clone()), Some(settings), arguments).await {
+        Ok(answer) => Ok(match answer.answers {
             Some(batch) => answered(agent, &original, &input, &ids, &batch),
             None => deny(&not_answered_yet(agent, &call_id, timeout)),
         }),
-        Ok(Reply::Refused { error }) if error.code == "ASK_CANCELLED" => Ok(deny(&closed(agent))),
-        Ok(Reply::Refused { error }) => Err(HookError::App(error)),
-        Ok(other) => Err(HookError::App(BoundaryError::new(
-            "ControlError",
-            "CONTROL_PROTOCOL",
-            format!("the Hark app answered with something else: {other:?}"),
-        ))),
-        Err(ControlError::Closed { .. }) => Err(HookError::App(BoundaryError::new(
+        Err(error) if error.code == "ASK_CANCELLED" => Ok(deny(&closed(agent))),
+        Err(error) if error.code == CLOSED => Err(HookError::App(BoundaryError::new(
             "ControlError",
             "HARK_GONE",
             format!("Hark stopped before the person answered question {call_id}"),
         ))),
-        Err(e) => Err(HookError::App(hark_core::error::CodedError::boundary(&e))),
+        Err(error) => Err(HookError::App(error)),
     }
 }
 

@@ -250,7 +250,7 @@ mod app {
             let host = Arc::new(
                 Host::start(data, Arc::new(surface), Arc::new(DemoModels::script("timed").forcing(timed()))).unwrap(),
             );
-            let server = control::serve(data, hark_core::host::control_handler(Arc::clone(&host))).unwrap();
+            let server = control::serve(data, hark_core::front_door::control_handler(Arc::clone(&host))).unwrap();
             App { runtime, host, server }
         }
 

@@ -20,7 +20,7 @@ fn host(dir: &Path) -> Arc<Host> {
 
 /// Answers as a host's own surfaces do: by whichever path applies.
 fn handler(host: &Arc<Host>) -> Handler {
-    hark_core::host::control_handler(Arc::clone(host))
+    hark_core::front_door::control_handler(Arc::clone(host))
 }
 
 /// `request` sent as the CLI sends it (a blocking client, so off the runtime's threads).

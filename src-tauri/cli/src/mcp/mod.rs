@@ -10,9 +10,10 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use hark_core::control::{self, ControlError, Reply, Request};
-use hark_core::error::{BoundaryError, CodedError};
-use hark_core::host::ClientId;
+use hark_core::control::CLOSED;
+use hark_core::error::BoundaryError;
+use hark_core::front_door::{FrontDoor, Remote};
+use hark_core::host::{ClientAnswer, ClientId};
 use hark_core::question::{client_tool_definition, ToolMode, WithdrawnResult, TOOL_NAME};
 use hark_core::tools::{definition_of, QuestionSettings, WithdrawArguments, WITHDRAW_TOOL_NAME};
 use rmcp::model::{
@@ -50,6 +51,7 @@ pub fn run(args: &[String]) -> ExitCode {
     let cwd = std::env::current_dir().map(|d| d.display().to_string()).unwrap_or_default();
     let asker = format!("hark-mcp-{}", uuid::Uuid::new_v4().simple());
     let server = HarkServer {
+        door: crate::app_link::door(&dir),
         dir,
         cwd,
         asker,
@@ -117,6 +119,8 @@ fn parse_flags(args: &[String]) -> Result<Flags, String> {
 }
 
 struct HarkServer {
+    /// The app, started when none runs.
+    door: Remote,
     dir: PathBuf,
     cwd: String,
     /// This process's own id: the answers to its questions are returned to it alone, not to another
@@ -146,21 +150,21 @@ impl HarkServer {
         }
         let settings = match self.chosen {
             Some(chosen) => chosen,
-            None => match control::call(&self.dir, &Request::Settings).await {
-                Ok(Reply::Settings { settings }) => settings,
-                _ => QuestionSettings::default(),
-            },
+            // Asked of a running app only: listing tools does not start one.
+            None => Remote::new(&self.dir).settings().await.unwrap_or_default(),
         };
         *self.settings.get_or_init(|| settings)
     }
 
-    async fn forward(&self, request: &Request) -> Result<Reply, ControlError> {
-        crate::app_link::call(&self.dir, request).await
-    }
-
-    /// The `ask` request for a call, under the settings in force; a client without tasks gets its
+    /// A call's question, asked under the settings in force; a client without tasks gets its
     /// timed question's foreground wait cut to the budget, so its own deadline never ends the call.
-    async fn ask_request(&self, mut arguments: serde_json::Value, call_id: &str, budgeted: bool) -> Request {
+    /// The returned future asks it; dropping that future withdraws the question.
+    pub(super) async fn asking(
+        &self,
+        mut arguments: serde_json::Value,
+        call_id: &str,
+        budgeted: bool,
+    ) -> impl std::future::Future<Output = Result<ClientAnswer, BoundaryError>> + Send + 'static {
         let mut settings = self.settings().await;
         if let (true, Some(budget), ToolMode::Timed) = (budgeted, self.budget, settings.mode) {
             settings.default_timeout_secs = settings.default_timeout_secs.min(budget);
@@ -171,14 +175,14 @@ impl HarkServer {
                 }
             }
         }
-        Request::Ask { client: self.client(), settings: Some(settings), arguments, call_id: Some(call_id.to_string()) }
+        let (door, client, call_id) = (self.door.clone(), self.client(), call_id.to_string());
+        async move { door.ask(&client, Some(call_id), Some(settings), arguments).await }
     }
 
     async fn ask(&self, arguments: serde_json::Value, context: &RequestContext<RoleServer>) -> CallToolResult {
         // Chosen here, so the call can be named even when the app goes before it replies.
         let call_id = new_call_id();
-        let request = self.ask_request(arguments, &call_id, true).await;
-        let asking = crate::app_link::call(&self.dir, &request);
+        let asking = self.asking(arguments, &call_id, true).await;
         let reply = match context.meta.get_progress_token() {
             Some(token) => tasks::with_progress(asking, context.peer.clone(), token).await,
             None => asking.await,
@@ -199,8 +203,8 @@ impl HarkServer {
         };
         // To the end of the connection: the app records the answers as returned after writing them,
         // and the agent's next get_answers must not be handed them again.
-        match crate::app_link::call_to_end(&self.dir, &Request::Answers { client: self.client(), calls }).await {
-            Ok(Reply::Answers { answers }) => {
+        match self.door.answers(&self.client(), calls).await {
+            Ok(answers) => {
                 let text = if answers.answers.is_empty() {
                     match answers.waiting.len() {
                         0 => "No answers: none of your questions waits for one.".to_string(),
@@ -219,8 +223,7 @@ impl HarkServer {
                 });
                 result(text, structured, false)
             }
-            Ok(other) => refused(other),
-            Err(e) => failed(e.boundary()),
+            Err(e) => failed(e),
         }
     }
 }
@@ -246,16 +249,13 @@ impl HarkServer {
                 ))
             }
         };
-        let request =
-            Request::Withdraw { client: self.client(), call_id: args.call_id.clone(), reason: args.reason.clone() };
-        match self.forward(&request).await {
-            Ok(Reply::Done) => {
+        match self.door.withdraw(&self.client(), &args.call_id, &args.reason).await {
+            Ok(()) => {
                 let withdrawn = WithdrawnResult { call_id: args.call_id, reason: args.reason.trim().to_string() };
                 let structured = serde_json::to_value(&withdrawn).unwrap_or_default();
                 result(withdrawn.text(), structured, false)
             }
-            Ok(other) => refused(other),
-            Err(e) => failed(e.boundary()),
+            Err(e) => failed(e),
         }
     }
 }
@@ -294,9 +294,9 @@ fn new_call_id() -> String {
 }
 
 /// What the client's model reads once an `ask` ended: the answers, `PENDING`, or the error.
-fn asked_result(call_id: &str, reply: Result<Reply, ControlError>) -> CallToolResult {
+fn asked_result(call_id: &str, reply: Result<ClientAnswer, BoundaryError>) -> CallToolResult {
     match reply {
-        Ok(Reply::Asked { answer }) => {
+        Ok(answer) => {
             let structured = serde_json::json!({
                 "call_id": answer.call_id,
                 "pending": answer.answers.is_none(),
@@ -304,8 +304,7 @@ fn asked_result(call_id: &str, reply: Result<Reply, ControlError>) -> CallToolRe
             });
             result(answer.text, structured, false)
         }
-        Ok(other) => refused(other),
-        Err(ControlError::Closed { .. }) => failed(BoundaryError::new(
+        Err(error) if error.code == CLOSED => failed(BoundaryError::new(
             "ControlError",
             "HARK_GONE",
             format!(
@@ -313,7 +312,7 @@ fn asked_result(call_id: &str, reply: Result<Reply, ControlError>) -> CallToolRe
                  it was not answered. Ask it again if you still need the answer."
             ),
         )),
-        Err(e) => failed(e.boundary()),
+        Err(e) => failed(e),
     }
 }
 
@@ -331,17 +330,6 @@ fn result(text: String, structured: serde_json::Value, is_error: bool) -> CallTo
 fn failed(error: BoundaryError) -> CallToolResult {
     let structured = serde_json::json!({ "error": error });
     result(structured.to_string(), structured, true)
-}
-
-fn refused(reply: Reply) -> CallToolResult {
-    match reply {
-        Reply::Refused { error } => failed(error),
-        other => failed(BoundaryError::new(
-            "ControlError",
-            "CONTROL_PROTOCOL",
-            format!("the Hark app answered with something else: {other:?}"),
-        )),
-    }
 }
 
 impl ServerHandler for HarkServer {

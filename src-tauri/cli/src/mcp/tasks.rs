@@ -10,8 +10,9 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use hark_core::control::{ControlError, Reply, Request};
+use hark_core::control::CLOSED;
 use hark_core::error::BoundaryError;
+use hark_core::front_door::FrontDoor;
 use hark_core::host::ClientCall;
 use hark_core::sync::lock;
 use rmcp::model::{
@@ -109,19 +110,22 @@ impl HarkServer {
     /// with the answer whenever it comes.
     pub(super) async fn ask_as_task(&self, arguments: serde_json::Value) -> CreateTaskResult {
         let call_id = new_call_id();
-        let request = self.ask_request(arguments, &call_id, false).await;
         let created_at = now();
         let stop = CancellationToken::new();
         lock(&self.tasks.slots)
             .insert(call_id.clone(), Slot { created_at: created_at.clone(), stop: stop.clone(), ended: None });
-        let (slots, dir, id) = (Arc::clone(&self.tasks.slots), self.dir.clone(), call_id.clone());
+        let (slots, id) = (Arc::clone(&self.tasks.slots), call_id.clone());
+        let asking = self.asking(arguments, &call_id, false).await;
+        let reply = async move {
+            tokio::select! {
+                reply = asking => Some(reply),
+                _ = stop.cancelled() => None,
+            }
+        };
         tokio::spawn(async move {
-            let reply = tokio::select! {
-                reply = crate::app_link::call(&dir, &request) => reply,
-                _ = stop.cancelled() => return,
-            };
+            let Some(reply) = reply.await else { return };
             // Gone on waiting in Hark: the log says how it ends.
-            if matches!(&reply, Ok(Reply::Asked { answer }) if answer.answers.is_none()) {
+            if matches!(&reply, Ok(answer) if answer.answers.is_none()) {
                 return;
             }
             let outcome = asked_result(&id, reply);
@@ -152,16 +156,15 @@ impl HarkServer {
             }
             None => {}
         }
-        let request = Request::Call { client: self.client(), call_id: id.to_string() };
-        match crate::app_link::call(&self.dir, &request).await {
-            Ok(Reply::Call { call: ClientCall::Waiting { .. } }) => {
+        match self.door.call(&self.client(), id).await {
+            Ok(ClientCall::Waiting { .. }) => {
                 Ok(DetailedTask::new(task(id, TaskStatus::Working, &created_at), TaskPayload::Working))
             }
-            Ok(Reply::Call { call: ClientCall::Answered { text, answers, .. } }) => {
+            Ok(ClientCall::Answered { text, answers, .. }) => {
                 let structured = serde_json::json!({ "call_id": id, "pending": false, "answers": answers.answers });
                 completed(id, &created_at, &result(text, structured, false))
             }
-            Ok(Reply::Call { call: ClientCall::Ended { .. } }) => {
+            Ok(ClientCall::Ended { .. }) => {
                 let error = BoundaryError::new(
                     "ToolError",
                     "NOT_ANSWERED",
@@ -170,12 +173,11 @@ impl HarkServer {
                 completed(id, &created_at, &failed(error))
             }
             // A task of this process whose ask has not reached Hark's log yet: it is being asked.
-            Ok(Reply::Refused { error }) if error.code == "INVALID_ARGUMENT" && ours => {
+            Err(error) if error.code == "INVALID_ARGUMENT" && ours => {
                 Ok(DetailedTask::new(task(id, TaskStatus::Working, &created_at), TaskPayload::Working))
             }
-            Ok(Reply::Refused { error }) if error.code == "INVALID_ARGUMENT" => Err(unknown(id)),
-            Ok(other) => Err(McpError::internal_error(format!("the Hark app answered {other:?}"), None)),
-            Err(e) => Err(McpError::internal_error(hark_core::error::CodedError::boundary(&e).message, None)),
+            Err(error) if error.code == "INVALID_ARGUMENT" => Err(unknown(id)),
+            Err(error) => Err(McpError::internal_error(error.message, None)),
         }
     }
 
@@ -190,14 +192,10 @@ impl HarkServer {
         if running.is_some() {
             return Ok(());
         }
-        let request = Request::Call { client: self.client(), call_id: id.to_string() };
-        match crate::app_link::call(&self.dir, &request).await {
-            Ok(Reply::Call { call: ClientCall::Waiting { session_id } }) => {
-                let cancel = Request::Cancel { session: session_id, call_id: id.to_string() };
-                if !matches!(crate::app_link::call(&self.dir, &cancel).await, Ok(Reply::Done)) {
-                    let reason = "the agent cancelled its task".to_string();
-                    let withdraw = Request::Withdraw { client: self.client(), call_id: id.to_string(), reason };
-                    let _ = crate::app_link::call(&self.dir, &withdraw).await;
+        match self.door.call(&self.client(), id).await {
+            Ok(ClientCall::Waiting { session_id }) => {
+                if self.door.cancel(&session_id, id).await.is_err() {
+                    let _ = self.door.withdraw(&self.client(), id, "the agent cancelled its task").await;
                 }
                 lock(&self.tasks.slots).insert(
                     id.to_string(),
@@ -205,11 +203,10 @@ impl HarkServer {
                 );
                 Ok(())
             }
-            Ok(Reply::Call { .. }) => Ok(()),
-            Ok(Reply::Refused { .. }) => Err(unknown(id)),
-            Ok(other) => Err(McpError::internal_error(format!("the Hark app answered {other:?}"), None)),
-            Err(ControlError::Closed { .. }) => Err(McpError::internal_error("Hark stopped", None)),
-            Err(e) => Err(McpError::internal_error(hark_core::error::CodedError::boundary(&e).message, None)),
+            Ok(_) => Ok(()),
+            Err(error) if error.code == CLOSED => Err(McpError::internal_error("Hark stopped", None)),
+            Err(error) if error.name == "ControlError" => Err(McpError::internal_error(error.message, None)),
+            Err(_) => Err(unknown(id)),
         }
     }
 }

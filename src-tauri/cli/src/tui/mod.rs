@@ -29,7 +29,8 @@ use ratatui::crossterm::event::{Event as TermEvent, KeyCode, KeyEvent, KeyEventK
 use tokio::sync::mpsc;
 
 use crate::chat::{self, chosen_dir, fail, fail_msg, ChatArgs};
-use backend::{Backend, Follow, Hold, Update};
+use backend::{Follow, Update};
+use hark_core::front_door::{FrontDoor, Hold, InProcess, Remote, Start};
 use overlay::{Action, Draft, Key, Overlay};
 
 /// How many of the newest turns the screen reads (older ones are in `hark show`).
@@ -54,14 +55,14 @@ async fn tui(args: ChatArgs) -> ExitCode {
     };
     let choices = WorkingChoices { plan_first: args.run.plan_first.then_some(true), ptc: args.run.ptc.then_some(true) };
     // While the app runs, this terminal is one more of its surfaces; otherwise it hosts the directory.
-    let (backend, status) = match Backend::app(&dir).await {
-        Some(app) => (app, app_notice(&args)),
+    let mut screen = match Remote::running(&dir).await {
+        Some(app) => Screen::new(Arc::new(app), args.run.workspace.clone(), choices),
         None => match host_here(&dir, &args, mcp) {
-            Ok(host) => (Backend::Local(host), None),
+            Ok(host) => Screen::new(Arc::new(InProcess::new(host)), args.run.workspace.clone(), choices),
             Err(e) => return fail(&e, 1),
         },
     };
-    let mut screen = Screen::new(backend, args.run.workspace.clone(), choices);
+    let status = screen.door.is_remote().then(|| app_notice(&args)).flatten();
     screen.status = status;
     let opened = screen.show(args.run.session.as_deref()).await;
     let started = match (&args.prompt, opened) {
@@ -107,7 +108,7 @@ async fn run_until_quit(
                 let session = screen.shown.as_ref().map(|s| s.session_id.clone()).or_else(|| screen.session.clone());
                 match host {
                     Some(host) => {
-                        screen.backend = Backend::Local(host);
+                        screen.door = Arc::new(InProcess::new(host));
                         screen.status = Some("The Hark app quit: this terminal hosts your sessions now.".into());
                         if let Err(e) = screen.show(session.as_deref()).await {
                             screen.status = Some(say(&e));
@@ -216,7 +217,8 @@ fn clock(origin: Instant) -> u64 {
 }
 
 pub(crate) struct Screen {
-    backend: Backend,
+    /// The host this screen works through: its own, or the running app's.
+    door: Arc<dyn FrontDoor>,
     workspace: Option<PathBuf>,
     /// `--plan` / `--ptc` for the sessions this screen starts.
     choices: WorkingChoices,
@@ -252,9 +254,9 @@ fn say(e: &BoundaryError) -> String {
 }
 
 impl Screen {
-    fn new(backend: Backend, workspace: Option<PathBuf>, choices: WorkingChoices) -> Screen {
+    fn new(door: Arc<dyn FrontDoor>, workspace: Option<PathBuf>, choices: WorkingChoices) -> Screen {
         Screen {
-            backend,
+            door,
             workspace,
             choices,
             session: None,
@@ -279,13 +281,13 @@ impl Screen {
 
     /// Whether the screen works through the running app.
     fn through_app(&self) -> bool {
-        self.backend.is_app()
+        self.door.is_remote()
     }
 
     /// Follows `session` (an id or prefix; `None`: an empty composer, the next message starts a new
     /// session): its agent is made live, and what it shows read.
     async fn show(&mut self, session: Option<&str>) -> Result<(), BoundaryError> {
-        let (id, follow) = self.backend.follow(session).await?;
+        let (id, follow) = backend::follow(self.door.as_ref(), session).await?;
         self.follow = Some(follow);
         self.session = id;
         self.transcript = None;
@@ -299,9 +301,15 @@ impl Screen {
     /// A message from the composer: the session's first (starting it), or the next.
     async fn send(&mut self, text: &str) -> Result<(), BoundaryError> {
         match self.session.clone() {
-            Some(session) => self.backend.send(&session, text).await,
+            Some(session) => self.door.send(&session, text).await,
             None => {
-                let id = self.backend.start(text, self.workspace.clone(), self.choices).await?;
+                let start = Start {
+                    text: text.to_string(),
+                    workspace: self.workspace.clone(),
+                    by: self.door.is_remote().then(|| "hark tui".to_string()),
+                    choices: self.choices,
+                };
+                let id = self.door.start(start).await?;
                 self.show(Some(&id)).await
             }
         }
@@ -310,7 +318,7 @@ impl Screen {
     /// Reads what the screen shows again: the shown session's newest turns, and every waiting
     /// question; the shown one closes when it was settled elsewhere, and the next waiting one opens.
     async fn refresh(&mut self) {
-        let overview = match self.backend.overview(self.session.as_deref(), TURNS_SHOWN).await {
+        let overview = match self.door.overview(self.session.as_deref(), TURNS_SHOWN).await {
             Ok(overview) => overview,
             Err(e) => {
                 self.status = Some(say(&e));
@@ -368,10 +376,10 @@ impl Screen {
             return Shown::untimed(session_id, overlay);
         }
         // Shown means taken over: the host waits, and this screen's countdown decides.
-        match self.backend.attach(&session_id, &request.call_id).await {
-            Ok((remaining_ms, hold)) => {
-                let countdown = Countdown::new(false).start(remaining_ms, self.now());
-                Shown { session_id, overlay, hold: Some(hold), countdown }
+        match self.door.attach(&session_id, &request.call_id).await {
+            Ok(attached) => {
+                let countdown = Countdown::new(false).start(attached.remaining_ms, self.now());
+                Shown { session_id, overlay, hold: Some(attached.hold), countdown }
             }
             Err(_) => Shown::untimed(session_id, overlay),
         }
@@ -444,7 +452,7 @@ impl Screen {
         }
         if let Some(shown) = self.shown.take() {
             // The question goes on without an answer; its row answers it late.
-            if let Err(e) = self.backend.expire(&shown.session_id, &shown.overlay.call_id).await {
+            if let Err(e) = self.door.expire(&shown.session_id, &shown.overlay.call_id).await {
                 self.status = Some(e.code);
             }
             self.refresh().await;
@@ -502,7 +510,7 @@ impl Screen {
     /// Ctrl-C stops the running turn; with none running (or pressed again) it quits.
     async fn on_ctrl_c(&mut self) -> bool {
         let stopped = match (&self.session, self.quit_armed) {
-            (Some(session), false) => self.backend.stop(session).await,
+            (Some(session), false) => self.door.stop(session).await.unwrap_or(false),
             _ => false,
         };
         if stopped {
@@ -540,7 +548,7 @@ impl Screen {
                 self.shown = None;
                 // A continued question stays answerable from its row; a waiting one is closed.
                 if !late {
-                    if let Err(e) = self.backend.cancel(&session, &call_id).await {
+                    if let Err(e) = self.door.cancel(&session, &call_id).await {
                         self.status = Some(e.code);
                     }
                 }
@@ -548,8 +556,8 @@ impl Screen {
             }
             Action::Submit(batch) => {
                 let path = if shown.overlay.late { AnswerPath::Late } else { AnswerPath::Foreground };
-                match self.backend.answer(&session, &call_id, batch, path).await {
-                    Ok(()) => {
+                match self.door.answer(&session, &call_id, batch, Some(path)).await {
+                    Ok(_) => {
                         self.shown = None;
                         self.status = None;
                     }
@@ -603,7 +611,7 @@ impl Screen {
     async fn quit(&mut self) {
         self.shown = None;
         self.follow = None;
-        if let Backend::Local(host) = &self.backend {
+        if let Some(host) = self.door.hosted() {
             host.shutdown().await;
         }
     }

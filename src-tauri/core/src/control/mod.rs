@@ -185,6 +185,12 @@ pub fn single(reply: impl std::future::Future<Output = Reply> + Send + 'static) 
     Box::pin(futures_util::stream::once(reply))
 }
 
+/// The code of [`ControlError::Unavailable`]: no host serves the data directory.
+pub const UNAVAILABLE: &str = "CONTROL_UNAVAILABLE";
+
+/// The code of [`ControlError::Closed`]: the host closed the connection before it replied (it quit).
+pub const CLOSED: &str = "CONTROL_CLOSED";
+
 /// Talking to the host over the socket failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ControlError {
@@ -216,10 +222,10 @@ impl CodedError for ControlError {
     }
     fn code(&self) -> &str {
         match self {
-            ControlError::Unavailable { .. } => "CONTROL_UNAVAILABLE",
+            ControlError::Unavailable { .. } => UNAVAILABLE,
             ControlError::Io { .. } => "CONTROL_IO",
             ControlError::Protocol(_) => "CONTROL_PROTOCOL",
-            ControlError::Closed { .. } => "CONTROL_CLOSED",
+            ControlError::Closed { .. } => CLOSED,
             ControlError::NotYours { .. } => "CONTROL_NOT_YOURS",
             ControlError::VersionMismatch { .. } => "VERSION_MISMATCH",
         }
@@ -338,6 +344,11 @@ pub struct ReplyStream {
 }
 
 impl ReplyStream {
+    /// The socket (or pipe) this stream reads from.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
     /// The next reply; `None` once the host closed the connection.
     pub async fn next(&mut self) -> Result<Option<Reply>, ControlError> {
         if let Some(first) = self.first.take() {

@@ -9,7 +9,6 @@ mod error;
 mod inbox;
 mod lock;
 mod models;
-mod serve;
 mod sessions;
 
 use std::collections::HashMap;
@@ -29,7 +28,6 @@ pub use error::HostError;
 pub use inbox::{InboxEntry, HARK_ASKER};
 pub use lock::{HostLock, LockError, LOCK_FILE};
 pub use models::{label, plan_first_for, ptc_for, questions_for, ModelSource};
-pub use serve::control_handler;
 
 use crate::agent::{history_keep_tokens, Agent, AgentConfig, AgentDeps, AgentEvent};
 use crate::live::Session;
@@ -460,6 +458,13 @@ impl Host {
             None => None,
         };
         Ok(Overview { sessions: self.store.list_sessions()?, waiting: self.service.foreground(None), shown })
+    }
+
+    /// Keeps the control socket's server (see `Host::serve`), stopped in its turn by
+    /// [`shutdown`](Self::shutdown).
+    #[cfg(any(unix, windows))]
+    pub(crate) fn keep_front_door(&self, server: crate::control::ControlServer) {
+        *guard(&self.front_door) = Some(server);
     }
 
     /// Quitting, the same from every front door: a live timed question and a live plan review
