@@ -26,7 +26,7 @@ fn roots(out: &mut Collect<'_>) {
     out.visit::<crate::commands::Started>();
     out.visit::<crate::events::Focus>();
     out.visit::<crate::hub::AttachResult>();
-    out.visit::<crate::hub::PendingQuestions>();
+    out.visit::<hark_core::service::SessionQuestions>();
     out.visit::<hark_core::host::InboxEntry>();
     out.visit::<crate::hub::SessionView>();
     out.visit::<crate::hub::SubmitResult>();

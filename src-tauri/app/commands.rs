@@ -17,7 +17,7 @@ use tauri_plugin_dialog::DialogExt;
 use tauri_plugin_opener::OpenerExt;
 
 use crate::error::{CommandError, CommandResult};
-use crate::hub::{AttachResult, PendingQuestions, SessionView, SubmitPath, SubmitResult};
+use crate::hub::{AttachResult, SessionView, SubmitPath, SubmitResult};
 use crate::phone_settings::{self, PairingView, PhoneForm, PhoneView, Relay};
 use crate::settings::Settings;
 use crate::state::AppState;
@@ -309,8 +309,11 @@ pub async fn retry(state: State<'_, AppState>, session_id: String) -> CommandRes
 }
 
 #[tauri::command]
-pub async fn pending_questions(state: State<'_, AppState>, session_id: String) -> CommandResult<PendingQuestions> {
-    Ok(state.hub()?.pending(&session_id))
+pub async fn session_questions(
+    state: State<'_, AppState>,
+    session_id: String,
+) -> CommandResult<hark_core::service::SessionQuestions> {
+    Ok(state.hub()?.questions(&session_id))
 }
 
 /// Every waiting question of every session, in the inbox's order.

@@ -13,7 +13,7 @@ use hark_core::error::{BoundaryError, CodedError};
 use hark_core::host::{Host, ModelSource, WorkingChoices};
 use hark_core::model::{ModelError, ModelProvider};
 use hark_core::question::AnswerBatch;
-use hark_core::service::{ForwardingProvider, InteractionRequest, Takeover, UserQuestionService};
+use hark_core::service::{ForwardingProvider, InteractionRequest, SessionQuestions, Takeover, UserQuestionService};
 use hark_core::session::{ModelRef, Store, Transcript};
 use hark_core::sync::lock;
 use hark_core::tools::QuestionSettings;
@@ -21,7 +21,7 @@ use serde::Serialize;
 use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 
-pub use hark_core::host::{AnswerPath as SubmitPath, PendingQuestions};
+pub use hark_core::host::AnswerPath as SubmitPath;
 
 use crate::error::CommandError;
 use crate::launch::LaunchOptions;
@@ -34,7 +34,7 @@ pub type Sink = Box<dyn Fn(AgentEvent) -> bool + Send + Sync>;
 pub struct SessionView {
     pub session_id: String,
     pub transcript: Transcript,
-    pub questions: PendingQuestions,
+    pub questions: SessionQuestions,
     pub busy: bool,
     pub model_label: String,
 }
@@ -260,7 +260,7 @@ impl Hub {
         Ok(SessionView {
             session_id: session.to_string(),
             transcript: self.transcript(session, turns)?,
-            questions: self.pending(session),
+            questions: self.questions(session),
             busy: self.host.is_busy(session),
             model_label: self.host.model_label(session).unwrap_or_default(),
         })
@@ -294,8 +294,10 @@ impl Hub {
         Ok(self.host.retry(session)?)
     }
 
-    pub fn pending(&self, session: &str) -> PendingQuestions {
-        self.host.pending(session)
+    /// The session's waiting questions as the core lists them, with the revision that orders this
+    /// read against the lists its stream sends.
+    pub fn questions(&self, session: &str) -> SessionQuestions {
+        self.host.service().session_questions(session)
     }
 
     pub fn inbox(&self) -> Result<Vec<hark_core::host::InboxEntry>, CommandError> {
@@ -454,6 +456,11 @@ mod tests {
         panic!("timed out waiting for {what}");
     }
 
+    /// The call of the session's first question waiting in the foreground.
+    fn waiting(hub: &Hub, session: &str) -> Option<String> {
+        hub.questions(session).questions.into_iter().find(|q| q.is_foreground()).map(|q| q.call_id)
+    }
+
     fn state(hub: &Hub, session: &str) -> Option<QuestionState> {
         project_questions(&hub.store().events(session).ok()?).first().map(|r| r.state)
     }
@@ -463,8 +470,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let hub = hub(dir.path(), "timed");
         let session = hub.start_session("plan the notes app", None).unwrap();
-        until("the question", || !hub.pending(&session).foreground.is_empty()).await;
-        let call = hub.pending(&session).foreground[0].call_id.clone();
+        until("the question", || waiting(&hub, &session).is_some()).await;
+        let call = waiting(&hub, &session).unwrap_or_default();
         hub.expire(&session, &call).unwrap();
         until("the question to continue", || state(&hub, &session) == Some(QuestionState::Continued)).await;
 
@@ -484,7 +491,7 @@ mod tests {
         let session = {
             let first = hub(dir.path(), "timed");
             let session = first.start_session("plan the notes app", None).unwrap();
-            until("the question", || !first.pending(&session).foreground.is_empty()).await;
+            until("the question", || waiting(&first, &session).is_some()).await;
             first.shutdown().await;
             session
         };
@@ -503,8 +510,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let hub = hub(dir.path(), "timed");
         let session = hub.start_session("plan the notes app", None).unwrap();
-        until("the question", || !hub.pending(&session).foreground.is_empty()).await;
-        let attached = hub.attach(&session, &hub.pending(&session).foreground[0].call_id.clone(), None).unwrap();
+        until("the question", || waiting(&hub, &session).is_some()).await;
+        let attached = hub.attach(&session, &waiting(&hub, &session).unwrap_or_default(), None).unwrap();
         assert!(attached.remaining_ms.is_some(), "a timed wait has a deadline to show");
         hub.shutdown().await;
         let events = hub.store().events(&session).unwrap();
@@ -520,8 +527,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let hub = hub(dir.path(), "timed");
         let session = hub.start_session("plan the notes app", None).unwrap();
-        until("the question", || !hub.pending(&session).foreground.is_empty()).await;
-        let call = hub.pending(&session).foreground[0].call_id.clone();
+        until("the question", || waiting(&hub, &session).is_some()).await;
+        let call = waiting(&hub, &session).unwrap_or_default();
         let old_page = hub.page();
         let streamed = Arc::new(AtomicUsize::new(0));
         let counter = Arc::clone(&streamed);

@@ -129,7 +129,7 @@ pub fn run() {
             commands::send_message,
             commands::abort,
             commands::retry,
-            commands::pending_questions,
+            commands::session_questions,
             commands::inbox,
             commands::attach_question,
             commands::release_question,

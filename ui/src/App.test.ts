@@ -58,12 +58,17 @@ const settingsView = (isDemo: boolean) => ({
 });
 const question = { id: 'db', question: 'Which database?', options: [{ label: 'SQLite' }, { label: 'Postgres' }] };
 const emptyTranscript = { title: 'x', workspace: null, model: null, turns: [], questions: [], seq: 0 };
-let pendingNow: unknown = { foreground: [], continued: [] };
+let questionsNow: unknown = { revision: 0, questions: [] };
+/** The host's list of s1's waiting questions: one foreground question, timed when `wait` is given. */
+const foreground = (wait: unknown = null) => ({
+  revision: 1,
+  questions: [{ session_id: 's1', call_id: 'c1', intent: { kind: 'question' }, questions: [question], phase: 'foreground', wait, answerable: true, asked_at: null }],
+});
 
 beforeEach(() => {
   h.calls.length = 0;
   h.channels.length = 0;
-  pendingNow = { foreground: [], continued: [] };
+  questionsNow = { revision: 0, questions: [] };
   localStorage.clear();
   h.handlers = {
     app_info: () => ({ name: 'Hark', version: '0.1.0', data_dir: '/tmp/hark', initial_session: null, page: 7 }),
@@ -72,11 +77,11 @@ beforeEach(() => {
     ],
     get_settings: () => settingsView(true),
     open_session: (a) => ({
-      session_id: a.sessionId, transcript: emptyTranscript, questions: pendingNow, busy: false, model_label: 'Demo',
+      session_id: a.sessionId, transcript: emptyTranscript, questions: questionsNow, busy: false, model_label: 'Demo',
     }),
     close_session_view: () => null,
     session_transcript: () => emptyTranscript,
-    pending_questions: () => pendingNow,
+    session_questions: () => questionsNow,
     start_session: () => ({ session_id: 's-new' }),
     choose_workspace: () => '/work/project',
     cancel_question: () => null,
@@ -152,7 +157,7 @@ describe('App', () => {
   });
 
   it('a foreground question takes over the composer; Close cancels the call and gives the composer back', async () => {
-    pendingNow = { foreground: [{ session_id: 's1', call_id: 'c1', intent: { kind: 'question' }, questions: [question], wait: null }], continued: [] };
+    questionsNow = foreground();
     await openSessionRow(render(App).container);
     const panel = await screen.findByRole('region', { name: 'Question' });
     expect(screen.queryByTestId('composer-input')).toBeNull();
@@ -164,10 +169,10 @@ describe('App', () => {
   });
 
   it("an outside agent's session names it where it asks and offers no composer", async () => {
-    pendingNow = { foreground: [{ session_id: 's1', call_id: 'c1', intent: { kind: 'question' }, questions: [question], wait: null }], continued: [] };
+    questionsNow = foreground();
     const clientTranscript = { ...emptyTranscript, client: 'Claude Code' };
     h.handlers.open_session = (a) => ({
-      session_id: a.sessionId, transcript: clientTranscript, questions: pendingNow, busy: true, model_label: '',
+      session_id: a.sessionId, transcript: clientTranscript, questions: questionsNow, busy: true, model_label: '',
     });
     h.handlers.session_transcript = () => clientTranscript;
     await openSessionRow(render(App).container);
@@ -181,7 +186,7 @@ describe('App', () => {
 
   it('tells the shell which page load opens views and takes over questions', async () => {
     const wait = { call_id: 'c1', timed: true, timeout_ms: 60_000 };
-    pendingNow = { foreground: [{ session_id: 's1', call_id: 'c1', intent: { kind: 'question' }, questions: [question], wait }], continued: [] };
+    questionsNow = foreground(wait);
     h.handlers.attach_question = () => ({ takeover_id: 1, remaining_ms: 60_000 });
     h.handlers.release_question = () => null;
     await openSessionRow(render(App).container);
@@ -218,7 +223,7 @@ describe('App', () => {
       expect(a.turns).toBe(10);
       return {
         name: 'Hark', version: '0.1.0', data_dir: '/tmp/hark', initial_session: 's1', page: 7,
-        initial_view: { session_id: 's1', transcript: opened, questions: pendingNow, busy: true, model_label: 'Demo' },
+        initial_view: { session_id: 's1', transcript: opened, questions: questionsNow, busy: true, model_label: 'Demo' },
       };
     };
     render(App);
@@ -239,7 +244,10 @@ describe('App', () => {
   });
 
   it('hark://focus opens that session and its question', async () => {
-    pendingNow = { foreground: [], continued: [{ session_id: 's1', call_id: 'c9', intent: { kind: 'question' }, questions: [question], reply_queued: null }] };
+    questionsNow = {
+      revision: 1,
+      questions: [{ session_id: 's1', call_id: 'c9', intent: { kind: 'question' }, questions: [question], phase: 'continued', reply_queued: null, answerable: true, asked_at: null }],
+    };
     render(App);
     await waitFor(() => expect(h.listeners['hark://focus']).toBeTruthy());
     h.listeners['hark://focus']?.({ payload: { session_id: 's1', call_id: 'c9' } });

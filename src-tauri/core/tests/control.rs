@@ -128,7 +128,7 @@ async fn another_front_door_answers_the_hosts_question_and_the_first_answer_wins
     let (session, events) = host.start_session("plan the notes app", None).unwrap();
     let mut events = Events::new(events);
     events.wait_for("the question", question_requested).await;
-    let call_id = host.pending(&session).foreground[0].call_id.clone();
+    let call_id = host.service().foreground(Some(&session))[0].call_id.clone();
     let prefix = session[..8].to_string();
 
     let answer = |label: &str| Request::Answer {
@@ -139,7 +139,7 @@ async fn another_front_door_answers_the_hosts_question_and_the_first_answer_wins
     };
     let reply = ask(dir.path(), answer("SQLite")).await.expect("a reply");
     assert_eq!(reply, Reply::Answered { session_id: session.clone(), path: AnswerPath::Foreground });
-    events.wait_until("the question to settle", || host.pending(&session).foreground.is_empty()).await;
+    events.wait_until("the question to settle", || host.service().foreground(Some(&session)).is_empty()).await;
 
     match ask(dir.path(), answer("Postgres")).await.expect("a reply") {
         Reply::Refused { error } => assert_eq!(error.code, "NOT_PENDING", "told it resolved: {error:?}"),
@@ -560,7 +560,7 @@ async fn a_hosts_data_directory_is_private_to_its_user() {
     let server = control::serve(&data, handler(&host)).expect("serve");
     let (session, events) = host.start_session("plan the notes app", None).unwrap();
     wait_for(events, "the question", question_requested).await;
-    assert!(!host.pending(&session).foreground.is_empty());
+    assert!(!host.service().foreground(Some(&session)).is_empty());
     let mode = |p: &Path| std::fs::symlink_metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&data), 0o700);
     let mut seen = Vec::new();

@@ -49,7 +49,7 @@ async fn quitting_continues_a_live_timed_question_and_aborts_a_blocking_one() {
     let host = host(dir.path(), "blocking", timed());
     let (timed_session, events) = host.start_session("publish it", None).unwrap();
     wait_for(events, "the timed question", question_requested).await;
-    assert!(!host.pending(&timed_session).foreground.is_empty());
+    assert!(host.questions(&timed_session).iter().any(|q| q.is_foreground()));
     host.shutdown().await;
     assert!(matches!(outcomes(&host, &timed_session).as_slice(), [ToolOutcome::Pending { .. }]));
     drop(host);
@@ -58,7 +58,7 @@ async fn quitting_continues_a_live_timed_question_and_aborts_a_blocking_one() {
     let host = self::host(dir.path(), "blocking", None);
     let (blocking, events) = host.start_session("publish it", None).unwrap();
     wait_for(events, "the blocking question", question_requested).await;
-    assert!(!host.pending(&blocking).foreground.is_empty());
+    assert!(host.questions(&blocking).iter().any(|q| q.is_foreground()));
     host.shutdown().await;
     let recorded = outcomes(&host, &blocking);
     let [ToolOutcome::Error { error }] = recorded.as_slice() else { panic!("{recorded:?}") };
@@ -74,7 +74,7 @@ async fn a_late_answer_is_queued_without_a_live_agent_and_admitted_when_the_sess
         let first = host(dir.path(), "timed", timed());
         let (session, events) = first.start_session("plan the notes app", None).unwrap();
         wait_for(events, "the question", question_requested).await;
-        assert!(!first.pending(&session).foreground.is_empty());
+        assert!(first.questions(&session).iter().any(|q| q.is_foreground()));
         first.shutdown().await;
         session
     };
@@ -152,9 +152,11 @@ async fn a_plan_review_waiting_at_quit_is_answered_after_the_next_start_and_the_
                 WorkingChoices { plan_first: Some(true), ptc: None },
             )
             .unwrap();
+        // The event brings the session's questions as the core lists them, the review among them.
         wait_for(events, "the plan review", |e| {
-            matches!(e, AgentEvent::Question { event: QuestionEvent::Requested { request } }
-                if request.intent.is_plan_review())
+            matches!(e, AgentEvent::Question { event: QuestionEvent::Requested { request }, questions }
+                if request.intent.is_plan_review()
+                    && questions.questions.iter().any(|q| q.call_id == request.call_id && q.is_foreground()))
         })
         .await;
         assert!(first.service().foreground(Some(&session)).iter().any(|r| r.intent.is_plan_review()));

@@ -114,7 +114,7 @@ async fn a_timed_question_returns_pending_and_its_late_answer_is_returned_until_
     assert!(hark_core::question::PendingResult::parse(&answer.text).is_some(), "{}", answer.text);
     assert!(answer.text.contains("get_answers"), "the client is told how to collect it: {}", answer.text);
     let session = answer.session_id.clone();
-    assert_eq!(host.pending(&session).continued.len(), 1, "the question stays answerable");
+    assert_eq!(host.service().continued(&session).len(), 1, "the question stays answerable");
 
     let nothing = host.client_answers(&client()).unwrap();
     assert!(nothing.answers.is_empty());
@@ -434,10 +434,10 @@ async fn an_outside_agent_withdraws_its_continued_question_but_not_another_agent
     assert_eq!(refused.code(), "NOT_PENDING", "{refused}");
     let unknown = host.client_withdraw(&ClientId { cwd: "/elsewhere".into(), ..client() }, &mine.call_id, "x");
     assert_eq!(unknown.unwrap_err().code(), "NOT_PENDING");
-    assert_eq!(host.pending(&theirs.session_id).continued.len(), 1);
+    assert_eq!(host.service().continued(&theirs.session_id).len(), 1);
 
     host.client_withdraw(&client(), &mine.call_id, "the tests passed without it").unwrap();
-    assert!(host.pending(&mine.session_id).continued.is_empty(), "it leaves every list");
+    assert!(host.service().continued(&mine.session_id).is_empty(), "it leaves every list");
     let record = host.session(&mine.session_id).unwrap().question_records().remove(0);
     assert_eq!(record.withdrawn.as_deref(), Some("the tests passed without it"));
     // Every surface hears it ended (after the timeout it heard before).

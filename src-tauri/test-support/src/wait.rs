@@ -118,7 +118,7 @@ pub async fn wait_for<T: Clone + Debug>(rx: broadcast::Receiver<T>, what: &str, 
 
 /// A foreground question was requested (the pending entry exists by then).
 pub fn question_requested(event: &AgentEvent) -> bool {
-    matches!(event, AgentEvent::Question { event: QuestionEvent::Requested { .. } })
+    matches!(event, AgentEvent::Question { event: QuestionEvent::Requested { .. }, .. })
 }
 
 /// A turn ended, for whatever reason.

@@ -14,9 +14,9 @@ import type {
   McpEntry,
   McpView,
   PairingView,
-  PendingQuestions,
   PhoneForm,
   PhoneView,
+  SessionQuestions,
   SessionSummary,
   SessionView,
   Settings,
@@ -114,8 +114,9 @@ export const retry = (sessionId: string): Promise<Result<void>> => call<void>('r
 /** Every waiting question of every session, grouped by asker, oldest first (the core's order). */
 export const inbox = (): Promise<Result<InboxEntry[]>> => call<InboxEntry[]>('inbox');
 
-export const pendingQuestions = (sessionId: string): Promise<Result<PendingQuestions>> =>
-  call<PendingQuestions>('pending_questions', { sessionId });
+/** The session's waiting questions as the host lists them, with the revision that orders the read. */
+export const sessionQuestions = (sessionId: string): Promise<Result<SessionQuestions>> =>
+  call<SessionQuestions>('session_questions', { sessionId });
 
 export const attachQuestion = (sessionId: string, callId: string): Promise<Result<AttachResult>> =>
   call<AttachResult>('attach_question', { sessionId, callId, page });

@@ -3,7 +3,7 @@
 
 export type ActiveModel = { provider: ModelKind, label: string, is_demo: boolean, };
 
-export type AgentEvent = { "type": "turn_started", session_id: string, turn_id: string, } | { "type": "text_delta", session_id: string, text: string, } | { "type": "reasoning_delta", session_id: string, text: string, } | { "type": "event_appended", event: StoredEvent, } | { "type": "transcript", session_id: string, seq: number, deltas: Array<TranscriptDelta>, } | { "type": "question", event: QuestionEvent, } | { "type": "turn_ended", session_id: string, turn_id: string, reason: TurnEndReason, } | { "type": "error", session_id: string, error: BoundaryError, };
+export type AgentEvent = { "type": "turn_started", session_id: string, turn_id: string, } | { "type": "text_delta", session_id: string, text: string, } | { "type": "reasoning_delta", session_id: string, text: string, } | { "type": "event_appended", event: StoredEvent, } | { "type": "transcript", session_id: string, seq: number, deltas: Array<TranscriptDelta>, } | { "type": "question", event: QuestionEvent, questions: SessionQuestions, } | { "type": "turn_ended", session_id: string, turn_id: string, reason: TurnEndReason, } | { "type": "error", session_id: string, error: BoundaryError, };
 
 export type AgentFile = { path: string, 
 /**
@@ -132,19 +132,6 @@ export type Catalogue = {
  * In the order a front door lists them.
  */
 providers: Array<ProviderPreset>, demo_scripts: Array<string>, timeout_secs: Bounds, };
-
-/**
- * A question answerable through the late path.
- */
-export type ContinuedQuestion = { session_id: string, call_id: string, intent: Intent, questions: Array<Question>, 
-/**
- * The inbox message id of a reply to this question that awaits admission.
- */
-reply_queued: string | null, 
-/**
- * When it was asked, as the log recorded its call.
- */
-asked_at: string | null, };
 
 export type EntryTransport = { "kind": "stdio", command: string, args: Array<string>, env: Array<[string, string]>, } | { "kind": "http", url: string, headers: Array<HeaderEntry>, };
 
@@ -311,8 +298,6 @@ export type PairingView = { code: string,
  */
 line: string, expires_at: string, };
 
-export type PendingQuestions = { foreground: Array<InteractionRequest>, continued: Array<ContinuedQuestion>, };
-
 /**
  * What the form saves; who is paired is changed only by pairing and unpairing.
  */
@@ -459,14 +444,36 @@ asked_at: string | null, };
 
 export type QuestionState = "open" | "continued" | "settled";
 
+/**
+ * One waiting question as a surface shows it.
+ */
+export type QuestionView = { session_id: string, call_id: string, intent: Intent, questions: Array<Question>, 
+/**
+ * Whether an answer is taken now: always in the foreground; a continued question until a late
+ * reply of it is queued (the first reply wins, and nobody is asked twice).
+ */
+answerable: boolean, 
+/**
+ * When it was asked, as the log recorded its call.
+ */
+asked_at: string | null, } & ({ "phase": "foreground", wait: WaitInfo | null, } | { "phase": "continued", reply_queued: string | null, });
+
 export type ServerStatus = { "state": "not_started" } | { "state": "running", tools: number, } | { "state": "failed", error: BoundaryError, };
+
+/**
+ * A session's waiting questions at one moment, as a surface that is sent them again and again
+ * receives them. `revision` orders the lists: of two, the one with the higher revision was read
+ * after the other's last change, so a surface keeps the list with the highest it has seen (a list
+ * read earlier but delivered later must not bring back what a newer one no longer has).
+ */
+export type SessionQuestions = { revision: number, questions: Array<QuestionView>, };
 
 /**
  * A row of the sessions list, read from the summary kept by every append (no replay).
  */
 export type SessionSummary = { id: string, title: string, created_at: string, updated_at: string, open_questions: number, continued_questions: number, event_count: number, };
 
-export type SessionView = { session_id: string, transcript: Transcript, questions: PendingQuestions, busy: boolean, model_label: string, };
+export type SessionView = { session_id: string, transcript: Transcript, questions: SessionQuestions, busy: boolean, model_label: string, };
 
 /**
  * Fields missing from the file (an older version wrote it) take their defaults, and fields this

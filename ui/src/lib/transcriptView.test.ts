@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import {
   answerLines,
   argumentSummary,
-  canAnswer,
   needsPerson,
   outcomeText,
   questionStatus,
@@ -46,13 +45,12 @@ describe('questionStatus', () => {
     const s = questionStatus(record({ state: 'settled', answered_late: true }), { status: 'pending', content: 'PENDING' });
     expect(s).toEqual({ label: 'Answered late', tone: 'done' });
   });
-  it('says the agent withdrew a question, with its reason, and offers no answer', () => {
+  it('says the agent withdrew a question, with its reason', () => {
     const withdrawn = record({ state: 'settled', withdrawn: 'found it in the README' });
     expect(questionStatus(withdrawn, { status: 'pending', content: '{}' })).toEqual({
       label: 'Withdrawn by the agent: found it in the README',
       tone: 'muted',
     });
-    expect(canAnswer(withdrawn)).toBe(false);
   });
   it('says a continued question can still be answered, and when a reply is queued', () => {
     expect(questionStatus(record({ state: 'continued' }), null).label).toMatch(/answer any time/);
@@ -103,16 +101,6 @@ describe('argumentSummary and outcomeText', () => {
   it('explains an unknown outcome instead of showing a code', () => {
     expect(outcomeText({ status: 'TOOL_OUTCOME_UNKNOWN' })).toMatch(/outcome is unknown/);
     expect(outcomeText(null)).toBe('running…');
-  });
-});
-
-describe('canAnswer', () => {
-  it('offers Answer for open and continued questions without a queued reply', () => {
-    expect(canAnswer(record({ state: 'open' }))).toBe(true);
-    expect(canAnswer(record({ state: 'continued' }))).toBe(true);
-    expect(canAnswer(record({ state: 'continued', reply_queued: 'm1' }))).toBe(false);
-    expect(canAnswer(record({ state: 'settled' }))).toBe(false);
-    expect(canAnswer(null)).toBe(false);
   });
 });
 

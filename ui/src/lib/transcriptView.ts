@@ -44,11 +44,6 @@ export function questionStatus(record: QuestionRecord | null, outcome: ToolOutco
   return { label: 'No answer recorded', tone: 'muted' };
 }
 
-/** The person can answer from the row: open or continued, and no late reply already on its way. */
-export function canAnswer(record: QuestionRecord | null): boolean {
-  return !!record && (record.state === 'open' || record.state === 'continued') && !record.reply_queued;
-}
-
 /**
  * Whether a turn starts expanded. The latest always does; an older one only when it holds something the
  * person may need: a question still waiting, a late answer, or a model error.

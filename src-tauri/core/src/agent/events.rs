@@ -8,7 +8,7 @@ use tokio::task::JoinHandle;
 
 use crate::error::BoundaryError;
 use crate::live::Session;
-use crate::service::{QuestionEvent, UserQuestionService};
+use crate::service::{QuestionEvent, SessionQuestions, UserQuestionService};
 use crate::session::{StoredEvent, TranscriptDelta, TurnEndReason};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
@@ -38,9 +38,12 @@ pub enum AgentEvent {
         seq: u64,
         deltas: Vec<TranscriptDelta>,
     },
-    /// The service's question events for this session (requested, resolved, reply queued/released).
+    /// The service's question events for this session (requested, resolved, reply queued/released),
+    /// each with the session's waiting questions as they stand after it: a window shows those and
+    /// does not read them again.
     Question {
         event: QuestionEvent,
+        questions: SessionQuestions,
     },
     TurnEnded {
         session_id: String,
@@ -58,10 +61,14 @@ pub enum AgentEvent {
 /// live root's task: the agent's, or a client session's relay's).
 pub(crate) fn forward_questions(service: &UserQuestionService, session: Arc<Session>) -> JoinHandle<()> {
     let mut rx = service.subscribe();
+    let service = service.clone();
     tokio::spawn(async move {
         loop {
             match rx.recv().await {
-                Ok(event) if concerns(&event, session.id()) => session.emit(AgentEvent::Question { event }),
+                Ok(event) if concerns(&event, session.id()) => {
+                    let questions = service.session_questions(session.id());
+                    session.emit(AgentEvent::Question { event, questions });
+                }
                 Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
                 Err(broadcast::error::RecvError::Closed) => break,
             }

@@ -34,8 +34,8 @@ use crate::live::Session;
 use crate::mcp::{McpConfig, McpError, CONFIG_FILE};
 use crate::question::AnswerBatch;
 use crate::service::{
-    questions_view, ContinuedQuestion, InteractionProvider, InteractionRequest, ProviderRegistration, QuestionView,
-    Responded, SessionLog, UserQuestionService,
+    ContinuedQuestion, InteractionProvider, InteractionRequest, ProviderRegistration, QuestionView, Responded,
+    SessionLog, UserQuestionService,
 };
 use crate::session::{match_session, Event, SessionSummary, Store, Transcript};
 use crate::sync::lock as guard;
@@ -45,12 +45,6 @@ const CONTINUE_ON_QUIT: Duration = Duration::from_secs(3);
 
 /// A session title: the first line of its first message, at most this many characters.
 const TITLE_CHARS: usize = 60;
-
-#[derive(Debug, Clone, Serialize, ts_rs::TS)]
-pub struct PendingQuestions {
-    pub foreground: Vec<InteractionRequest>,
-    pub continued: Vec<ContinuedQuestion>,
-}
 
 /// What a front door that shows one session at a time reads at once (`hark tui`, here or through
 /// the control socket): every session, every waiting question, and the shown session.
@@ -358,20 +352,9 @@ impl Host {
         Ok(self.open(session)?.0.retry()?)
     }
 
-    /// `session`'s waiting questions as surfaces list them (see [`questions_view`]).
+    /// `session`'s waiting questions as surfaces list them (see [`UserQuestionService::questions`]).
     pub fn questions(&self, session: &str) -> Vec<QuestionView> {
-        let mut views = questions_view(&self.service.foreground(Some(session)), &self.service.continued(session));
-        for view in views.iter_mut().filter(|v| v.asked_at.is_none()) {
-            view.asked_at = self.service.asked_at(session, &view.call_id);
-        }
-        views
-    }
-
-    pub fn pending(&self, session: &str) -> PendingQuestions {
-        PendingQuestions {
-            foreground: self.service.foreground(Some(session)),
-            continued: self.service.continued(session),
-        }
+        self.service.questions(session)
     }
 
     /// An answer from any surface. `Some(Foreground)` answers the waiting call only (`NOT_PENDING`

@@ -1,6 +1,8 @@
 //! What the service tells every surface (panel, notification, tray, CLI) about questions, so each can
 //! open a card when a question is requested and close it when the question resolves — whoever won.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use serde::Serialize;
 use tokio::sync::broadcast;
 
@@ -71,6 +73,9 @@ pub enum QuestionEvent {
 /// A broadcast fan-out. Sending with no subscriber is normal (headless tests, CLI without a UI).
 pub(crate) struct EventBus {
     tx: broadcast::Sender<QuestionEvent>,
+    /// Counts the events sent, listened to or not: a list of questions read after the count moved
+    /// is at least as new as every event counted (see [`super::SessionQuestions`]).
+    revision: AtomicU64,
 }
 
 /// Enough for a burst of questions and resolutions; a slower subscriber sees `Lagged` and should
@@ -79,7 +84,11 @@ const CAPACITY: usize = 1024;
 
 impl EventBus {
     pub(crate) fn new() -> Self {
-        EventBus { tx: broadcast::channel(CAPACITY).0 }
+        EventBus { tx: broadcast::channel(CAPACITY).0, revision: AtomicU64::new(0) }
+    }
+
+    pub(crate) fn revision(&self) -> u64 {
+        self.revision.load(Ordering::SeqCst)
     }
 
     pub(crate) fn subscribe(&self) -> broadcast::Receiver<QuestionEvent> {
@@ -89,6 +98,7 @@ impl EventBus {
     /// Builds the event only when someone listens: a headless service (CLI without a UI, the
     /// benchmark) should not pay for cloning requests nobody reads.
     pub(crate) fn send(&self, event: impl FnOnce() -> QuestionEvent) {
+        self.revision.fetch_add(1, Ordering::SeqCst);
         if self.tx.receiver_count() > 0 {
             let _ = self.tx.send(event());
         }

@@ -8,7 +8,7 @@
 //! reservation blocks a second (`REPLY_QUEUED`); only an explicit discard frees it, so a reply
 //! survives a stopped turn, a Quit and a crash, and the next run admits it from the inbox.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Mutex;
 
 use serde::{Deserialize, Serialize};
@@ -127,10 +127,13 @@ pub(crate) fn reply(
     })
 }
 
-/// The session's continued questions, in the order they were asked.
-pub(crate) fn continued(fold: &QuestionFold, session: &str) -> Vec<ContinuedQuestion> {
+/// The session's continued questions, in the order they were asked: those the log records as
+/// continued, and the `handed` over ones whose pending result is not recorded yet.
+pub(crate) fn continued(fold: &QuestionFold, session: &str, handed: &HashSet<String>) -> Vec<ContinuedQuestion> {
     fold.records()
-        .filter(|r| r.state == QuestionState::Continued)
+        .filter(|r| {
+            r.state == QuestionState::Continued || (r.state == QuestionState::Open && handed.contains(&r.call_id))
+        })
         .map(|r| ContinuedQuestion {
             session_id: session.to_string(),
             call_id: r.call_id.clone(),

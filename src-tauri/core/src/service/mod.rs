@@ -40,7 +40,7 @@ pub use provider::{
     BoxFuture, Caller, ForwardingProvider, InteractionProvider, InteractionRequest, ProviderRegistration, WaitInfo,
 };
 pub use stats::ServiceStats;
-pub use view::{next_to_show, questions_view, Phase, QuestionView};
+pub use view::{next_to_show, questions_view, Phase, QuestionView, SessionQuestions};
 pub use wait::{Attached, Takeover};
 
 use crate::error::CodedError;
@@ -262,8 +262,52 @@ impl UserQuestionService {
 
     /// Continued questions of a session, in the order they were asked. Empty when the log cannot be
     /// read (the failure reaches whoever answers one).
+    /// A question whose wait just ended is listed from that moment, before the log records its
+    /// pending result: no reader ever finds it neither waiting nor continued.
     pub fn continued(&self, session: &str) -> Vec<ContinuedQuestion> {
-        self.read_questions(session, |fold| late::continued(fold, session))
+        // The handed-over calls are read before the log: a call forgotten before this read was already
+        // past open in the log, so the log read after it lists it if it is continued.
+        let handed = self.inner.pending.continuing(session);
+        let (list, recorded) = self.read_questions(session, |fold| {
+            let recorded: Vec<String> = handed
+                .iter()
+                .filter(|call| fold.get(call).is_none_or(|r| r.state != QuestionState::Open))
+                .cloned()
+                .collect();
+            (late::continued(fold, session, &handed), recorded)
+        });
+        if !recorded.is_empty() {
+            // A call leaves the open state only once, so what the log said here stays true.
+            self.inner.pending.forget_continuing(session, |call| recorded.iter().any(|r| r == call));
+        }
+        list
+    }
+
+    /// [`questions`](Self::questions) with the revision that orders it against other reads. The
+    /// revision is read first: every question event it counts changed the service before the read.
+    pub fn session_questions(&self, session: &str) -> SessionQuestions {
+        let revision = self.inner.events.revision();
+        SessionQuestions { revision, questions: self.questions(session) }
+    }
+
+    /// `session`'s waiting questions as every surface lists them: the foreground ones first, then
+    /// the continued ones, each saying whether it takes an answer now (see [`questions_view`]).
+    pub fn questions(&self, session: &str) -> Vec<QuestionView> {
+        // The foreground is read before the continued list: a question claimed between the two reads
+        // is in both (and listed once), never in neither.
+        let mut views = questions_view(&self.foreground(Some(session)), &self.continued(session));
+        let missing: Vec<String> = views.iter().filter(|v| v.asked_at.is_none()).map(|v| v.call_id.clone()).collect();
+        if !missing.is_empty() {
+            let times = self.read_questions(session, |fold| {
+                missing.iter().map(|call| (call.clone(), fold.get(call).and_then(|r| r.asked_at))).collect::<Vec<_>>()
+            });
+            for (call, at) in times {
+                if let Some(view) = views.iter_mut().find(|v| v.call_id == call) {
+                    view.asked_at = at;
+                }
+            }
+        }
+        views
     }
 
     /// `f` on the session's question fold as the log says now; its default when the log cannot be
@@ -307,11 +351,12 @@ impl UserQuestionService {
         self.state_of(session, call_id) == Some(QuestionState::Continued)
     }
 
-    /// A call whose foreground wait has ended while the log still has it open: its pending result is
-    /// about to be recorded (the agent does it as the wait returns), and it becomes continued then.
+    /// A call whose foreground wait ended unanswered while the log still has it open: its pending
+    /// result is about to be recorded (the agent does it as the wait returns), and it becomes
+    /// continued then.
     fn is_becoming_continued(&self, session: &str, call_id: &str) -> bool {
-        self.state_of(session, call_id) == Some(QuestionState::Open)
-            && !self.inner.pending.snapshot(Some(session)).iter().any(|r| r.call_id == call_id)
+        self.inner.pending.is_continuing(session, call_id)
+            && self.state_of(session, call_id) == Some(QuestionState::Open)
     }
 
     /// A late answer to a continued question: checks it against the session's question fold and
@@ -425,6 +470,7 @@ impl UserQuestionService {
     pub fn close_session(&self, session: &str) {
         self.inner.roots.remove_session(session);
         self.inner.steering.detach(session);
+        self.inner.pending.forget_session(session);
     }
 
     /// Rejects every foreground question with `ASK_ABORTED` (the app is quitting).

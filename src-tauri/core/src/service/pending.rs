@@ -2,8 +2,13 @@
 //! only function that removes an entry, and it does so under the table lock: whoever claims first —
 //! the provider's answer, a panel submit, a notification action, cancel, abort, the deadline —
 //! settles the question, and everyone after gets `NOT_PENDING`.
+//!
+//! A question whose wait ended unanswered but goes on (a timed one past its deadline, a plan review at
+//! a quit) is handed over in the same step: it is kept as *continuing* until the log records its
+//! pending result. Without that, a surface reading between the two moments would find the question
+//! neither waiting nor continued.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -44,8 +49,19 @@ impl Claimed {
 
 pub(crate) struct PendingTable {
     sessions: Mutex<HashMap<String, HashMap<String, Entry>>>,
+    /// Calls handed over to the continued state whose pending result may not be recorded yet, by
+    /// session. Only ever locked alone or while `sessions` is held (in that order), so a claim moves a
+    /// question from one to the other in a single step as far as any reader is concerned.
+    continuing: Mutex<HashMap<String, HashSet<String>>>,
     next_ticket: AtomicU64,
     counters: Arc<Counters>,
+}
+
+/// Whether a question claimed with `settlement` goes on as a continued one: its wait ended unanswered
+/// the way the tools record as pending (its deadline, a client's countdown, a quit), and it is one that
+/// outlives its wait.
+fn goes_on(request: &InteractionRequest, settlement: &Settlement) -> bool {
+    matches!(settlement, Err(e) if e.code == ErrorCode::AskTimedOut) && request.outlives_quit()
 }
 
 fn not_pending(call_id: &str) -> UserInteractionError {
@@ -57,7 +73,12 @@ fn not_pending(call_id: &str) -> UserInteractionError {
 
 impl PendingTable {
     pub(crate) fn new(counters: Arc<Counters>) -> Self {
-        PendingTable { sessions: Mutex::new(HashMap::new()), next_ticket: AtomicU64::new(1), counters }
+        PendingTable {
+            sessions: Mutex::new(HashMap::new()),
+            continuing: Mutex::new(HashMap::new()),
+            next_ticket: AtomicU64::new(1),
+            counters,
+        }
     }
 
     pub(crate) fn open(
@@ -105,6 +126,9 @@ impl PendingTable {
             if calls.is_empty() {
                 sessions.remove(session);
             }
+            if goes_on(&entry.request, settlement) {
+                lock(&self.continuing).entry(session.to_string()).or_default().insert(call_id.to_string());
+            }
             entry
         };
         self.counters.pending_waits.sub(1);
@@ -150,6 +174,33 @@ impl PendingTable {
             .collect();
         out.sort_by(|a, b| (&a.session_id, &a.call_id).cmp(&(&b.session_id, &b.call_id)));
         out
+    }
+
+    /// Calls of `session` handed over to the continued state (see [`forget_continuing`](Self::forget_continuing)).
+    pub(crate) fn continuing(&self, session: &str) -> HashSet<String> {
+        lock(&self.continuing).get(session).cloned().unwrap_or_default()
+    }
+
+    /// Whether `call_id` of `session` was handed over to the continued state and not forgotten yet.
+    pub(crate) fn is_continuing(&self, session: &str, call_id: &str) -> bool {
+        lock(&self.continuing).get(session).is_some_and(|calls| calls.contains(call_id))
+    }
+
+    /// Stops holding the calls `done` says the log no longer has open: their pending result is
+    /// recorded (or they settled or went), after which the log alone says where they stand.
+    pub(crate) fn forget_continuing(&self, session: &str, done: impl Fn(&str) -> bool) {
+        let mut continuing = lock(&self.continuing);
+        if let Some(calls) = continuing.get_mut(session) {
+            calls.retain(|call| !done(call));
+            if calls.is_empty() {
+                continuing.remove(session);
+            }
+        }
+    }
+
+    /// Forgets every handed-over call of a session that was closed or deleted.
+    pub(crate) fn forget_session(&self, session: &str) {
+        lock(&self.continuing).remove(session);
     }
 
     pub(crate) fn keys(&self) -> Vec<(String, String)> {

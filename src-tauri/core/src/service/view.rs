@@ -34,6 +34,16 @@ pub struct QuestionView {
     pub asked_at: Option<DateTime<Utc>>,
 }
 
+/// A session's waiting questions at one moment, as a surface that is sent them again and again
+/// receives them. `revision` orders the lists: of two, the one with the higher revision was read
+/// after the other's last change, so a surface keeps the list with the highest it has seen (a list
+/// read earlier but delivered later must not bring back what a newer one no longer has).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct SessionQuestions {
+    pub revision: u64,
+    pub questions: Vec<QuestionView>,
+}
+
 impl QuestionView {
     pub fn foreground(request: &InteractionRequest) -> QuestionView {
         QuestionView {

@@ -5,7 +5,7 @@
 //
 // The transcript is read whole only on open, on "Show earlier turns", after the person acted, and when
 // the `transcript` events cannot be applied to it; otherwise those events keep it up to date. Question
-// and turn events re-read only the pending questions.
+// events carry the session's waiting questions as the host lists them; a turn's end re-reads them.
 import * as realApi from '../api';
 import type { Result } from '../api';
 import type { HarkError } from '../errors';
@@ -24,7 +24,8 @@ import type {
   AgentEvent,
   AppInfo,
   Focus,
-  PendingQuestions,
+  QuestionView,
+  SessionQuestions,
   SessionSummary,
   SessionView,
   Settings,
@@ -35,7 +36,7 @@ import type {
 import { REREAD, applyTranscriptEvent, catchUp } from './deltas';
 import { MissedEvents } from './missed';
 import * as queueOps from './questionQueue';
-import { type Asked, type Queue, emptyQueue, findAsked, isResolved, noPending } from './questionQueue';
+import { type Queue, emptyQueue, find, newer, noQuestions } from './questionQueue';
 import { Refresher, type Timers, realTimers } from './refresher';
 import { type Live, idle, onEvent, onTranscript } from './stream';
 import { type Handshake, TakeoverKeeper } from './takeover';
@@ -54,7 +55,7 @@ export type ChatApi = Pick<
   | 'sendMessage'
   | 'abort'
   | 'retry'
-  | 'pendingQuestions'
+  | 'sessionQuestions'
   | 'attachQuestion'
   | 'releaseQuestion'
   | 'submitAnswers'
@@ -74,7 +75,7 @@ export interface ChatOptions {
   refreshDelayMs?: number;
 }
 
-/** What a re-read covers: everything, or only the pending questions. */
+/** What a re-read covers: everything, or only the waiting questions. */
 type Want = 'all' | 'questions';
 
 const mergeWants = (a: Want, b: Want): Want => (a === 'all' || b === 'all' ? 'all' : 'questions');
@@ -84,7 +85,7 @@ interface Read {
   transcript: Result<Transcript> | null;
   /** Transcript events that arrived while the transcript was read. */
   missed: TranscriptEvent[];
-  pending: Result<PendingQuestions>;
+  questions: Result<SessionQuestions>;
 }
 
 function localStore(): DraftStore | null {
@@ -107,7 +108,8 @@ export class Chat {
   /** The session shown; null = a new chat not started yet. */
   activeId: string | null = $state(null);
   transcript: Transcript | null = $state.raw(null);
-  pending: PendingQuestions = $state.raw(noPending);
+  /** The session's waiting questions as the host last listed them. */
+  questions: SessionQuestions = $state.raw(noQuestions);
   live: Live = $state.raw(idle);
   modelLabel = $state('');
   queue: Queue = $state.raw(emptyQueue);
@@ -162,10 +164,10 @@ export class Chat {
 
   // ------------------------------------------------------------------ derived views
 
-  /** The question the panel holds (shown or hidden), if it is still pending. */
-  get openAsked(): Asked | undefined {
+  /** The question the panel holds (shown or hidden), while the host lists it. */
+  get openAsked(): QuestionView | undefined {
     const open = this.queue.open;
-    return open ? findAsked(this.pending, open.callId) : undefined;
+    return open ? find(this.questions.questions, open.callId) : undefined;
   }
 
   /** The panel takes over the composer. */
@@ -174,7 +176,12 @@ export class Chat {
   }
 
   get waitingCount(): number {
-    return queueOps.waiting(this.queue, this.pending, this.transcript).length;
+    return queueOps.waiting(this.queue, this.questions.questions).length;
+  }
+
+  /** Whether the host lists the call as taking an answer now (a tool row's "Answer"). */
+  answerable(callId: string): boolean {
+    return find(this.questions.questions, callId)?.answerable === true;
   }
 
   submitState(callId: string): SubmitState {
@@ -219,7 +226,7 @@ export class Chat {
     if (old) void this.api.closeSessionView(old);
     this.activeId = null;
     this.transcript = null;
-    this.pending = noPending;
+    this.questions = noQuestions;
     this.live = idle;
     this.modelLabel = '';
     this.queue = emptyQueue;
@@ -294,9 +301,8 @@ export class Chat {
   private showView(id: string, v: SessionView, missed: readonly TranscriptEvent[]): void {
     this.live = { ...idle, busy: v.busy };
     this.showRead(id, v.transcript, missed);
-    this.pending = v.questions;
     this.modelLabel = v.model_label;
-    this.reconcileQuestions();
+    this.showQuestions(v.questions);
   }
 
   /** An empty conversation; the first Send starts the session. */
@@ -389,6 +395,7 @@ export class Chat {
       const callId = e.event.call_id;
       this.setSubmit(callId, replyDiscarded(this.submitState(callId)));
     }
+    if (e.type === 'question') this.showQuestions(e.questions);
     if (effect.refreshQuestions) this.refresher.schedule(sessionId, 'questions');
     if (effect.refreshSessions) void this.refreshSessions();
   }
@@ -402,10 +409,7 @@ export class Chat {
       this.refresher.schedule(sessionId, 'all');
       return;
     }
-    const questionsChanged = next.questions !== this.transcript.questions;
     this.showTranscript(next);
-    // A question may have been resolved by this event after the pending list was last read.
-    if (questionsChanged) this.reconcileQuestions();
   }
 
   private showTranscript(t: Transcript): void {
@@ -439,20 +443,18 @@ export class Chat {
   }
 
   private async read(id: string, want: Want): Promise<Read> {
-    const pending = this.api.pendingQuestions(id);
-    if (want === 'questions') return { transcript: null, missed: [], pending: await pending };
-    const [transcript, pendingRead] = await Promise.all([
+    const questions = this.api.sessionQuestions(id);
+    if (want === 'questions') return { transcript: null, missed: [], questions: await questions };
+    const [transcript, questionsRead] = await Promise.all([
       this.missed.during(() => this.api.sessionTranscript(id, this.turnLimit)),
-      pending,
+      questions,
     ]);
-    return { transcript: transcript.value, missed: transcript.missed, pending: pendingRead };
+    return { transcript: transcript.value, missed: transcript.missed, questions: questionsRead };
   }
 
   private applyRead(id: string, data: Read): void {
     if (data.transcript?.ok) this.showRead(id, data.transcript.value, data.missed);
-    if (data.pending.ok) this.pending = data.pending.value;
-    const transcriptOk = data.transcript === null || data.transcript.ok;
-    if (transcriptOk && data.pending.ok) this.reconcileQuestions();
+    if (data.questions.ok) this.showQuestions(data.questions.value);
   }
 
   /** Shows another page of older turns of the active session. */
@@ -473,24 +475,33 @@ export class Chat {
     this.submits = { ...this.submits, [callId]: state };
   }
 
-  /** After every read: resolved questions end (panel, draft, submit state); the queue picks the panel. */
-  private reconcileQuestions(): void {
+  /**
+   * A list of the session's waiting questions from the host (the opened view, a question event, a
+   * read): shown unless a newer one already is, then every question the host no longer lists ends
+   * here (panel, draft, submit state) and the queue picks the panel.
+   */
+  private showQuestions(received: SessionQuestions): void {
     const sessionId = this.activeId;
     if (!sessionId) return;
-    this.queue = queueOps.reconcile(this.queue, this.pending, this.transcript);
+    const shown = newer(this.questions, received);
+    if (shown === this.questions) return;
+    this.questions = shown;
+    const views = shown.questions;
+    this.queue = queueOps.reconcile(this.queue, views);
     const submits: Record<string, SubmitState> = {};
     for (const [callId, state] of Object.entries(this.submits)) {
-      if (isResolved(callId, this.pending, this.transcript)) continue;
-      const asked = findAsked(this.pending, callId);
-      submits[callId] = asked?.kind === 'continued' ? becameContinued(state) : state;
+      const view = find(views, callId);
+      if (!view) continue;
+      submits[callId] = view.phase === 'continued' ? becameContinued(state) : state;
     }
     this.submits = submits;
-    this.expired = this.expired.filter((c) => findAsked(this.pending, c)?.kind === 'foreground');
-    this.clearResolvedDrafts(sessionId);
+    this.expired = this.expired.filter((c) => find(views, c)?.phase === 'foreground');
+    this.clearResolvedDrafts(sessionId, views);
     this.syncTakeover();
   }
 
-  private clearResolvedDrafts(sessionId: string): void {
+  /** Drafts of the session's questions the host no longer lists: answered, settled or gone. */
+  private clearResolvedDrafts(sessionId: string, views: readonly QuestionView[]): void {
     const store = this.storage;
     if (!store) return;
     const prefix = draftKey(sessionId, '');
@@ -502,7 +513,7 @@ export class Chat {
       }
       for (const k of keys) {
         const callId = decodeURIComponent(k.slice(prefix.length));
-        if (isResolved(callId, this.pending, this.transcript)) store.removeItem(k);
+        if (!find(views, callId)) store.removeItem(k);
       }
     } catch {
       // Storage unavailable: drafts simply do not persist.
@@ -520,10 +531,10 @@ export class Chat {
       this.visible &&
       !this.queue.open?.collapsed &&
       asked !== undefined &&
-      asked.kind === 'foreground' &&
+      asked.phase === 'foreground' &&
       asked.wait !== null &&
-      !this.expired.includes(asked.callId);
-    this.takeover.want(wanted && asked && this.activeId ? { sessionId: this.activeId, callId: asked.callId } : null);
+      !this.expired.includes(asked.call_id);
+    this.takeover.want(wanted && asked && this.activeId ? { sessionId: this.activeId, callId: asked.call_id } : null);
   }
 
   openQuestion(callId: string): void {
@@ -533,7 +544,7 @@ export class Chat {
 
   /** The strip's "Answer". */
   answerNext(): void {
-    const next = queueOps.nextToAnswer(this.queue, this.pending, this.transcript);
+    const next = queueOps.nextToAnswer(this.queue, this.questions.questions);
     if (next) this.openQuestion(next);
   }
 
@@ -557,9 +568,9 @@ export class Chat {
     const asked = this.openAsked;
     this.queue = queueOps.close(this.queue);
     this.syncTakeover();
-    if (!sessionId || !asked || asked.kind !== 'foreground') return;
+    if (!sessionId || !asked || asked.phase !== 'foreground') return;
     const end = how === 'decline' ? this.api.declineQuestion : this.api.cancelQuestion;
-    const r = await end(sessionId, asked.callId);
+    const r = await end(sessionId, asked.call_id);
     if (this.activeId !== sessionId) return;
     if (!r.ok && r.error.code !== 'NOT_PENDING') this.error = r.error;
     this.refresher.schedule(sessionId, 'all');
@@ -578,7 +589,7 @@ export class Chat {
     const sessionId = this.activeId;
     if (!sessionId) return;
     const before = this.submitState(callId);
-    const next = startSubmit(before, findAsked(this.pending, callId)?.kind === 'continued');
+    const next = startSubmit(before, this.phaseOf(callId) === 'continued');
     if (next === before) return;
     this.setSubmit(callId, next);
     const path = next.kind === 'submitting' ? next.path : null;
@@ -590,11 +601,11 @@ export class Chat {
       if (r.value.path === 'late' && this.queue.open?.callId === callId) this.queue = queueOps.close(this.queue);
     } else {
       if (r.error.code === 'NOT_PENDING') {
-        const p = await this.api.pendingQuestions(sessionId);
+        const read = await this.api.sessionQuestions(sessionId);
         if (this.activeId !== sessionId) return;
-        if (p.ok) this.pending = p.value;
+        if (read.ok) this.showQuestions(read.value);
       }
-      const continued = findAsked(this.pending, callId)?.kind === 'continued';
+      const continued = this.phaseOf(callId) === 'continued';
       this.setSubmit(callId, rejected(this.submitState(callId), r.error, continued));
     }
     this.refresher.schedule(sessionId, 'all');
@@ -609,6 +620,11 @@ export class Chat {
     this.expired = [...this.expired, callId];
     this.syncTakeover();
     this.refresher.schedule(sessionId, 'all');
+  }
+
+  /** Where the host says the question stands, while it lists it. */
+  private phaseOf(callId: string): QuestionView['phase'] | undefined {
+    return find(this.questions.questions, callId)?.phase;
   }
 
   /** Which take-over is held (tests, diagnostics). */

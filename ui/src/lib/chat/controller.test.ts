@@ -7,15 +7,14 @@ import {
   deferred,
   fg,
   flush,
-  pending,
-  record,
+  listed,
   transcript,
   transcriptEvent,
   turn,
   userItem,
 } from './fakes';
 import { draftKey } from '../question/draft';
-import type { AgentEvent, PendingQuestions, Transcript } from '../types';
+import type { AgentEvent, QuestionEvent, QuestionView, SessionQuestions, Transcript } from '../types';
 
 const ok = <T>(value: T) => ({ ok: true as const, value });
 const fail = (code: string) => ({ ok: false as const, error: { name: 'UserInteractionError', code, message: `${code}!` } });
@@ -34,8 +33,13 @@ function memoryStore(): DraftStore & { map: Map<string, string> } {
   };
 }
 
-function setup(initial: { pending?: PendingQuestions; transcript?: Transcript } = {}) {
-  const state = { pending: initial.pending ?? pending(), transcript: initial.transcript ?? transcript() };
+function setup(initial: { questions?: QuestionView[]; transcript?: Transcript } = {}) {
+  const state = { questions: listed(initial.questions ?? [], 1), transcript: initial.transcript ?? transcript() };
+  /** The host's list changes: what it sends or returns from now on, under a newer revision. */
+  const list = (views: QuestionView[]): SessionQuestions =>
+    (state.questions = listed(views, state.questions.revision + 1));
+  /** A question event of session s1, with the host's list as it stands. */
+  const question = (event: QuestionEvent): AgentEvent => ({ type: 'question', event, questions: state.questions });
   const streams = new Map<string, (e: AgentEvent) => void>();
   let takeoverId = 0;
   const api = {
@@ -46,14 +50,14 @@ function setup(initial: { pending?: PendingQuestions; transcript?: Transcript } 
     startSession: vi.fn(async () => ok({ session_id: 'new1' })),
     openSession: vi.fn(async (id: string, onEvent: (e: AgentEvent) => void) => {
       streams.set(id, onEvent);
-      return ok({ session_id: id, transcript: state.transcript, questions: state.pending, busy: false, model_label: 'Demo' });
+      return ok({ session_id: id, transcript: state.transcript, questions: state.questions, busy: false, model_label: 'Demo' });
     }),
     closeSessionView: vi.fn(async () => ok(undefined)),
     sessionTranscript: vi.fn(async () => ok(state.transcript)),
     sendMessage: vi.fn(async () => ok(undefined)),
     abort: vi.fn(async () => ok(true)),
     retry: vi.fn(async () => ok(undefined)),
-    pendingQuestions: vi.fn(async () => ok(state.pending)),
+    sessionQuestions: vi.fn(async () => ok(state.questions)),
     attachQuestion: vi.fn(async () => ok({ takeover_id: ++takeoverId, remaining_ms: 30_000 })),
     releaseQuestion: vi.fn(async () => ok(undefined)),
     submitAnswers: vi.fn(async () => ok({ path: 'foreground' as 'foreground' | 'late' })),
@@ -72,14 +76,14 @@ function setup(initial: { pending?: PendingQuestions; transcript?: Transcript } 
     await flush();
     await flush();
   };
-  return { chat, api, state, emit, settle, storage, timers };
+  return { chat, api, state, emit, settle, storage, timers, list, question };
 }
 
 const batch = { answers: [{ id: 'db', selected: ['SQLite'] }] };
 
 describe('Chat: sessions and stream', () => {
-  it('opens a session and streams text; appended events read nothing, a burst of question events only the questions, once', async () => {
-    const { chat, api, emit, settle } = setup();
+  it('opens a session and streams text; appended and question events read nothing, a turn end the questions once', async () => {
+    const { chat, api, emit, settle, question } = setup();
     await chat.select('s1');
     expect(api.openSession).toHaveBeenCalledWith('s1', expect.any(Function), TURN_PAGE);
     emit('s1', { type: 'turn_started', session_id: 's1', turn_id: 't1' });
@@ -87,13 +91,15 @@ describe('Chat: sessions and stream', () => {
     for (let i = 0; i < 5; i++) emit('s1', { type: 'event_appended', event: { session_id: 's1', seq: i, at: '', type: 'tool/call' } });
     expect(chat.live).toMatchObject({ busy: true, streaming: 'Hi' });
     await settle();
-    expect(api.pendingQuestions).not.toHaveBeenCalled();
+    expect(api.sessionQuestions).not.toHaveBeenCalled();
     for (let i = 0; i < 3; i++) {
-      emit('s1', { type: 'question', event: { type: 'resolved', session_id: 's1', call_id: `c${i}`, outcome: 'answered' } });
+      emit('s1', question({ type: 'resolved', session_id: 's1', call_id: `c${i}`, outcome: 'answered' }));
     }
+    await settle();
+    expect(api.sessionQuestions).not.toHaveBeenCalled();
     emit('s1', { type: 'turn_ended', session_id: 's1', turn_id: 't1', reason: 'completed' });
     await settle();
-    expect(api.pendingQuestions).toHaveBeenCalledTimes(1);
+    expect(api.sessionQuestions).toHaveBeenCalledTimes(1);
     expect(api.sessionTranscript).not.toHaveBeenCalled();
     expect(chat.live.busy).toBe(false);
   });
@@ -177,7 +183,7 @@ describe('Chat: transcript events', () => {
     expect(chat.transcript?.seq).toBe(2);
     expect(chat.transcript?.turns.map((t) => t.items.map((i) => i.seq))).toEqual([[2]]);
     expect(api.sessionTranscript).not.toHaveBeenCalled();
-    expect(api.pendingQuestions).not.toHaveBeenCalled();
+    expect(api.sessionQuestions).not.toHaveBeenCalled();
   });
 
   it('an event the stream skipped makes one full re-read, which later events continue', async () => {
@@ -188,7 +194,7 @@ describe('Chat: transcript events', () => {
     emit('s1', transcriptEvent(3, { kind: 'item_added', turn: 0, item: 0, value: userItem(2) }));
     await settle();
     expect(api.sessionTranscript).toHaveBeenCalledTimes(1);
-    expect(api.pendingQuestions).toHaveBeenCalledTimes(1);
+    expect(api.sessionQuestions).toHaveBeenCalledTimes(1);
     expect(chat.transcript).toEqual(state.transcript);
     emit('s1', transcriptEvent(4, { kind: 'item_added', turn: 0, item: 1, value: assistantItem(4) }));
     await settle();
@@ -231,7 +237,7 @@ describe('Chat: transcript events', () => {
       // The shell streams from the moment the channel is open, possibly before the view is sent.
       onEvent(transcriptEvent(1, { kind: 'turn_opened', turn: 0, value: turn('t1') }));
       onEvent(transcriptEvent(2, { kind: 'item_added', turn: 0, item: 0, value: userItem(2) }));
-      return ok({ session_id: id, transcript: view, questions: pending(), busy: true, model_label: 'Demo' });
+      return ok({ session_id: id, transcript: view, questions: listed(), busy: true, model_label: 'Demo' });
     });
     await chat.select('s1');
     expect(chat.transcript?.seq).toBe(2);
@@ -256,28 +262,39 @@ describe('Chat: transcript events', () => {
     expect(api.sessionTranscript).toHaveBeenCalledTimes(1);
   });
 
-  it('a question that a call event settles closes its panel once the host no longer lists it', async () => {
-    const { chat, api, emit, settle, state, storage } = setup({
-      pending: pending({ foreground: [fg('a')] }),
-      transcript: transcript([record('a', 'open')]),
-    });
+  it('a question event brings the list: the panel and the draft of a question the host no longer lists go at once', async () => {
+    const { chat, api, emit, list, question, storage } = setup({ questions: [fg('a')] });
     await chat.select('s1');
     chat.saveDraft('a', '{"v":1}');
-    state.pending = pending();
-    emit('s1', { type: 'question', event: { type: 'resolved', session_id: 's1', call_id: 'a', outcome: 'answered' } });
-    await settle();
-    // Neither list has it yet as pending, but the transcript still says open: not resolved yet.
     expect(chat.queue.open?.callId).toBe('a');
-    emit('s1', transcriptEvent(1, { kind: 'call', call_id: 'a', question: record('a', 'settled'), queued_answers: null }));
+    list([]);
+    emit('s1', question({ type: 'resolved', session_id: 's1', call_id: 'a', outcome: 'answered' }));
     expect(chat.queue.open).toBeNull();
     expect(storage.map.has(draftKey('s1', 'a'))).toBe(false);
+    expect(api.sessionQuestions).not.toHaveBeenCalled();
     expect(api.sessionTranscript).not.toHaveBeenCalled();
+  });
+
+  it('a read that lands after a newer question event does not bring back what the event no longer lists', async () => {
+    const { chat, api, emit, list, question, state } = setup({ questions: [fg('a')] });
+    await chat.select('s1');
+    const slow = deferred<{ ok: true; value: SessionQuestions }>();
+    api.sessionQuestions.mockImplementationOnce(() => slow.promise);
+    const read = chat.refreshNow();
+    const before = state.questions;
+    list([cont('a')]);
+    emit('s1', question({ type: 'resolved', session_id: 's1', call_id: 'a', outcome: 'timed_out' }));
+    expect(chat.openAsked?.phase).toBe('continued');
+    slow.resolve(ok(before));
+    await read;
+    expect(chat.openAsked?.phase).toBe('continued');
+    expect(chat.questions).toBe(state.questions);
   });
 });
 
 describe('Chat: questions', () => {
   it('opens a foreground question, and a timed one holds a take-over while the window is visible', async () => {
-    const { chat, api } = setup({ pending: pending({ foreground: [fg('a', true)] }) });
+    const { chat, api } = setup({ questions: [fg('a', true)] });
     await chat.select('s1');
     await flush();
     expect(chat.queue.open?.callId).toBe('a');
@@ -302,7 +319,7 @@ describe('Chat: questions', () => {
   });
 
   it('a blocking question takes no take-over', async () => {
-    const { chat, api } = setup({ pending: pending({ foreground: [fg('a')] }) });
+    const { chat, api } = setup({ questions: [fg('a')] });
     await chat.select('s1');
     await flush();
     expect(chat.panelShown).toBe(true);
@@ -310,10 +327,7 @@ describe('Chat: questions', () => {
   });
 
   it('a foreground submit stays busy until the host no longer lists the question; then the draft is cleared', async () => {
-    const { chat, api, state, settle, storage } = setup({
-      pending: pending({ foreground: [fg('a', true)] }),
-      transcript: transcript([record('a', 'open')]),
-    });
+    const { chat, api, settle, storage, list } = setup({ questions: [fg('a', true)] });
     await chat.select('s1');
     await flush();
     chat.saveDraft('a', '{"v":1}');
@@ -322,8 +336,7 @@ describe('Chat: questions', () => {
     expect(chat.submitState('a')).toEqual({ kind: 'submitting', path: 'foreground' });
     expect(chat.panelShown).toBe(true); // never on local submit alone
     expect(storage.map.has(draftKey('s1', 'a'))).toBe(true);
-    state.pending = pending();
-    state.transcript = transcript([record('a', 'settled')]);
+    list([]);
     await settle();
     expect(chat.panelShown).toBe(false);
     expect(storage.map.has(draftKey('s1', 'a'))).toBe(false);
@@ -331,11 +344,11 @@ describe('Chat: questions', () => {
   });
 
   it('NOT_PENDING while the question became continued offers Resubmit with the draft kept', async () => {
-    const { chat, api, state, storage } = setup({ pending: pending({ foreground: [fg('a', true)] }) });
+    const { chat, api, storage, list } = setup({ questions: [fg('a', true)] });
     await chat.select('s1');
     chat.saveDraft('a', '{"v":1}');
     api.submitAnswers.mockResolvedValueOnce(fail('NOT_PENDING') as never);
-    state.pending = pending({ continued: [cont('a')] });
+    list([cont('a')]);
     await chat.submitAnswers('a', batch);
     expect(chat.submitState('a')).toEqual({ kind: 'resubmit' });
     expect(storage.map.has(draftKey('s1', 'a'))).toBe(true);
@@ -343,7 +356,7 @@ describe('Chat: questions', () => {
   });
 
   it('BAD_ANSWER comes back inline and editable', async () => {
-    const { chat, api } = setup({ pending: pending({ foreground: [fg('a')] }) });
+    const { chat, api } = setup({ questions: [fg('a')] });
     await chat.select('s1');
     api.submitAnswers.mockResolvedValueOnce(fail('BAD_ANSWER') as never);
     await chat.submitAnswers('a', batch);
@@ -351,22 +364,29 @@ describe('Chat: questions', () => {
   });
 
   it('a late answer is queued and the panel goes; a released reply can be answered again', async () => {
-    const { chat, api, emit } = setup({ pending: pending({ continued: [cont('c')] }) });
+    const { chat, api, emit, question, list } = setup({ questions: [cont('c')] });
     await chat.select('s1');
     expect(chat.panelShown).toBe(false); // continued questions never open by themselves
     expect(chat.waitingCount).toBe(1);
+    expect(chat.answerable('c')).toBe(true);
     chat.answerNext();
     expect(chat.panelShown).toBe(true);
     api.submitAnswers.mockResolvedValueOnce(ok({ path: 'late' as const }));
     await chat.submitAnswers('c', batch);
     expect(chat.submitState('c')).toEqual({ kind: 'queued' });
     expect(chat.panelShown).toBe(false);
-    emit('s1', { type: 'question', event: { type: 'reply_released', session_id: 's1', call_id: 'c', message_id: 'm' } });
+    list([cont('c', 'm')]);
+    emit('s1', question({ type: 'reply_queued', session_id: 's1', call_id: 'c', message_id: 'm' }));
+    expect(chat.answerable('c')).toBe(false); // the host says so: the row offers no second answer
+    expect(chat.waitingCount).toBe(0);
+    list([cont('c')]);
+    emit('s1', question({ type: 'reply_released', session_id: 's1', call_id: 'c', message_id: 'm' }));
     expect(chat.submitState('c')).toEqual({ kind: 'resubmit' });
+    expect(chat.answerable('c')).toBe(true);
   });
 
   it('Close cancels a foreground question but only closes a continued one; Hide cancels nothing', async () => {
-    const { chat, api } = setup({ pending: pending({ foreground: [fg('a')], continued: [cont('c')] }) });
+    const { chat, api } = setup({ questions: [fg('a'), cont('c')] });
     await chat.select('s1');
     chat.hideQuestion();
     expect(chat.panelShown).toBe(false);
@@ -381,7 +401,7 @@ describe('Chat: questions', () => {
   });
 
   it('Decline declines the open form and cancels nothing', async () => {
-    const { chat, api } = setup({ pending: pending({ foreground: [fg('a')] }) });
+    const { chat, api } = setup({ questions: [fg('a')] });
     await chat.select('s1');
     chat.openQuestion('a');
     await chat.declineQuestion();
@@ -391,7 +411,7 @@ describe('Chat: questions', () => {
   });
 
   it('the panel countdown running out tells the host and gives the take-over back', async () => {
-    const { chat, api } = setup({ pending: pending({ foreground: [fg('a', true)] }) });
+    const { chat, api } = setup({ questions: [fg('a', true)] });
     await chat.select('s1');
     await flush();
     await chat.expireQuestion('a');
@@ -402,14 +422,14 @@ describe('Chat: questions', () => {
   });
 
   it('hark://focus selects the session and opens the panel on that call', async () => {
-    const { chat } = setup({ pending: pending({ foreground: [fg('a')], continued: [cont('c')] }) });
+    const { chat } = setup({ questions: [fg('a'), cont('c')] });
     await chat.focus({ session_id: 's9', call_id: 'c', notice: null });
     expect(chat.activeId).toBe('s9');
     expect(chat.queue.open).toEqual({ callId: 'c', collapsed: false });
   });
 
   it('a focus request with a notice opens the question and shows why', async () => {
-    const { chat } = setup({ pending: pending({ continued: [cont('c')] }) });
+    const { chat } = setup({ questions: [cont('c')] });
     const notice = { name: 'UserInteractionError', code: 'REPLY_QUEUED', message: 'Your answer from the notification was not taken: a reply is queued' };
     await chat.focus({ session_id: 's9', call_id: 'c', notice });
     expect(chat.queue.open).toEqual({ callId: 'c', collapsed: false });

@@ -2,10 +2,9 @@
 import type { Timers } from './refresher';
 import type {
   Catalogue,
-  ContinuedQuestion,
-  InteractionRequest,
-  PendingQuestions,
   QuestionRecord,
+  QuestionView,
+  SessionQuestions,
   Transcript,
   TranscriptDelta,
   TranscriptEvent,
@@ -75,25 +74,32 @@ export const q1: Question = {
   multi_select: false,
 };
 
-export function pending(over: Partial<PendingQuestions> = {}): PendingQuestions {
-  return { foreground: [], continued: [], ...over };
+/** The host's list of a session's waiting questions, as a read or a question event brings it. */
+export function listed(views: QuestionView[] = [], revision = 0): SessionQuestions {
+  return { revision, questions: views };
 }
 
-export const fg = (callId: string, timed = false): InteractionRequest => ({
+/** A question waiting in the foreground, as the host lists it (always answerable). */
+export const fg = (callId: string, timed = false): QuestionView => ({
   session_id: 's1',
   call_id: callId,
-  caller: { session_id: 's1', agent_instance_id: 'agent', parent: null },
   intent: { kind: 'question' },
   questions: [q1],
+  phase: 'foreground',
   wait: timed ? { call_id: callId, timed: true as const, timeout_ms: 60_000 } : null,
+  answerable: true,
+  asked_at: null,
 });
 
-export const cont = (callId: string, replyQueued: string | null = null): ContinuedQuestion => ({
+/** A continued question, as the host lists it: answerable until a late reply of it is queued. */
+export const cont = (callId: string, replyQueued: string | null = null): QuestionView => ({
   session_id: 's1',
   call_id: callId,
   intent: { kind: 'question' },
   questions: [q1],
+  phase: 'continued',
   reply_queued: replyQueued,
+  answerable: replyQueued === null,
   asked_at: null,
 });
 

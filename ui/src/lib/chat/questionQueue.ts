@@ -1,21 +1,9 @@
-// Which question the panel shows. Every pending request is
-// kept; one panel at a time. Foreground questions open by themselves (unless the person hid or closed
-// them); continued ones open only when asked for. Pure data: the controller holds the state.
-import type { Question } from '../question/types';
-import type { Intent, PendingQuestions, Transcript, WaitInfo } from '../types';
-
-export interface Asked {
-  callId: string;
-  /** A plain question, or a plan review (shown as the plan with Approve and Request changes). */
-  intent: Intent;
-  questions: Question[];
-  /** foreground: the call waits for the answer now; continued: the agent went on (late path). */
-  kind: 'foreground' | 'continued';
-  /** Timed foreground wait (countdown + take-over); null for blocking and continued questions. */
-  wait: WaitInfo | null;
-  /** A late reply already waits for admission. */
-  replyQueued: string | null;
-}
+// Which question the panel shows. The host lists the session's waiting questions (`QuestionView`):
+// which are listed, in what order, whether each waits in the foreground or was continued, whether it
+// takes an answer now and whether a late reply of it is on its way. Nothing here decides any of
+// that again; this module keeps only the person's own choices: which question the panel holds,
+// whether they hid it, and which ones they hid or closed. Pure data: the controller holds the state.
+import type { QuestionView, SessionQuestions } from '../types';
 
 export interface Queue {
   /** The panel's question; `collapsed` = hidden by the person (its timed take-over is released). */
@@ -26,71 +14,31 @@ export interface Queue {
 
 export const emptyQueue: Queue = { open: null, dismissed: [] };
 
-export const noPending: PendingQuestions = { foreground: [], continued: [] };
+/** Nothing read yet: any list the host sends replaces it. */
+export const noQuestions: SessionQuestions = { revision: -1, questions: [] };
 
-/** Everything pending, foreground first (in the order asked), then continued. */
-export function askedList(p: PendingQuestions): Asked[] {
-  return [
-    ...p.foreground.map(
-      (q): Asked => ({
-        callId: q.call_id,
-        intent: q.intent,
-        questions: q.questions,
-        kind: 'foreground',
-        wait: q.wait,
-        replyQueued: null,
-      }),
-    ),
-    ...p.continued
-      .filter((q) => !p.foreground.some((f) => f.call_id === q.call_id))
-      .map(
-        (q): Asked => ({
-          callId: q.call_id,
-          intent: q.intent,
-          questions: q.questions,
-          kind: 'continued',
-          wait: null,
-          replyQueued: q.reply_queued,
-        }),
-      ),
-  ];
+/**
+ * The list to show of the one shown and one just received: the newer by the host's revision. A read
+ * can land after a list the stream sent later, and must not bring back what that list no longer has.
+ */
+export function newer(shown: SessionQuestions, received: SessionQuestions): SessionQuestions {
+  return received.revision >= shown.revision ? received : shown;
 }
 
-export function findAsked(p: PendingQuestions, callId: string): Asked | undefined {
-  return askedList(p).find((a) => a.callId === callId);
+export function find(views: readonly QuestionView[], callId: string): QuestionView | undefined {
+  return views.find((v) => v.call_id === callId);
 }
 
 /**
- * Answerable from here: not settled, and no late reply of it already on its way. The transcript's
- * record says so first: it is the session's own fold, kept current by the deltas of every recorded
- * event, while the pending list is read again only after the fact (so, right after a late answer was
- * admitted, the list still has the question). Without a record (not shown yet) the list decides.
+ * After a new list: keep the panel's question while the host lists it, else open the first answerable
+ * foreground question the person did not hide or close (continued ones open only when asked for).
  */
-function answerable(a: Asked, transcript: Transcript | null): boolean {
-  const record = transcript?.questions.find((r) => r.call_id === a.callId);
-  if (!record) return a.replyQueued === null;
-  return record.state !== 'settled' && record.reply_queued === null;
-}
-
-/**
- * The host says a question resolved when the pending list no longer has it AND the transcript no longer
- * shows it open or continued. The second check covers the moment between a timed foreground wait ending
- * and its `pending` tool result being recorded, when the question is briefly in neither list.
- */
-export function isResolved(callId: string, pending: PendingQuestions, transcript: Transcript | null): boolean {
-  if (findAsked(pending, callId)) return false;
-  const record = transcript?.questions.find((r) => r.call_id === callId);
-  return !record || record.state === 'settled';
-}
-
-/** After a new read: keep the open panel while its question is pending, else open the next foreground one. */
-export function reconcile(q: Queue, pending: PendingQuestions, transcript: Transcript | null): Queue {
-  const listed = askedList(pending);
+export function reconcile(q: Queue, views: readonly QuestionView[]): Queue {
   let open = q.open;
-  if (open && isResolved(open.callId, pending, transcript)) open = null;
+  if (open && !find(views, open.callId)) open = null;
   if (open) return open === q.open ? q : { ...q, open };
-  const next = listed.find((a) => a.kind === 'foreground' && !q.dismissed.includes(a.callId));
-  return { ...q, open: next ? { callId: next.callId, collapsed: false } : null };
+  const next = views.find((v) => v.phase === 'foreground' && v.answerable && !q.dismissed.includes(v.call_id));
+  return { ...q, open: next ? { callId: next.call_id, collapsed: false } : null };
 }
 
 /** The person asked for a question (tool row "Answer", the waiting strip, a notification). */
@@ -120,15 +68,13 @@ export function panelShown(q: Queue): boolean {
 }
 
 /** The questions the "N questions are waiting for your answer" strip counts: answerable, not on screen. */
-export function waiting(q: Queue, pending: PendingQuestions, transcript: Transcript | null): Asked[] {
-  return askedList(pending).filter(
-    (a) => answerable(a, transcript) && !(panelShown(q) && q.open?.callId === a.callId),
-  );
+export function waiting(q: Queue, views: readonly QuestionView[]): QuestionView[] {
+  return views.filter((v) => v.answerable && !(panelShown(q) && q.open?.callId === v.call_id));
 }
 
 /** What the strip's "Answer" opens: the hidden panel first, then the first waiting question. */
-export function nextToAnswer(q: Queue, pending: PendingQuestions, transcript: Transcript | null): string | null {
-  const list = waiting(q, pending, transcript);
-  if (q.open?.collapsed && list.some((a) => a.callId === q.open?.callId)) return q.open.callId;
-  return list[0]?.callId ?? null;
+export function nextToAnswer(q: Queue, views: readonly QuestionView[]): string | null {
+  const list = waiting(q, views);
+  if (q.open?.collapsed && list.some((v) => v.call_id === q.open?.callId)) return q.open.callId;
+  return list[0]?.call_id ?? null;
 }

@@ -16,10 +16,14 @@ describe('stream', () => {
     expect(ended.live.busy).toBe(false);
   });
 
-  it('asks for the pending questions and the sessions list on questions, for nothing on appended events', () => {
+  it('asks for the sessions list on questions (which bring the questions along), for nothing on appended events', () => {
     expect(onEvent(idle, { type: 'event_appended', event: stored('tool/call') }, 's1')).toMatchObject({ refreshQuestions: false, refreshSessions: false });
-    const q: AgentEvent = { type: 'question', event: { type: 'resolved', session_id: 's1', call_id: 'c', outcome: 'answered' } };
-    expect(onEvent(idle, q, 's1')).toMatchObject({ refreshQuestions: true, refreshSessions: true });
+    const q: AgentEvent = {
+      type: 'question',
+      event: { type: 'resolved', session_id: 's1', call_id: 'c', outcome: 'answered' },
+      questions: { revision: 1, questions: [] },
+    };
+    expect(onEvent(idle, q, 's1')).toMatchObject({ refreshQuestions: false, refreshSessions: true });
     expect(onEvent(idle, { type: 'text_delta', session_id: 's1', text: 'x' }, 's1').refreshQuestions).toBe(false);
     const t: AgentEvent = { type: 'transcript', session_id: 's1', seq: 1, deltas: [] };
     expect(onEvent(idle, t, 's1')).toEqual({ live: idle, refreshQuestions: false, refreshSessions: false });

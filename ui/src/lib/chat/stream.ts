@@ -22,7 +22,7 @@ export const idle: Live = { busy: false, streaming: '', recorded: 0, recordedSeq
 
 export interface Effect {
   live: Live;
-  /** Re-read the pending questions (debounced). */
+  /** Re-read the waiting questions (debounced). A question event brings them along instead. */
   refreshQuestions: boolean;
   /** Re-read the sessions list. */
   refreshSessions: boolean;
@@ -58,7 +58,7 @@ export function onEvent(live: Live, e: AgentEvent, sessionId: string): Effect {
       }
       return same(live);
     case 'question':
-      return same(live, true, true);
+      return same(live, false, true);
     case 'turn_ended':
       return same({ ...live, busy: false }, true, true);
     case 'error':

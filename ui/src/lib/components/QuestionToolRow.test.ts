@@ -19,9 +19,9 @@ const row = (over: Partial<ToolCall>): ToolCall => ({
 const answers = { answers: [{ id: 'db', selected: ['SQLite'] }, { id: 'name', selected: [] }] };
 
 describe('QuestionToolRow', () => {
-  it('an open question waits for an answer and its Answer button opens the panel on this call', async () => {
+  it('an open question the host lists as answerable offers Answer, which opens the panel on this call', async () => {
     const onAnswer = vi.fn();
-    const { container } = render(QuestionToolRow, { item: row({}), onAnswer });
+    const { container } = render(QuestionToolRow, { item: row({}), onAnswer, answerable: true });
     const el = screen.getByTestId('question-row');
     expect(el.getAttribute('data-call-id')).toBe('c1');
     expect(screen.getByTestId('question-status').textContent).toBe('Waiting for your answer');
@@ -37,6 +37,7 @@ describe('QuestionToolRow', () => {
         question: record({ state: 'settled', answers, answered_late: true }),
       }),
       onAnswer: () => {},
+      answerable: false,
     });
     expect(screen.getByTestId('question-status').textContent).toBe('Answered late');
     const rec = screen.getByTestId('answers-record');
@@ -50,6 +51,7 @@ describe('QuestionToolRow', () => {
     render(QuestionToolRow, {
       item: row({ question: record({ state: 'continued', reply_queued: 'm1' }), queued_answers: answers }),
       onAnswer: () => {},
+      answerable: false,
     });
     expect(screen.getByTestId('question-status').textContent).toBe('Answer sent — waiting for the agent to pick it up');
     expect(screen.getByTestId('answers-record').textContent).toContain('SQLite');
@@ -57,7 +59,7 @@ describe('QuestionToolRow', () => {
   });
 
   it('a continued question can be answered any time; a cancelled one (no record) says so from its error', () => {
-    const { unmount } = render(QuestionToolRow, { item: row({ question: record({ state: 'continued' }) }), onAnswer: () => {} });
+    const { unmount } = render(QuestionToolRow, { item: row({ question: record({ state: 'continued' }) }), onAnswer: () => {}, answerable: true });
     expect(screen.getByTestId('question-status').textContent).toBe('Continued — answer any time');
     expect(screen.getByRole('button', { name: 'Answer' })).toBeTruthy();
     unmount();
@@ -67,6 +69,7 @@ describe('QuestionToolRow', () => {
         result: { seq: 4, at: '', outcome: { status: 'error', error: { name: 'U', code: 'ASK_CANCELLED', message: 'x' } } },
       }),
       onAnswer: () => {},
+      answerable: false,
     });
     expect(screen.getByTestId('question-status').textContent).toBe('Cancelled');
     expect(screen.getByText('Which database?')).toBeTruthy(); // from the call's own arguments

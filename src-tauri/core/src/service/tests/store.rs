@@ -24,6 +24,18 @@ fn env() -> Env {
     Env { _dir: dir, store, session }
 }
 
+/// The agent admits queued reply `message_id`: it records it as the person's message.
+fn admit(env: &Env, message_id: &str) {
+    let queued = env.store.events(&env.session).expect("events").into_iter().find_map(|e| match e.event {
+        Event::InboxQueued { message_id: id, text, source } if id == message_id => Some((text, source)),
+        _ => None,
+    });
+    let (text, source) = queued.expect("inbox/queued recorded");
+    env.store
+        .append(&env.session, Event::UserMessage { message_id: message_id.into(), text, source: Some(source) })
+        .expect("admit");
+}
+
 fn records(env: &Env) -> Vec<QuestionRecord> {
     project_questions(&env.store.events(&env.session).expect("events"))
 }
@@ -31,6 +43,13 @@ fn records(env: &Env) -> Vec<QuestionRecord> {
 /// Runs one timed `ask_user_question` call the way the agent loop will: record the call, run the
 /// tool, record its result.
 async fn timed_call_that_times_out(env: &Env, service: &UserQuestionService, call_id: &str) {
+    let result = timed_call_until_its_result(env, service, call_id).await;
+    env.store.append(&env.session, result).expect("result");
+}
+
+/// The first part of [`timed_call_that_times_out`]: the call is recorded and its tool ran out of
+/// time; its result is returned, not recorded yet.
+async fn timed_call_until_its_result(env: &Env, service: &UserQuestionService, call_id: &str) -> Event {
     let settings = QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: 5, stop_turn: false };
     let tool = AskUserQuestionTool::new(service.clone(), settings);
     let args = AskRequest { questions: vec![db_question()], wait: WaitLimit::Seconds(5) }.to_arguments(ToolMode::Timed);
@@ -55,9 +74,36 @@ async fn timed_call_that_times_out(env: &Env, service: &UserQuestionService, cal
         ToolContext { caller: Caller::root(&env.session, "agent"), abort: CancellationToken::new(), workspace: None };
     let result = tool.handle(&ctx, call_id, args).await;
     assert!(result.as_ref().is_ok_and(|out| out.pending), "{result:?}");
-    env.store
-        .append(&env.session, Event::ToolResult { call_id: call_id.into(), outcome: outcome_of(&result) })
-        .expect("result");
+    Event::ToolResult { call_id: call_id.into(), outcome: outcome_of(&result) }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_timed_out_question_is_listed_continued_before_its_pending_result_is_recorded() {
+    let env = env();
+    let service = UserQuestionService::new(env.store.clone());
+    let _steer = service.set_live_root(&env.session, "agent");
+    let result = timed_call_until_its_result(&env, &service, "c1").await;
+
+    // The wait ended and the tool has its result, which the agent has not recorded yet: the log still
+    // has the call open, and the question already waits for a late answer on every list.
+    assert_eq!(records(&env)[0].state, QuestionState::Open);
+    let listed = service.questions(&env.session);
+    let seen: Vec<(&str, bool, bool)> =
+        listed.iter().map(|v| (v.call_id.as_str(), v.is_foreground(), v.answerable)).collect();
+    assert_eq!(seen, [("c1", false, true)], "neither waiting nor continued: {listed:?}");
+    assert!(listed[0].asked_at.is_some(), "its time is the recorded call's");
+    assert_eq!(service.continued(&env.session).len(), 1);
+
+    env.store.append(&env.session, result).expect("result");
+    assert_eq!(records(&env)[0].state, QuestionState::Continued);
+    assert_eq!(service.questions(&env.session), listed, "recording the result changes nothing a surface shows");
+
+    // Once answered late and admitted, it leaves the list at the moment the log settles it.
+    let reply = service.answer(&env.session, "c1", sqlite()).expect("accepted");
+    let queued = service.questions(&env.session);
+    assert!(queued.iter().all(|v| !v.answerable), "a queued reply is not answered twice: {queued:?}");
+    admit(&env, &reply.message_id);
+    assert!(service.questions(&env.session).is_empty(), "admitted, it is settled everywhere at once");
 }
 
 #[tokio::test(start_paused = true)]
