@@ -287,7 +287,9 @@ pub fn run(
     match outcome {
         Ok(result) => Ok(RunOutput { result, logs: s.logs.clone() }),
         // The engine's own error (an InternalError), not a script's `throw new Error("out of memory")`.
-        Err(SandboxError::Script(message)) if message.starts_with(ENGINE_OUT_OF_MEMORY) => {
+        // When the heap is so full that not even that error fits, QuickJS throws `null` instead; a
+        // script's own `throw null` reads the same and is told the same (no script needs it).
+        Err(SandboxError::Script(message)) if message.starts_with(ENGINE_OUT_OF_MEMORY) || message == "null" => {
             Err(SandboxError::Memory { limit: limits.memory_bytes })
         }
         Err(e) => Err(e),
