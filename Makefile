@@ -133,6 +133,9 @@ E2E_BIN = cargo test --workspace --no-run --message-format=json | python3 -c 'im
   if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "e2e" and m.get("executable")))'
 test-e2e: ui tauri-driver mcp-test-servers
 	@command -v python3 >/dev/null || { echo "python3 is missing: make test-system-deps" >&2; exit 1; }
+	# Built first: the query below stops reading Cargo at the first e2e artifact, which must not cut
+	# a build short.
+	cargo test --workspace --no-run -q
 	bin="$$($(E2E_BIN))"; \
 	HARK_E2E=1 TAURI_DRIVER="$$(command -v tauri-driver || echo $(CARGO_BIN)/tauri-driver)" \
 	  $(ISOLATE) dbus-run-session -- $(XVFB) "$$bin" --test-threads=1 --nocapture

@@ -2,6 +2,7 @@
 //! `docs/desktop-ipc.md` is their contract. Blocking work (keyring, folder picker) runs off the
 //! async workers.
 
+use hark_core::front_door::{FrontDoor, Start};
 use std::path::PathBuf;
 
 use hark_core::agent::AgentEvent;
@@ -270,7 +271,8 @@ pub async fn start_session(
     text: String,
     workspace: Option<String>,
 ) -> CommandResult<Started> {
-    let session_id = state.hub()?.start_session(&text, workspace.map(PathBuf::from))?;
+    let start = Start { text, workspace: workspace.map(PathBuf::from), ..Start::default() };
+    let session_id = state.door()?.start(start).await?;
     crate::events::sessions_changed(&app);
     Ok(Started { session_id })
 }
@@ -295,12 +297,12 @@ pub fn close_session_view(state: State<'_, AppState>, session_id: String) -> Com
 
 #[tauri::command]
 pub async fn send_message(state: State<'_, AppState>, session_id: String, text: String) -> CommandResult<()> {
-    Ok(state.hub()?.send(&session_id, &text)?)
+    state.door()?.send(&session_id, &text).await
 }
 
 #[tauri::command]
-pub fn abort(state: State<'_, AppState>, session_id: String) -> CommandResult<bool> {
-    Ok(state.hub()?.abort(&session_id))
+pub async fn abort(state: State<'_, AppState>, session_id: String) -> CommandResult<bool> {
+    state.door()?.stop(&session_id).await
 }
 
 #[tauri::command]
@@ -351,12 +353,13 @@ pub async fn submit_answers(
     answers: AnswerBatch,
     path: Option<SubmitPath>,
 ) -> CommandResult<SubmitResult> {
-    Ok(state.hub()?.submit(&session_id, &call_id, answers, path)?)
+    let answered = state.door()?.answer(&session_id, &call_id, answers, path).await?;
+    Ok(SubmitResult { path: answered.path })
 }
 
 #[tauri::command]
-pub fn cancel_question(state: State<'_, AppState>, session_id: String, call_id: String) -> CommandResult<()> {
-    Ok(state.hub()?.cancel(&session_id, &call_id)?)
+pub async fn cancel_question(state: State<'_, AppState>, session_id: String, call_id: String) -> CommandResult<()> {
+    state.door()?.cancel(&session_id, &call_id).await
 }
 
 /// The person declined an MCP server's form (`ASK_DECLINED`; the server may go on without it).
@@ -366,8 +369,8 @@ pub fn decline_question(state: State<'_, AppState>, session_id: String, call_id:
 }
 
 #[tauri::command]
-pub fn expire_question(state: State<'_, AppState>, session_id: String, call_id: String) -> CommandResult<()> {
-    Ok(state.hub()?.expire(&session_id, &call_id)?)
+pub async fn expire_question(state: State<'_, AppState>, session_id: String, call_id: String) -> CommandResult<()> {
+    state.door()?.expire(&session_id, &call_id).await
 }
 
 /// Opens a link from model text in the system browser. The window asked the person first; only web

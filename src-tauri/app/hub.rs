@@ -286,10 +286,6 @@ impl Hub {
         Ok(self.host.send(session, text)?)
     }
 
-    pub fn abort(&self, session: &str) -> bool {
-        self.host.abort(session)
-    }
-
     pub fn retry(&self, session: &str) -> Result<(), CommandError> {
         Ok(self.host.retry(session)?)
     }
@@ -386,10 +382,6 @@ impl Hub {
         path: Option<SubmitPath>,
     ) -> Result<SubmitResult, CommandError> {
         Ok(SubmitResult { path: self.host.answer_and_admit(session, call_id, answers, path)? })
-    }
-
-    pub fn cancel(&self, session: &str, call_id: &str) -> Result<(), CommandError> {
-        Ok(self.host.cancel(session, call_id)?)
     }
 
     pub fn decline(&self, session: &str, call_id: &str) -> Result<(), CommandError> {

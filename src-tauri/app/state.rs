@@ -71,6 +71,12 @@ impl AppState {
         self.hub.as_ref().map(Arc::clone).map_err(|e| CommandError::Startup(e.clone()))
     }
 
+    /// The front door the window's session and question commands go through, as every other
+    /// front door's do (the host is this process's).
+    pub fn door(&self) -> Result<hark_core::front_door::InProcess, CommandError> {
+        Ok(hark_core::front_door::InProcess::new(self.hub()?.host()))
+    }
+
     pub fn launched(&self) -> Launched {
         hark_core::sync::lock(&self.launched).clone()
     }
