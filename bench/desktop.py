@@ -448,10 +448,11 @@ def opened_ms(app, data_dir, session, timeout):
 @contextlib.contextmanager
 def same_rendering():
     """Launches in this block draw as Hark chooses to on this machine (src-tauri/app/rendering.rs):
-    without a GPU render node, WebKit's compositing and GTK's OpenGL are off. Comparing the app with a baseline that
-    draws the same way says what Hark itself costs, apart from that choice."""
+    without a GPU render node, WebKit's compositing, its DMA-BUF renderer and GTK's OpenGL are off. Comparing the app
+    with a baseline that draws the same way says what Hark itself costs, apart from that choice."""
     gpu = any(name.startswith("renderD") for name in (os.listdir("/dev/dri") if os.path.isdir("/dev/dri") else []))
-    chosen = {"WEBKIT_DISABLE_COMPOSITING_MODE": "1", "GDK_GL": "disable"}
+    chosen = {"WEBKIT_DISABLE_COMPOSITING_MODE": "1", "GDK_GL": "disable", "WEBKIT_DISABLE_DMABUF_RENDERER": "1",
+              "WEBKIT_WEB_RENDER_DEVICE_FILE": "/dev/dri/no-render-node"}
     added = [k for k in chosen if not gpu and k not in os.environ]
     for k in added:
         os.environ[k] = chosen[k]
