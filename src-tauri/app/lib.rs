@@ -74,6 +74,7 @@ pub fn run() {
         .plugin(tauri_plugin_opener::init())
         .setup(move |app| {
             let state = AppState::prepare(chosen, launch.clone());
+            app.manage(window::NetworkProcess::default());
             if let Ok(hub) = &state.hub {
                 let notifier = notifier::Notifier::new(app.handle().clone(), Arc::clone(hub));
                 events::watch_questions(app.handle().clone(), Arc::clone(hub), Arc::clone(&notifier));
@@ -210,6 +211,7 @@ fn on_window_event(window: &tauri::Window, event: &tauri::WindowEvent) {
                 tokio::time::sleep(std::time::Duration::from_secs(2)).await;
                 hub::release_freed_memory();
             });
+            window::end_network_process_later(app);
         }
         _ => {}
     }

@@ -90,8 +90,9 @@ async fn closing_with_nothing_waiting_stays_in_the_tray_and_a_question_then_is_a
     // The person closes the window with its close button: nothing waits, yet Hark stays.
     assert_eq!(close_windows_titled("Hark"), 1);
     wait_for("the window to be gone", WAIT, || windows_titled("Hark") == 0).await;
-    // Destroyed, not hidden: its web process goes with it.
+    // Destroyed, not hidden: its web process goes with it, and WebKit's network process soon after.
     wait_for("the web process to exit", WAIT, || children_named(pid, "WebKitWebProces").is_empty()).await;
+    wait_for("the network process to exit", WAIT, || children_named(pid, "WebKitNetworkPr").is_empty()).await;
     tokio::time::sleep(Duration::from_secs(1)).await;
     assert!(alive(pid), "Hark quit when its window closed");
     assert_eq!(tray.live_items().await, std::slice::from_ref(&item), "its icon is still in the tray");
@@ -141,6 +142,10 @@ async fn the_window_reopened_from_the_tray_shows_the_question_that_arrived_meanw
 
     assert_eq!(close_windows_titled("Hark"), 1);
     wait_for("the window to be gone", WAIT, || windows_titled("Hark") == 0).await;
+    // With no window, WebKit's network process is ended too (it holds the page's storage, where the
+    // half-written text is): the window below is built on a new one.
+    let pid = app.app_pid();
+    wait_for("WebKit's network process to exit", WAIT, || children_named(pid, "WebKitNetworkPr").is_empty()).await;
     ask_through_a_second_launch(&data_dir, "publish it");
     tray.wait_for_entry(&item, "publish it — 1 question waiting", WAIT).await;
 
