@@ -113,7 +113,7 @@ pub fn end_network_process_later(app: &AppHandle) {
 
 fn end_network_process_now(app: &AppHandle) {
     let Some(state) = app.try_state::<NetworkProcess>() else { return };
-    if !app.webview_windows().is_empty() {
+    if !app.webview_windows().is_empty() || under_webdriver() {
         return;
     }
     let pids = webkit_network_processes();
@@ -129,6 +129,12 @@ fn end_network_process_now(app: &AppHandle) {
         }
     }
     *lock(&state.ending) = Some((pids, Instant::now()));
+}
+
+/// Whether WebDriver drives the app (Tauri's variable for it, set by tauri-driver): WebKit ends a
+/// WebDriver session with its network process, so the tests' next window could not be driven.
+fn under_webdriver() -> bool {
+    std::env::var("TAURI_WEBVIEW_AUTOMATION").as_deref() == Ok("true")
 }
 
 /// Whether a network process told to end is still running. A window waits for it, and for one poll
