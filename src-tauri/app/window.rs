@@ -185,3 +185,17 @@ fn running(pid: u32) -> bool {
         .and_then(|stat| stat.rsplit_once(')').map(|(_, rest)| !rest.trim_start().starts_with('Z')))
         .unwrap_or(false)
 }
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_process_is_read_from_proc() {
+        let me = std::process::id();
+        assert_eq!(parent_of(me), Some(std::os::unix::process::parent_id()));
+        assert!(running(me));
+        assert!(!running(u32::MAX), "no such process");
+        assert!(webkit_network_processes().is_empty(), "a test process starts no WebKit");
+    }
+}
