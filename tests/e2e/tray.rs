@@ -91,7 +91,7 @@ async fn closing_with_nothing_waiting_stays_in_the_tray_and_a_question_then_is_a
     assert_eq!(close_windows_titled("Hark"), 1);
     wait_for("the window to be gone", WAIT, || windows_titled("Hark") == 0).await;
     // Destroyed, not hidden: its web process goes with it (WebKit's network process stays under
-    // WebDriver; see the test after the next).
+    // WebDriver; `with_the_window_closed_webkit_is_gone_and_the_next_window_draws_its_page` sees it go).
     wait_for("the web process to exit", WAIT, || children_named(pid, "WebKitWebProces").is_empty()).await;
     tokio::time::sleep(Duration::from_secs(1)).await;
     assert!(alive(pid), "Hark quit when its window closed");
