@@ -400,12 +400,13 @@ def idle_pss(binary, ready_css, data_dir, args, idle, timeout, check_text=False)
         return (t1 - t0) * 1e3, pss, elements
 
 
-def reopen_ms(binary, data_dir, cycles, timeout):
-    """ms from the tray's Open to the shell of a window built anew, once per cycle."""
+def reopen_ms(binary, data_dir, cycles, timeout, settle):
+    """ms from the tray's Open to the shell of a window built anew, once per cycle, each `settle` s
+    after the window before it closed."""
     with Launch(binary, data_dir, timeout=timeout) as launch:
         launch.start()
         launch.find(APP_SHELL, timeout)
-        return background.reopen_times(launch, APP_SHELL, cycles, timeout, descendants, process_table)
+        return background.reopen_times(launch, APP_SHELL, cycles, timeout, descendants, process_table, settle)
 
 
 def timeline(launch, launched_at):
@@ -595,8 +596,9 @@ def main():
         log(f"background: started hidden (--hidden) on it, {opts.idle:.0f} s idle")
         resident_hidden = background.resident_pss(app, data_dir, ["--hidden"], False, opts.idle,
                                                   opts.session_timeout, descendants, process_table, pss_kib)
-        log(f"reopen: {opts.warmup} + {opts.runs} times the tray's Open after closing the window")
-        reopened = retried(lambda: reopen_ms(app, small_dir, opts.warmup + opts.runs, opts.timeout))[opts.warmup:]
+        log(f"reopen: {opts.warmup} + {opts.runs} times the tray's Open, {opts.idle:.0f} s after closing the window")
+        reopened = retried(lambda: reopen_ms(app, small_dir, opts.warmup + opts.runs, opts.timeout,
+                                             opts.idle))[opts.warmup:]
         log("  reopen ms: " + ", ".join(f"{t:.0f}" for t in reopened))
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
