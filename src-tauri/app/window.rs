@@ -120,8 +120,8 @@ fn end_network_process_now(app: &AppHandle) {
     if pids.is_empty() {
         return;
     }
+    #[cfg(unix)]
     for pid in &pids {
-        #[cfg(unix)]
         // SAFETY: kill only sends a signal; the pid is a child of this process (WebKit's), which
         // stays ours to signal until it is reaped.
         unsafe {
