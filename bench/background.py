@@ -5,7 +5,7 @@ how fast the tray's Open brings a window back compared with a cold start.
                               100 000-event session) was closed with the close button, then `idle` s
   app_resident_hidden_pss_mb  the same, started as the login entry starts it (`--hidden`): never a window
   app_reopen_ms               the tray's "Open Hark" clicked (over the icon's D-Bus menu, as a panel does)
-                              to the new window's first element, the window closed before each
+                              to the new window's first element, the window closed `idle` s before each
   reopen_vs_start             app_reopen_ms / app_start_to_shell_ms
 
 The tray is clicked with `gdbus` (GLib's tool, installed with the WebKit stack) on the menu the app's
@@ -200,10 +200,12 @@ def click(menu, label):
           entry.group(1), "clicked", "<0>", "0")
 
 
-def reopen_times(launch, shell_css, cycles, timeout, descendants, process_table):
+def reopen_times(launch, shell_css, cycles, timeout, descendants, process_table, settle):
     """ms from the tray's Open to the new window's `shell_css`, `cycles` times, on a launch whose
-    window shows `shell_css` already. Each cycle closes the window first and waits for its web process
-    to exit, so every Open builds a window from nothing."""
+    window shows `shell_css` already. Each cycle closes the window first, waits for its web process
+    to exit and then `settle` s (the app lets go of the pages its window used after a few), so every
+    Open builds a window from nothing on an app that settled in the tray. Under WebDriver WebKit's
+    network process stays (WebKit would end the session with it), so a new one is not started here."""
     pid = launch.app_pid()
     menu = tray_menu(pid)
     seen = set(launch.handles())
@@ -213,7 +215,7 @@ def reopen_times(launch, shell_css, cycles, timeout, descendants, process_table)
         wait("the window to go", timeout, lambda: not windows())
         wait("its web process to exit", timeout, lambda: not [
             p for p in descendants(pid, process_table()) if process_table().get(p, (0, ""))[1] == WEB_PROCESS])
-        time.sleep(1.0)
+        time.sleep(settle)
         t0 = time.monotonic()
         click(menu, "Open Hark")
         deadline = t0 + timeout

@@ -400,12 +400,13 @@ def idle_pss(binary, ready_css, data_dir, args, idle, timeout, check_text=False)
         return (t1 - t0) * 1e3, pss, elements
 
 
-def reopen_ms(binary, data_dir, cycles, timeout):
-    """ms from the tray's Open to the shell of a window built anew, once per cycle."""
+def reopen_ms(binary, data_dir, cycles, timeout, settle):
+    """ms from the tray's Open to the shell of a window built anew, once per cycle, each `settle` s
+    after the window before it closed."""
     with Launch(binary, data_dir, timeout=timeout) as launch:
         launch.start()
         launch.find(APP_SHELL, timeout)
-        return background.reopen_times(launch, APP_SHELL, cycles, timeout, descendants, process_table)
+        return background.reopen_times(launch, APP_SHELL, cycles, timeout, descendants, process_table, settle)
 
 
 def timeline(launch, launched_at):
@@ -448,10 +449,11 @@ def opened_ms(app, data_dir, session, timeout):
 @contextlib.contextmanager
 def same_rendering():
     """Launches in this block draw as Hark chooses to on this machine (src-tauri/app/rendering.rs):
-    without a GPU render node, WebKit's compositing and GTK's OpenGL are off. Comparing the app with a baseline that
-    draws the same way says what Hark itself costs, apart from that choice."""
+    without a GPU render node, WebKit's compositing, its DMA-BUF renderer and GTK's OpenGL are off. Comparing the app
+    with a baseline that draws the same way says what Hark itself costs, apart from that choice."""
     gpu = any(name.startswith("renderD") for name in (os.listdir("/dev/dri") if os.path.isdir("/dev/dri") else []))
-    chosen = {"WEBKIT_DISABLE_COMPOSITING_MODE": "1", "GDK_GL": "disable"}
+    chosen = {"WEBKIT_DISABLE_COMPOSITING_MODE": "1", "GDK_GL": "disable", "WEBKIT_DISABLE_DMABUF_RENDERER": "1",
+              "WEBKIT_WEB_RENDER_DEVICE_FILE": "/dev/dri/no-render-node"}
     added = [k for k in chosen if not gpu and k not in os.environ]
     for k in added:
         os.environ[k] = chosen[k]
@@ -594,8 +596,9 @@ def main():
         log(f"background: started hidden (--hidden) on it, {opts.idle:.0f} s idle")
         resident_hidden = background.resident_pss(app, data_dir, ["--hidden"], False, opts.idle,
                                                   opts.session_timeout, descendants, process_table, pss_kib)
-        log(f"reopen: {opts.warmup} + {opts.runs} times the tray's Open after closing the window")
-        reopened = retried(lambda: reopen_ms(app, small_dir, opts.warmup + opts.runs, opts.timeout))[opts.warmup:]
+        log(f"reopen: {opts.warmup} + {opts.runs} times the tray's Open, {opts.idle:.0f} s after closing the window")
+        reopened = retried(lambda: reopen_ms(app, small_dir, opts.warmup + opts.runs, opts.timeout,
+                                             opts.idle))[opts.warmup:]
         log("  reopen ms: " + ", ".join(f"{t:.0f}" for t in reopened))
     finally:
         shutil.rmtree(workdir, ignore_errors=True)

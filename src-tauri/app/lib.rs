@@ -17,6 +17,7 @@ mod notifier;
 mod notify_signals;
 mod phone_settings;
 mod rendering;
+mod resident;
 mod secrets;
 pub mod settings;
 mod state;
@@ -45,6 +46,7 @@ struct TrayInstalled(bool);
 /// Builds and runs the desktop app. Start-up failures that leave no window to report into end the
 /// process with a message; everything after start-up reports into the window.
 pub fn run() {
+    resident::remember_libraries();
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.iter().any(|a| a == "--help" || a == "-h") {
         println!("{USAGE}");
@@ -74,6 +76,7 @@ pub fn run() {
         .plugin(tauri_plugin_opener::init())
         .setup(move |app| {
             let state = AppState::prepare(chosen, launch.clone());
+            app.manage(window::NetworkProcess::default());
             if let Ok(hub) = &state.hub {
                 let notifier = notifier::Notifier::new(app.handle().clone(), Arc::clone(hub));
                 events::watch_questions(app.handle().clone(), Arc::clone(hub), Arc::clone(&notifier));
@@ -97,7 +100,9 @@ pub fn run() {
             // that cannot be used is said in the window).
             let hidden = launch.hidden && state.hub.is_ok() && app.try_state::<TrayInstalled>().is_some_and(|t| t.0);
             app.manage(state);
-            if !hidden {
+            if hidden {
+                settle_in_the_tray(app.handle(), HIDDEN_START);
+            } else {
                 let window = window::build(app.handle())?;
                 if let Some(n) = app.try_state::<Arc<notifier::Notifier>>() {
                     n.set_focused(window.is_focused().unwrap_or(false));
@@ -210,9 +215,31 @@ fn on_window_event(window: &tauri::Window, event: &tauri::WindowEvent) {
                 tokio::time::sleep(std::time::Duration::from_secs(2)).await;
                 hub::release_freed_memory();
             });
+            window::end_network_process_later(app);
+            settle_in_the_tray(app, WINDOW_TEARDOWN);
         }
         _ => {}
     }
+}
+
+/// How long after the window is destroyed WebKit is done with it: its web process has exited and its
+/// network process was ended (`window::NETWORK_PROCESS_GRACE`) and taken in as gone.
+const WINDOW_TEARDOWN: std::time::Duration = std::time::Duration::from_secs(4);
+/// How long after a start with no window (`--hidden`) it has settled: the tray icon is up, the
+/// control socket and the phone relay run.
+const HIDDEN_START: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// After `after`, if no window is open, Hark lets go of the memory a window (or start-up) used:
+/// the heap it freed and the pages of its libraries that nothing uses now (see `resident`).
+fn settle_in_the_tray(app: &AppHandle, after: std::time::Duration) {
+    let app = app.clone();
+    tauri::async_runtime::spawn(async move {
+        tokio::time::sleep(after).await;
+        if app.webview_windows().is_empty() {
+            hub::release_freed_memory();
+            resident::drop_unused_library_pages();
+        }
+    });
 }
 
 /// Whether closing the last window leaves Hark in the tray: the person wants it in the background

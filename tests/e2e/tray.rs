@@ -90,7 +90,8 @@ async fn closing_with_nothing_waiting_stays_in_the_tray_and_a_question_then_is_a
     // The person closes the window with its close button: nothing waits, yet Hark stays.
     assert_eq!(close_windows_titled("Hark"), 1);
     wait_for("the window to be gone", WAIT, || windows_titled("Hark") == 0).await;
-    // Destroyed, not hidden: its web process goes with it.
+    // Destroyed, not hidden: its web process goes with it (WebKit's network process stays under
+    // WebDriver; `with_the_window_closed_webkit_is_gone_and_the_next_window_draws_its_page` sees it go).
     wait_for("the web process to exit", WAIT, || children_named(pid, "WebKitWebProces").is_empty()).await;
     tokio::time::sleep(Duration::from_secs(1)).await;
     assert!(alive(pid), "Hark quit when its window closed");
@@ -223,6 +224,68 @@ async fn started_hidden_there_is_only_the_tray_icon_until_it_opens_the_window() 
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
     assert!(status.success(), "{status}");
+}
+
+/// The app's proportional set size in KiB, from /proc.
+fn pss_kib(pid: u32) -> u64 {
+    let rollup = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup")).expect("smaps_rollup");
+    rollup
+        .lines()
+        .find_map(|l| l.strip_prefix("Pss:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .expect("a Pss line")
+}
+
+/// How many colours the X screen shows: a window whose page was drawn (text, buttons) shows
+/// hundreds, an empty one a few.
+fn colours_on_screen() -> usize {
+    let out = Command::new("sh")
+        .args(["-c", "import -window root png:- | identify -format %k -"])
+        .output()
+        .expect("ImageMagick's import and identify (make test-system-deps)");
+    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap_or(0)
+}
+
+/// Not under WebDriver (WebKit would end its session with the network process): what a person's
+/// closed window leaves running, and a window built after it that still draws its page.
+#[tokio::test]
+async fn with_the_window_closed_webkit_is_gone_and_the_next_window_draws_its_page() {
+    if !e2e_enabled("with_the_window_closed_webkit_is_gone_and_the_next_window_draws_its_page") {
+        return;
+    }
+    let tray = Tray::start().await;
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let data_dir = tmp.path().join("hark-data");
+    used_before(&data_dir);
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_hark-desktop"));
+    cmd.env("HARK_DATA_DIR", &data_dir).stdout(Stdio::null()).stderr(Stdio::inherit());
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+    let mut app = Started { child: cmd.spawn().expect("start hark-desktop") };
+    let pid = app.child.id();
+    let item = tray.wait_for_item(WAIT).await;
+    wait_for("the window to open", WAIT, || windows_titled("Hark") == 1).await;
+    wait_for("its page to be drawn", WAIT, || colours_on_screen() > 50).await;
+    let with_window = pss_kib(pid);
+
+    assert_eq!(close_windows_titled("Hark"), 1);
+    wait_for("every WebKit process to exit", WAIT, || children_named(pid, "WebKit").is_empty()).await;
+    // The libraries' pages the window used are let go a moment after.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let without = pss_kib(pid);
+    assert!(without < with_window / 2, "the app holds {without} KiB without its window, {with_window} KiB with it");
+    assert!(colours_on_screen() < 10, "nothing is drawn with the window closed");
+
+    tray.click(&item, "Open Hark").await;
+    wait_for("the window to open again", WAIT, || windows_titled("Hark") == 1).await;
+    wait_for("its page to be drawn", WAIT, || colours_on_screen() > 50).await;
+    assert!(!children_named(pid, "WebKitNetworkPr").is_empty(), "a new network process serves it");
+
+    tray.click(&item, "Quit Hark").await;
+    let start = Instant::now();
+    while app.child.try_wait().expect("wait").is_none() {
+        assert!(start.elapsed() < WAIT, "Hark did not quit from the tray");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
 
 /// The `Exec` line of a desktop entry, split into words as its format quotes them (enough for the
