@@ -7,6 +7,7 @@ use hark_core::agent::AgentEvent;
 use hark_core::error::BoundaryError;
 use hark_core::front_door::{FrontDoor, Watched};
 use tokio::sync::mpsc;
+use tokio_util::task::AbortOnDropHandle;
 
 /// What happened that the screen may show differently.
 pub(super) enum Update {
@@ -23,16 +24,8 @@ pub(super) enum Update {
 /// A followed session's updates and every session's question changes, for as long as it is held.
 pub(super) struct Follow {
     pub updates: mpsc::UnboundedReceiver<Update>,
-    _task: Task,
-}
-
-/// A spawned task, stopped when this is dropped (closing a connection it holds).
-struct Task(tokio::task::JoinHandle<()>);
-
-impl Drop for Task {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
+    /// Stopped when this is dropped (closing the connection it holds).
+    _task: AbortOnDropHandle<()>,
 }
 
 /// Follows `session` (made live) and every session's questions; returns the session's id.
@@ -60,5 +53,5 @@ pub(super) async fn follow(
             let _ = tx.send(Update::HostGone);
         }
     });
-    Ok((watch.session_id, Follow { updates, _task: Task(task) }))
+    Ok((watch.session_id, Follow { updates, _task: AbortOnDropHandle::new(task) }))
 }

@@ -51,7 +51,7 @@ impl InProcess {
 
     /// Runs `work` on the host off the async threads (it reads and writes the store; an answer may
     /// also wait a moment for its question to continue).
-    async fn blocking<T: Send + 'static>(
+    pub(super) async fn blocking<T: Send + 'static>(
         &self,
         work: impl FnOnce(&Host) -> std::result::Result<T, HostError> + Send + 'static,
     ) -> Result<T> {

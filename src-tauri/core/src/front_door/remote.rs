@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
 use futures_util::stream::{self, StreamExt};
+use tokio_util::task::AbortOnDropHandle;
 
 use super::{Answered, Attached, FrontDoor, Hold, Result, Start, Watch, Watched};
 use crate::control::{self, ControlError, Reply, ReplyStream, Request};
@@ -192,7 +193,7 @@ impl FrontDoor for Remote {
                 // The connection is the take-over: it stays open, read to its end, until the hold
                 // is dropped.
                 let held = tokio::spawn(async move { while let Ok(Some(_)) = replies.next().await {} });
-                Ok(Attached { remaining_ms, hold: Hold::new(AbortOnDrop(held)) })
+                Ok(Attached { remaining_ms, hold: Hold::new(AbortOnDropHandle::new(held)) })
             }
             other => Err(unexpected(&request, other)),
         }
@@ -238,14 +239,5 @@ impl FrontDoor for Remote {
 
     async fn withdraw(&self, client: &ClientId, call_id: &str, reason: &str) -> Result<()> {
         self.done(Request::Withdraw { client: client.clone(), call_id: call_id.into(), reason: reason.into() }).await
-    }
-}
-
-/// A task stopped when this is dropped (closing the connection it holds).
-struct AbortOnDrop(tokio::task::JoinHandle<()>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
     }
 }

@@ -9,7 +9,7 @@ use tokio_util::sync::CancellationToken;
 use super::{FrontDoor, InProcess, Start, Watched};
 use crate::control::{single, Handler, Replies, Reply, Request};
 use crate::error::BoundaryError;
-use crate::host::{ClientId, Host, HostError};
+use crate::host::{ClientId, Host};
 
 impl Host {
     /// Opens this host's front door to other processes: its data directory's control socket (a
@@ -92,18 +92,20 @@ async fn reply(door: &InProcess, request: Request, gone: CancellationToken) -> R
 /// was cancelled, killed, or the connection broke). An answer is handed out until a reply with it
 /// reached the client.
 fn answers(door: InProcess, client: ClientId, calls: Vec<String>, gone: CancellationToken) -> Replies {
-    let host = Arc::clone(door.host());
-    let read = off_thread(move || host.client_answers_for(&client, &calls));
+    let read = {
+        let door = door.clone();
+        async move { door.blocking(move |host| host.client_answers_for(&client, &calls)).await }
+    };
     stream::once(read)
         .flat_map(move |read| match read {
             Err(error) => stream::iter(vec![refusal(error)]).boxed(),
             Ok(answers) => {
-                let (host, gone) = (Arc::clone(door.host()), gone.clone());
+                let (door, gone) = (door.clone(), gone.clone());
                 let (session, call_ids): (String, Vec<String>) =
                     (answers.session_id.clone(), answers.answers.iter().map(|a| a.call_id.clone()).collect());
                 let delivered = stream::once(async move {
                     if !gone.is_cancelled() && !call_ids.is_empty() {
-                        let _ = off_thread(move || host.client_answers_returned(&session, &call_ids)).await;
+                        let _ = door.blocking(move |host| host.client_answers_returned(&session, &call_ids)).await;
                     }
                 })
                 .filter_map(|()| async { None::<Reply> });
@@ -149,13 +151,4 @@ fn attach(door: InProcess, session: String, call_id: String, gone: CancellationT
             }
         })
         .boxed()
-}
-
-/// Store work off the async threads.
-async fn off_thread<T: Send + 'static>(
-    work: impl FnOnce() -> Result<T, HostError> + Send + 'static,
-) -> Result<T, BoundaryError> {
-    tokio::task::spawn_blocking(move || work().map_err(BoundaryError::from))
-        .await
-        .unwrap_or_else(|e| Err(BoundaryError::new("ControlError", "INTERNAL", format!("the request failed: {e}"))))
 }
