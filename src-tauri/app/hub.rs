@@ -4,15 +4,15 @@
 //! adapts it to IPC.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use hark_core::agent::AgentEvent;
 use hark_core::error::{BoundaryError, CodedError};
-use hark_core::host::{Host, ModelSource, WorkingChoices};
+use hark_core::front_door::InProcess;
+use hark_core::host::{Host, ModelSource};
 use hark_core::model::{ModelError, ModelProvider};
-use hark_core::question::AnswerBatch;
 use hark_core::service::{ForwardingProvider, InteractionRequest, SessionQuestions, Takeover, UserQuestionService};
 use hark_core::session::{ModelRef, Store, Transcript};
 use hark_core::sync::lock;
@@ -206,21 +206,6 @@ impl Hub {
         Ok(())
     }
 
-    /// Creates a session with the current model and sends its first message. Call inside the runtime.
-    pub fn start_session(&self, text: &str, workspace: Option<PathBuf>) -> Result<String, CommandError> {
-        Ok(self.host.start_session(text, workspace)?.0)
-    }
-
-    /// A session started with `choices` over this run's (a second launch's `--plan`, `--ptc`).
-    pub fn start_session_with(
-        &self,
-        text: &str,
-        workspace: Option<PathBuf>,
-        choices: WorkingChoices,
-    ) -> Result<String, CommandError> {
-        Ok(self.host.start_session_with(text, workspace, choices)?.0)
-    }
-
     /// Starts streaming the session to the window (replacing an earlier stream of it) and returns
     /// what the window shows now. `page` is the page load asking (see [`Hub::attach`]).
     pub fn open_session(
@@ -282,8 +267,9 @@ impl Hub {
         Ok(transcript)
     }
 
-    pub fn send(&self, session: &str, text: &str) -> Result<(), CommandError> {
-        Ok(self.host.send(session, text)?)
+    /// The front door every window command about sessions and questions goes through.
+    pub fn door(&self) -> InProcess {
+        InProcess::new(Arc::clone(&self.host))
     }
 
     pub fn retry(&self, session: &str) -> Result<(), CommandError> {
@@ -371,25 +357,8 @@ impl Hub {
         drop(taken);
     }
 
-    /// An answer from the panel or a notification, by the path the panel is on (`None`: a
-    /// notification, which does not track phases); see [`Host::answer`]. A late answer is admitted
-    /// at once: the session's agent is opened if nobody opened it yet.
-    pub fn submit(
-        &self,
-        session: &str,
-        call_id: &str,
-        answers: AnswerBatch,
-        path: Option<SubmitPath>,
-    ) -> Result<SubmitResult, CommandError> {
-        Ok(SubmitResult { path: self.host.answer_and_admit(session, call_id, answers, path)? })
-    }
-
     pub fn decline(&self, session: &str, call_id: &str) -> Result<(), CommandError> {
         Ok(self.host.decline(session, call_id)?)
-    }
-
-    pub fn expire(&self, session: &str, call_id: &str) -> Result<(), CommandError> {
-        Ok(self.host.expire(session, call_id)?)
     }
 
     pub fn model_label_for_new(&self) -> (ModelRef, String) {
@@ -422,7 +391,8 @@ pub fn release_freed_memory() {
 mod tests {
     use std::time::Duration;
 
-    use hark_core::question::{Answer, ErrorCode};
+    use hark_core::front_door::{FrontDoor, Start};
+    use hark_core::question::{Answer, AnswerBatch, ErrorCode};
     use hark_core::session::{project_questions, Event, QuestionState, ToolOutcome};
 
     use super::*;
@@ -432,6 +402,10 @@ mod tests {
         let run = hark_core::launch::RunOptions { model, timed: true, ..Default::default() };
         let launch = LaunchOptions { run, ..LaunchOptions::default() };
         Hub::start(dir, launch).expect("hub")
+    }
+
+    async fn start(hub: &Hub, text: &str) -> String {
+        hub.door().start(Start { text: text.into(), ..Start::default() }).await.unwrap()
     }
 
     fn db(label: &str) -> AnswerBatch {
@@ -461,17 +435,17 @@ mod tests {
     async fn the_panel_path_decides_how_an_answer_is_taken() {
         let dir = tempfile::tempdir().unwrap();
         let hub = hub(dir.path(), "timed");
-        let session = hub.start_session("plan the notes app", None).unwrap();
+        let session = start(&hub, "plan the notes app").await;
         until("the question", || waiting(&hub, &session).is_some()).await;
         let call = waiting(&hub, &session).unwrap_or_default();
-        hub.expire(&session, &call).unwrap();
+        hub.door().expire(&session, &call).await.unwrap();
         until("the question to continue", || state(&hub, &session) == Some(QuestionState::Continued)).await;
 
         // The panel still thought it was in the foreground: refused, so it can offer to resubmit.
-        let lost = hub.submit(&session, &call, db("SQLite"), Some(SubmitPath::Foreground)).unwrap_err();
-        assert_eq!(lost.boundary().code, ErrorCode::NotPending.as_str(), "{lost:?}");
+        let lost = hub.door().answer(&session, &call, db("SQLite"), Some(SubmitPath::Foreground)).await.unwrap_err();
+        assert_eq!(lost.code, ErrorCode::NotPending.as_str(), "{lost:?}");
         // The resubmission goes the late path and is admitted by the live agent.
-        let taken = hub.submit(&session, &call, db("SQLite"), Some(SubmitPath::Late)).unwrap();
+        let taken = hub.door().answer(&session, &call, db("SQLite"), Some(SubmitPath::Late)).await.unwrap();
         assert_eq!(taken.path, SubmitPath::Late);
         until("the late answer", || state(&hub, &session) == Some(QuestionState::Settled)).await;
         hub.shutdown().await;
@@ -482,7 +456,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let session = {
             let first = hub(dir.path(), "timed");
-            let session = first.start_session("plan the notes app", None).unwrap();
+            let session = start(&first, "plan the notes app").await;
             until("the question", || waiting(&first, &session).is_some()).await;
             first.shutdown().await;
             session
@@ -491,7 +465,7 @@ mod tests {
         let second = hub(dir.path(), "timed");
         assert_eq!(state(&second, &session), Some(QuestionState::Continued));
         let call = project_questions(&second.store().events(&session).unwrap())[0].call_id.clone();
-        let taken = second.submit(&session, &call, db("Postgres"), None).unwrap();
+        let taken = second.door().answer(&session, &call, db("Postgres"), None).await.unwrap();
         assert_eq!(taken.path, SubmitPath::Late);
         until("the late answer", || state(&second, &session) == Some(QuestionState::Settled)).await;
         second.shutdown().await;
@@ -501,7 +475,7 @@ mod tests {
     async fn quitting_records_a_live_timed_question_as_pending() {
         let dir = tempfile::tempdir().unwrap();
         let hub = hub(dir.path(), "timed");
-        let session = hub.start_session("plan the notes app", None).unwrap();
+        let session = start(&hub, "plan the notes app").await;
         until("the question", || waiting(&hub, &session).is_some()).await;
         let attached = hub.attach(&session, &waiting(&hub, &session).unwrap_or_default(), None).unwrap();
         assert!(attached.remaining_ms.is_some(), "a timed wait has a deadline to show");
@@ -518,7 +492,7 @@ mod tests {
         use std::sync::atomic::AtomicUsize;
         let dir = tempfile::tempdir().unwrap();
         let hub = hub(dir.path(), "timed");
-        let session = hub.start_session("plan the notes app", None).unwrap();
+        let session = start(&hub, "plan the notes app").await;
         until("the question", || waiting(&hub, &session).is_some()).await;
         let call = waiting(&hub, &session).unwrap_or_default();
         let old_page = hub.page();
@@ -552,8 +526,8 @@ mod tests {
         let hub = hub(dir.path(), "hello");
         let missing = hub.open_session("nope", None, None, Box::new(|_| true)).unwrap_err();
         assert_eq!(missing.boundary().code, "NOT_FOUND");
-        let empty = hub.start_session("   ", None).unwrap_err();
-        assert_eq!(empty.boundary().code, "INVALID_ARGUMENT");
+        let empty = hub.door().start(Start { text: "   ".into(), ..Start::default() }).await.unwrap_err();
+        assert_eq!(empty.code, "INVALID_ARGUMENT");
         let busy = Hub::start(dir.path(), LaunchOptions::default()).err().expect("one host per data dir");
         assert_eq!(busy.code, "DATA_DIR_BUSY");
     }

@@ -21,6 +21,7 @@ mod resident;
 mod secrets;
 pub mod settings;
 mod state;
+mod toast;
 mod tray;
 mod window;
 
@@ -33,6 +34,7 @@ use tauri::{AppHandle, Manager, RunEvent};
 use crate::hub::Hub;
 use crate::launch::{LaunchOptions, USAGE};
 use crate::state::{AppState, Launched};
+use hark_core::front_door::{FrontDoor, Start};
 use hark_core::host::WorkingChoices;
 
 const IDENTIFIER: &str = "app.hark.desktop";
@@ -93,7 +95,7 @@ pub fn run() {
                     hark_core::phone::start(&hub.host(), secrets::telegram_token())
                 });
                 app.manage(phone_settings::Relay::new(phone));
-                let launched = tauri::async_runtime::block_on(async { carry_out(hub, &launch) });
+                let launched = tauri::async_runtime::block_on(carry_out(hub, &launch));
                 state.set_launched(launched);
             }
             // Hidden only when there is a way back (the tray) and nothing to report (a data directory
@@ -280,37 +282,39 @@ fn instance_name(dir: Option<&PathBuf>) -> String {
     format!("{IDENTIFIER}.d{hash:016x}")
 }
 
-/// Opens the session the options name (sending the prompt to it), or starts one with the prompt.
-/// Call inside the async runtime.
-fn carry_out(hub: &Arc<Hub>, launch: &LaunchOptions) -> Launched {
+/// Opens the session the options name (sending the prompt to it), or starts one with the prompt,
+/// through the front door the window's own commands use.
+async fn carry_out(hub: &Arc<Hub>, launch: &LaunchOptions) -> Launched {
+    let door = hub.door();
     let opened = match (&launch.run.session, &launch.prompt) {
-        (Some(typed), prompt) => hub.resolve(typed).and_then(|id| {
-            match prompt {
-                Some(p) => hub.send(&id, p)?,
+        (Some(typed), prompt) => match hub.resolve(typed) {
+            Err(e) => Err(e.boundary()),
+            Ok(id) => match prompt {
+                Some(p) => door.send(&id, p).await.map(|()| id),
                 None => {
                     // Read while the window starts, off the thread that creates it.
-                    let (hub, id) = (Arc::clone(hub), id.clone());
+                    let (hub, warmed) = (Arc::clone(hub), id.clone());
                     tauri::async_runtime::spawn_blocking(move || {
                         // A failure shows when the window opens the session itself.
-                        let _ = hub.warm(&id);
+                        let _ = hub.warm(&warmed);
                     });
+                    Ok(id)
                 }
-            }
-            Ok(id)
-        }),
+            },
+        },
         // A second launch's --plan and --ptc hold for the session it starts, whatever this run was told.
         (None, Some(prompt)) => {
             let choices = WorkingChoices {
                 plan_first: launch.run.plan_first.then_some(true),
                 ptc: launch.run.ptc.then_some(true),
             };
-            hub.start_session_with(prompt, launch.run.workspace.clone(), choices)
+            door.start(Start { text: prompt.clone(), workspace: launch.run.workspace.clone(), by: None, choices }).await
         }
         (None, None) => return Launched::default(),
     };
     match opened {
         Ok(id) => Launched::session(id),
-        Err(e) => Launched { error: Some(e.boundary()), ..Launched::default() },
+        Err(e) => Launched { error: Some(e), ..Launched::default() },
     }
 }
 
@@ -334,7 +338,7 @@ fn forwarded(app: &AppHandle, argv: Vec<String>, cwd: String) {
     };
     let app = app.clone();
     tauri::async_runtime::spawn(async move {
-        let launched = carry_out(&hub, &launch);
+        let launched = carry_out(&hub, &launch).await;
         if launched.session.is_some() {
             events::sessions_changed(&app);
         }

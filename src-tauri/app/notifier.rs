@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
+use hark_core::front_door::FrontDoor;
 use hark_core::notify::{self, ActionChoice, Notice, NotificationKind, NotifyContext};
 use hark_core::question::{Intent, Question};
 use hark_core::service::{Outcome, QuestionEvent};
@@ -17,6 +18,7 @@ use tauri::{AppHandle, Manager};
 
 use crate::hub::Hub;
 use crate::state::Launched;
+use crate::toast::Signal;
 
 /// What one session's notification is about, and how to take it down.
 struct Shown {
@@ -34,6 +36,7 @@ pub struct Notifier {
     quitting: AtomicBool,
     generation: AtomicU64,
     shown: Mutex<HashMap<String, Shown>>,
+    #[cfg(all(unix, not(target_os = "macos")))]
     icon: Option<String>,
     /// The server's signals, subscribed to before the first notification is shown.
     #[cfg(all(unix, not(target_os = "macos")))]
@@ -42,15 +45,17 @@ pub struct Notifier {
 
 impl Notifier {
     pub fn new(app: AppHandle, hub: Arc<Hub>) -> Arc<Notifier> {
-        let icon = write_icon(hub.data_dir());
+        #[cfg(target_os = "macos")]
+        crate::toast::name_the_app(crate::IDENTIFIER);
         Arc::new(Notifier {
+            #[cfg(all(unix, not(target_os = "macos")))]
+            icon: write_icon(hub.data_dir()),
             app,
             hub,
             focused: AtomicBool::new(false),
             quitting: AtomicBool::new(false),
             generation: AtomicU64::new(0),
             shown: Mutex::new(HashMap::new()),
-            icon,
             #[cfg(all(unix, not(target_os = "macos")))]
             signals: tokio::sync::OnceCell::new(),
         })
@@ -179,12 +184,12 @@ impl Notifier {
     /// anything else focuses.
     async fn act(&self, session: &str, call_id: &str, choice: ActionChoice) {
         match choice {
-            ActionChoice::Answer(batch) => match self.hub.submit(session, call_id, batch, None) {
+            // Taken as the panel takes it (a notification does not track phases: no path).
+            ActionChoice::Answer(batch) => match self.hub.door().answer(session, call_id, batch, None).await {
                 Ok(_) => crate::events::sessions_changed(&self.app),
                 // Answered elsewhere first, a reply already queued, the session unusable...: the click
                 // must not vanish, so the window comes up on the question and says why.
                 Err(e) => {
-                    let e = hark_core::error::CodedError::boundary(&e);
                     let notice =
                         hark_core::error::BoundaryError { message: notify::refusal_text(&e.code, &e.message), ..e };
                     crate::window::show(&self.app, Launched::question(session, call_id, Some(notice)));
@@ -205,6 +210,7 @@ impl Notifier {
 }
 
 /// The app icon as a file the notification server can read (servers take a path or a theme name).
+#[cfg(all(unix, not(target_os = "macos")))]
 fn write_icon(dir: &std::path::Path) -> Option<String> {
     let path = dir.join("hark-icon.png");
     if !path.exists() {
@@ -222,10 +228,69 @@ async fn server_capabilities() -> (bool, bool) {
     (has("actions"), has("inline-reply"))
 }
 
+/// Toasts draw buttons (notify-rust has no reply field for them); banners draw a menu of buttons or
+/// a reply field (`toast::controls` picks).
 #[cfg(not(all(unix, not(target_os = "macos"))))]
 async fn server_capabilities() -> (bool, bool) {
-    // Action buttons are wired for XDG servers only; Windows toasts and macOS banners show text.
-    (false, false)
+    (true, cfg!(target_os = "macos"))
+}
+
+impl Notifier {
+    /// Keeps `notice` as its session's notification and acts on what the person does with it.
+    fn hear(
+        self: &Arc<Self>,
+        notice: Notice,
+        questions: Vec<Question>,
+        #[cfg(all(unix, not(target_os = "macos")))] handle: Arc<notify_rust::NotificationHandle>,
+        heard: Option<tokio::sync::oneshot::Receiver<Signal>>,
+    ) {
+        let generation = self.generation.fetch_add(1, Ordering::SeqCst) + 1;
+        let shown = Shown {
+            call_id: notice.call_id.clone(),
+            generation,
+            #[cfg(all(unix, not(target_os = "macos")))]
+            handle,
+        };
+        lock(&self.shown).insert(notice.session_id.clone(), shown);
+        // Not heard: it shows, and is taken down when its question ends, but answers nothing.
+        let Some(heard) = heard else { return };
+        let me = Arc::clone(self);
+        tauri::async_runtime::spawn(async move {
+            let chosen = match heard.await {
+                Ok(Signal::Action(key)) => Some(notify::interpret(&key, &questions)),
+                Ok(Signal::Replied(text)) => Some(notify::interpret_reply(&text, &questions)),
+                _ => None,
+            };
+            let current = lock(&me.shown).get(&notice.session_id).map(|s| s.generation) == Some(generation);
+            if current {
+                lock(&me.shown).remove(&notice.session_id);
+            }
+            if let Some(choice) = chosen {
+                me.act(&notice.session_id, &notice.call_id, choice).await;
+            }
+        });
+    }
+
+    /// Takes down the session's notification (only if it is about `call_id`, when given). Toasts and
+    /// banners cannot be taken down from here: a click on one whose question was settled meanwhile
+    /// is refused with the reason, as on a server that keeps a closed notice up.
+    pub async fn close(&self, session: &str, call_id: Option<&str>) {
+        let taken = {
+            let mut shown = lock(&self.shown);
+            match shown.get(session) {
+                Some(s) if call_id.is_none_or(|c| c == s.call_id) => shown.remove(session),
+                _ => None,
+            }
+        };
+        // Its waiter stays: a server that leaves the notice up still reports a click on it, which is
+        // then refused with the reason (the question was settled here).
+        #[cfg(all(unix, not(target_os = "macos")))]
+        if let Some(s) = taken {
+            s.handle.close_async().await;
+        }
+        #[cfg(not(all(unix, not(target_os = "macos"))))]
+        drop(taken);
+    }
 }
 
 #[cfg(all(unix, not(target_os = "macos")))]
@@ -251,60 +316,20 @@ impl Notifier {
                 return;
             }
         };
-        let generation = self.generation.fetch_add(1, Ordering::SeqCst) + 1;
-        lock(&self.shown).insert(
-            notice.session_id.clone(),
-            Shown { call_id: notice.call_id.clone(), generation, handle: Arc::clone(&handle) },
-        );
         // Without a bus of our own (there is one: the notification was just shown over it), the
         // notification shows but answers nothing.
-        let Some(signals) = signals else { return };
-        let heard = signals.wait(handle.id());
-        let me = Arc::clone(self);
-        tauri::async_runtime::spawn(async move {
-            let chosen = match heard.await {
-                Ok(crate::notify_signals::Signal::Action(key)) => Some(notify::interpret(&key, &questions)),
-                Ok(crate::notify_signals::Signal::Replied(text)) => Some(notify::interpret_reply(&text, &questions)),
-                _ => None,
-            };
-            let current = lock(&me.shown).get(&notice.session_id).map(|s| s.generation) == Some(generation);
-            if current {
-                lock(&me.shown).remove(&notice.session_id);
-            }
-            if let Some(choice) = chosen {
-                me.act(&notice.session_id, &notice.call_id, choice).await;
-            }
-        });
-    }
-
-    /// Takes down the session's notification (only if it is about `call_id`, when given).
-    pub async fn close(&self, session: &str, call_id: Option<&str>) {
-        let taken = {
-            let mut shown = lock(&self.shown);
-            match shown.get(session) {
-                Some(s) if call_id.is_none_or(|c| c == s.call_id) => shown.remove(session),
-                _ => None,
-            }
-        };
-        if let Some(s) = taken {
-            // Its waiter stays: a server that leaves the notice up still reports a click on it,
-            // which is then refused with the reason (the question was settled here).
-            s.handle.close_async().await;
-        }
+        let heard = signals.map(|signals| signals.wait(handle.id()));
+        self.hear(notice, questions, handle, heard);
     }
 }
 
 #[cfg(not(all(unix, not(target_os = "macos"))))]
 impl Notifier {
-    async fn show(self: &Arc<Self>, notice: Notice, _questions: Vec<Question>) {
-        // Without XDG handles there is nothing to replace or close later: show and let the OS keep it.
-        let mut n = notify_rust::Notification::new();
-        n.appname("Hark").summary(&notice.title).body(&notice.body);
-        let _ = n.show();
-        let _ = self.generation.fetch_add(1, Ordering::SeqCst);
-    }
-
-    pub async fn close(&self, session: &str, _call_id: Option<&str>) {
-        lock(&self.shown).remove(session);
+    async fn show(self: &Arc<Self>, notice: Notice, questions: Vec<Question>) {
+        self.close(&notice.session_id, None).await;
+        match crate::toast::show(&notice) {
+            Ok(heard) => self.hear(notice, questions, Some(heard)),
+            Err(e) => eprintln!("hark-desktop: notification not shown: {e}"),
+        }
     }
 }

@@ -13,16 +13,7 @@ use futures_util::StreamExt;
 use hark_core::sync::lock;
 use tokio::sync::oneshot;
 
-/// What the server said about a notification.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Signal {
-    /// The person chose the action with this key (`default`: the notification itself).
-    Action(String),
-    /// The person typed this into the notice's inline reply.
-    Replied(String),
-    /// It went away without an action.
-    Closed,
-}
+use crate::toast::Signal;
 
 /// How long a signal for an unknown id is kept: longer than `Notify`'s reply takes to be read.
 const KEEP_EARLY: Duration = Duration::from_secs(10);

@@ -74,7 +74,7 @@ impl AppState {
     /// The front door the window's session and question commands go through, as every other
     /// front door's do (the host is this process's).
     pub fn door(&self) -> Result<hark_core::front_door::InProcess, CommandError> {
-        Ok(hark_core::front_door::InProcess::new(self.hub()?.host()))
+        Ok(self.hub()?.door())
     }
 
     pub fn launched(&self) -> Launched {

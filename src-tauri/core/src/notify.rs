@@ -220,6 +220,12 @@ fn action_label(option: &QuestionOption) -> String {
     format!("{} {RECOMMENDED_MARK}", truncate(&one_line(option.shown_label()), room))
 }
 
+/// Whether choosing the action answers the question by itself (an option's button), rather than
+/// opening the window: a system that may report some action on its own must report one that does not.
+pub fn answers_directly(action: &str) -> bool {
+    action.starts_with(OPTION_PREFIX)
+}
+
 /// What an action the server reported means.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ActionChoice {
@@ -374,6 +380,20 @@ mod tests {
             header: Some("Database".into()),
             options: options.iter().map(|l| QuestionOption { label: l.to_string(), description: None }).collect(),
             multi_select: false,
+        }
+    }
+
+    #[test]
+    fn only_an_options_button_answers_by_itself() {
+        let ctx = NotifyContext { server_has_inline_reply: true, ..ctx() };
+        let n = notice(&ctx, NotificationKind::Asked, "s1", "Notes", "c1", &[single(&["Postgres", "SQLite"])]).unwrap();
+        let direct: Vec<&str> = n.actions.iter().map(|a| a.id.as_str()).filter(|id| answers_directly(id)).collect();
+        assert_eq!(direct.len(), 2, "{:?}", n.actions);
+        for id in direct {
+            assert!(matches!(interpret(id, &[single(&["Postgres", "SQLite"])]), ActionChoice::Answer(_)));
+        }
+        for id in [ACTION_DEFAULT, ACTION_ANSWER, ACTION_INLINE_REPLY] {
+            assert!(!answers_directly(id), "{id}");
         }
     }
 
