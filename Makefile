@@ -157,9 +157,14 @@ bench-cli: check-tools system-deps ui
 # the first element, PSS of the app + its WebKit processes with a 100 000-event session open, release
 # binary size (bench/desktop.py). Honours CARGO_TARGET_DIR for where the release binaries are.
 BENCH_BIN_DIR = $(or $(CARGO_TARGET_DIR),target)/release
+# What ships: one invocation for both, so they share one feature resolution (and one build of the crates).
+RELEASE_BINARIES = cargo build --release -p hark-cli -p hark --bin hark --bin hark-desktop
 bench-desktop: check-tools test-system-deps ui tauri-driver
 	@command -v python3 >/dev/null || { echo "python3 is missing: bench/desktop.py needs it" >&2; exit 1; }
-	cargo build --release -p hark --bin hark-desktop --example baseline --example seed_session
+	# The binaries as `make package` ships them; the examples on their own, since building them in
+	# the same invocation would give hark-desktop their dev-dependencies' features too.
+	$(RELEASE_BINARIES)
+	cargo build --release -p hark --example baseline --example seed_session
 	TAURI_DRIVER="$$(command -v tauri-driver || echo $(CARGO_BIN)/tauri-driver)" \
 	  dbus-run-session -- $(XVFB) python3 bench/desktop.py --bin-dir "$(BENCH_BIN_DIR)"
 
@@ -175,8 +180,7 @@ DEB_NAME  = Hark_$(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -
 CHECK_DEB = dbus-run-session -- $(XVFB) python3 tests/package/check_deb.py
 package: check-tools test-system-deps ui
 	@command -v dpkg-deb >/dev/null || { echo "dpkg-deb is missing: make package builds a Debian package" >&2; exit 1; }
-	# One invocation for both, so they share one feature resolution (and one build of the crates).
-	cargo build --release -p hark-cli -p hark --bin hark --bin hark-desktop
+	$(RELEASE_BINARIES)
 	$(TAURI) bundle --bundles deb --ci
 	$(CHECK_DEB) target/release/bundle/deb/$(DEB_NAME)
 	dpkg-deb -c target/release/bundle/deb/$(DEB_NAME)

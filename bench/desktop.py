@@ -10,7 +10,7 @@ Prints `name value unit` lines on stdout, like the other benches (progress goes 
   app_pss_mb / baseline_pss_mb               sum of PSS (/proc/PID/smaps_rollup) of the app process and
                                              every process under it (WebKitWebProcess, WebKitNetworkProcess,
                                              ...), after 5 s idle; the app with a 100 000-event session open
-  release_binary_mb                          size of the release (stripped) hark-desktop
+  release_binary_mb                          size of the release (stripped) hark-desktop as `make package` ships it
   app_resident_pss_mb / reopen_vs_start      Hark waiting in the tray with no window, and the tray's Open
                                              against a cold start (bench/background.py)
   *_same_rendering                           the baseline again, drawing as Hark does on this machine
@@ -517,8 +517,8 @@ def main():
     for path in (app, baseline, seeder):
         if not os.access(path, os.X_OK):
             raise BenchError(
-                f"{path} is missing: build it with `cargo build --release -p hark --bin hark-desktop "
-                f"--example baseline --example seed_session` (make bench-desktop does)"
+                f"{path} is missing: `make bench-desktop` builds hark-desktop as `make package` ships it "
+                f"and the examples baseline and seed_session"
             )
     if not os.environ.get("DISPLAY"):
         raise BenchError("DISPLAY is unset: run under xvfb-run (make bench-desktop does)")
