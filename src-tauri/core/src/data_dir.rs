@@ -7,6 +7,9 @@ use crate::error::CodedError;
 /// The environment variable that overrides the data directory (tests and scripting use it).
 pub const DATA_DIR_ENV: &str = "HARK_DATA_DIR";
 
+/// The file whose lock says which process hosts the directory (`host::HostLock`).
+pub const LOCK_FILE: &str = "hark.lock";
+
 #[derive(Debug, thiserror::Error)]
 pub enum DataDirError {
     #[error("no data directory: set {DATA_DIR_ENV} or run on a platform with an app-data directory")]
@@ -166,7 +169,7 @@ pub mod private {
         }
         Ok(entries.any(|e| {
             let name = e.file_name();
-            name == crate::session::DB_FILE || name == crate::host::LOCK_FILE
+            name == crate::session::DB_FILE || name == super::LOCK_FILE
         }))
     }
 

@@ -21,5 +21,6 @@ pub mod safe_env;
 pub mod service;
 pub mod session;
 pub mod sync;
+mod tool_definition;
 pub mod tools;
 pub mod workspace;

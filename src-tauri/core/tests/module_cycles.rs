@@ -8,21 +8,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The cycles today, each as its modules in name order.
-const KNOWN: &[&[&str]] = &[&[
-    "agent",
-    "control",
-    "data_dir",
-    "host",
-    "live",
-    "mcp",
-    "model",
-    "ptc",
-    "question",
-    "service",
-    "session",
-    "tools",
-    "workspace",
-]];
+const KNOWN: &[&[&str]] = &[
+    &["agent", "live", "mcp", "ptc"],
+    &["control", "host"],
+    &["data_dir", "model", "session"],
+    &["service", "tools", "workspace"],
+];
 
 fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")

@@ -11,8 +11,7 @@ use fs4::fs_std::FileExt;
 
 use crate::error::CodedError;
 
-/// The lock file's name inside the data directory.
-pub const LOCK_FILE: &str = "hark.lock";
+pub use crate::data_dir::LOCK_FILE;
 
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum LockError {

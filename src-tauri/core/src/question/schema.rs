@@ -8,7 +8,7 @@ use serde_json::{json, Value};
 
 use super::limits::*;
 use super::types::{Question, ToolMode, TOOL_NAME};
-use crate::tools::definition_of;
+use crate::tool_definition::definition_of;
 
 // The arguments as the model writes them under the legacy schema. Never built: `parse_request` reads
 // the JSON itself, with checks a schema cannot state (unique ids and labels, option counts) and a

@@ -4,7 +4,6 @@
 //! just a tool call that may take a while and may come back `pending`.
 
 mod ask_user;
-mod definition;
 mod error;
 mod plan;
 mod registry;
@@ -18,8 +17,8 @@ use std::path::PathBuf;
 use tokio_util::sync::CancellationToken;
 
 pub use crate::service::BoxFuture;
+pub use crate::tool_definition::definition_of;
 pub use ask_user::{AskUserQuestionTool, OnTimeout, QuestionSettings};
-pub use definition::definition_of;
 pub use error::ToolError;
 pub use plan::{PlanApproval, SubmitPlanTool};
 pub use registry::ToolRegistry;
