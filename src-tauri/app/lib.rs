@@ -211,12 +211,6 @@ fn on_window_event(window: &tauri::Window, event: &tauri::WindowEvent) {
             if let Some(n) = notifier {
                 n.set_focused(false);
             }
-            // What the page's calls and its session held is freed as the webview goes: glibc keeps
-            // freed heap for reuse, so it is handed back once the teardown is over.
-            tauri::async_runtime::spawn(async {
-                tokio::time::sleep(std::time::Duration::from_secs(2)).await;
-                hub::release_freed_memory();
-            });
             window::end_network_process_later(app);
             settle_in_the_tray(app, WINDOW_TEARDOWN);
         }
@@ -231,14 +225,15 @@ const WINDOW_TEARDOWN: std::time::Duration = std::time::Duration::from_secs(4);
 /// control socket and the phone relay run.
 const HIDDEN_START: std::time::Duration = std::time::Duration::from_secs(5);
 
-/// After `after`, if no window is open, Hark lets go of the memory a window (or start-up) used:
-/// the heap it freed and the pages of its libraries that nothing uses now (see `resident`).
+/// After `after`, Hark lets go of the memory a window (or start-up) used: the heap it freed, which
+/// glibc would keep for reuse, and, if no window is open, the pages of its libraries that nothing
+/// uses now (see `resident`).
 fn settle_in_the_tray(app: &AppHandle, after: std::time::Duration) {
     let app = app.clone();
     tauri::async_runtime::spawn(async move {
         tokio::time::sleep(after).await;
+        hub::release_freed_memory();
         if app.webview_windows().is_empty() {
-            hub::release_freed_memory();
             resident::drop_unused_library_pages();
         }
     });

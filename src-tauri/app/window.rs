@@ -170,20 +170,21 @@ fn webkit_network_processes() -> Vec<u32> {
         .collect()
 }
 
-/// The parent of `pid` from /proc (`None` once it is gone). The name in `stat` may hold spaces and
-/// parentheses, so the fields are read after its last ')'.
-fn parent_of(pid: u32) -> Option<u32> {
+/// The fields of `/proc/PID/stat` after the process's name (`None` once it is gone). The name may
+/// hold spaces and parentheses, so they start after its last ')': state, then parent, ...
+fn stat_after_name(pid: u32) -> Option<String> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let (_, rest) = stat.rsplit_once(')')?;
-    rest.split_whitespace().nth(1)?.parse().ok()
+    stat.rsplit_once(')').map(|(_, rest)| rest.to_string())
+}
+
+/// The parent of `pid` from /proc (`None` once it is gone).
+fn parent_of(pid: u32) -> Option<u32> {
+    stat_after_name(pid)?.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// Whether `pid` still runs: not gone, and not a zombie waiting to be reaped (it has exited).
 fn running(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|stat| stat.rsplit_once(')').map(|(_, rest)| !rest.trim_start().starts_with('Z')))
-        .unwrap_or(false)
+    stat_after_name(pid).is_some_and(|rest| !rest.trim_start().starts_with('Z'))
 }
 
 #[cfg(all(test, target_os = "linux"))]

@@ -181,6 +181,28 @@ struct Started {
     child: Child,
 }
 
+impl Started {
+    /// `hark-desktop ARGS` on `data_dir` without WebDriver, in a process group of its own.
+    fn launch(data_dir: &Path, args: &[&str]) -> Started {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_hark-desktop"));
+        cmd.args(args).env("HARK_DATA_DIR", data_dir).stdout(Stdio::null()).stderr(Stdio::inherit());
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        Started { child: cmd.spawn().expect("start hark-desktop") }
+    }
+
+    /// Its exit status, which must come within `WAIT` (`why` it should end).
+    async fn exited(&mut self, why: &str) -> std::process::ExitStatus {
+        let start = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status;
+            }
+            assert!(start.elapsed() < WAIT, "Hark did not quit {why}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
+
 impl Drop for Started {
     fn drop(&mut self) {
         let _ = process::signal_group(self.child.id(), libc::SIGKILL);
@@ -196,10 +218,7 @@ async fn started_hidden_there_is_only_the_tray_icon_until_it_opens_the_window() 
     let tray = Tray::start().await;
     let tmp = tempfile::tempdir().expect("temp dir");
     let data_dir = tmp.path().join("hark-data");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_hark-desktop"));
-    cmd.arg("--hidden").env("HARK_DATA_DIR", &data_dir).stdout(Stdio::null()).stderr(Stdio::inherit());
-    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-    let mut app = Started { child: cmd.spawn().expect("start hark-desktop --hidden") };
+    let mut app = Started::launch(&data_dir, &["--hidden"]);
     let pid = app.child.id();
 
     let item = tray.wait_for_item(WAIT).await;
@@ -215,14 +234,7 @@ async fn started_hidden_there_is_only_the_tray_icon_until_it_opens_the_window() 
 
     // Nothing was ever used here: closing this window quits, as a first look should.
     assert_eq!(close_windows_titled("Hark"), 1);
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = app.child.try_wait().expect("wait") {
-            break status;
-        }
-        assert!(start.elapsed() < WAIT, "Hark did not quit with no session and its window closed");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
+    let status = app.exited("with no session and its window closed").await;
     assert!(status.success(), "{status}");
 }
 
@@ -257,10 +269,7 @@ async fn with_the_window_closed_webkit_is_gone_and_the_next_window_draws_its_pag
     let tmp = tempfile::tempdir().expect("temp dir");
     let data_dir = tmp.path().join("hark-data");
     used_before(&data_dir);
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_hark-desktop"));
-    cmd.env("HARK_DATA_DIR", &data_dir).stdout(Stdio::null()).stderr(Stdio::inherit());
-    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-    let mut app = Started { child: cmd.spawn().expect("start hark-desktop") };
+    let mut app = Started::launch(&data_dir, &[]);
     let pid = app.child.id();
     let item = tray.wait_for_item(WAIT).await;
     wait_for("the window to open", WAIT, || windows_titled("Hark") == 1).await;
@@ -281,11 +290,7 @@ async fn with_the_window_closed_webkit_is_gone_and_the_next_window_draws_its_pag
     assert!(!children_named(pid, "WebKitNetworkPr").is_empty(), "a new network process serves it");
 
     tray.click(&item, "Quit Hark").await;
-    let start = Instant::now();
-    while app.child.try_wait().expect("wait").is_none() {
-        assert!(start.elapsed() < WAIT, "Hark did not quit from the tray");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    app.exited("from the tray").await;
 }
 
 /// The `Exec` line of a desktop entry, split into words as its format quotes them (enough for the
