@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 
 use async_trait::async_trait;
 use hark_core::agent::{history_keep_tokens, Agent, AgentConfig, AgentDeps, AgentEvent};
-use hark_core::live::Session;
 use hark_core::model::{ModelDescription, ModelError, ModelEvent, ModelEventReceiver, ModelProvider, ModelRequest};
+use hark_core::open_session::Session;
 use hark_core::service::{SessionLog, UserQuestionService};
 use hark_core::session::{Event, Store};
 use tokio_util::sync::CancellationToken;

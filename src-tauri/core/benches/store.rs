@@ -13,7 +13,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use hark_core::agent::{history_keep_tokens, AgentConfig};
-use hark_core::live::Session;
+use hark_core::open_session::Session;
 use hark_core::question::{
     answered_result_text, late_answer_text, pending_result_text, Answer, AnswerBatch, Intent, Question, ToolMode,
     TOOL_NAME,

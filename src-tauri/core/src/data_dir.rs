@@ -10,6 +10,9 @@ pub const DATA_DIR_ENV: &str = "HARK_DATA_DIR";
 /// The file whose lock says which process hosts the directory (`host::HostLock`).
 pub const LOCK_FILE: &str = "hark.lock";
 
+/// The session store's file (`session::Store`).
+pub const DB_FILE: &str = "hark.sqlite3";
+
 #[derive(Debug, thiserror::Error)]
 pub enum DataDirError {
     #[error("no data directory: set {DATA_DIR_ENV} or run on a platform with an app-data directory")]
@@ -169,7 +172,7 @@ pub mod private {
         }
         Ok(entries.any(|e| {
             let name = e.file_name();
-            name == crate::session::DB_FILE || name == super::LOCK_FILE
+            name == super::DB_FILE || name == super::LOCK_FILE
         }))
     }
 

@@ -4,6 +4,10 @@ use schemars::generate::SchemaSettings;
 use schemars::JsonSchema;
 use serde_json::{json, Value};
 
+/// The model-facing name of `run_code` (`ptc`), here because an open session reads it in the tools
+/// its requests offered, without reaching the sandbox.
+pub const RUN_CODE_TOOL_NAME: &str = "run_code";
+
 /// `{name, description, parameters}` for a tool whose arguments are `T`: the type's description
 /// becomes the tool's, the rest of its schema the parameters. Nested types are written in place
 /// (the model reads one self-contained schema, no `$ref`s), and the schema's own title and dialect

@@ -6,11 +6,12 @@
 
 use tokio_util::sync::CancellationToken;
 
-use super::context::{self, message_tokens};
+use super::context;
 use super::driver::append;
-use super::history::{self, Entry};
 use super::step::stream;
 use super::{AgentError, Shared};
+use crate::history::tokens::message_tokens;
+use crate::history::{self, Entry};
 use crate::model::{ChatMessage, ModelError};
 use crate::session::{Event, StoredEvent};
 use crate::tools::ToolRegistry;

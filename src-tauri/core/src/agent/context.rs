@@ -14,9 +14,12 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::history::{self, Entry, HistoryFold};
 use super::AgentConfig;
-use crate::model::{ChatMessage, ModelRequest, ToolCallRequest};
+use crate::history::tokens::{
+    estimate_tokens, estimate_tokens_of, message_tokens, shape, Role, Shape, MESSAGE_OVERHEAD_TOKENS,
+};
+use crate::history::{self, Entry, HistoryFold};
+use crate::model::{ChatMessage, ModelRequest};
 
 /// The context window assumed for the model, in tokens. Smaller than DeepSeek's and OpenAI's
 /// current models hold, so that a long session stays fast and cheap; a server with less says so
@@ -28,17 +31,6 @@ pub const DEFAULT_CONTEXT_WINDOW_TOKENS: u32 = 65_536;
 /// messages.
 pub const DEFAULT_REPLY_RESERVE_TOKENS: u32 = 8_192;
 
-/// Bytes of UTF-8 per estimated token. Tokenizers differ per model (DeepSeek, Qwen, Llama and OpenAI
-/// each have their own) and a bundled one would be megabytes of vocabulary that is right for one
-/// family only. Real rates are about 4 bytes per token for English prose and 3 to 3.5 for code and
-/// JSON, which is what tool results mostly hold; 3 errs on the large side for all of them. A server
-/// that still finds the request too long answers with a context-length error, which compaction
-/// handles.
-const BYTES_PER_TOKEN: usize = 3;
-
-/// Per message: the role and the separators chat templates wrap around it (OpenAI documents 3 to 4).
-const MESSAGE_OVERHEAD_TOKENS: usize = 4;
-
 /// The smallest prompt budget, so that a tiny window does not leave room for nothing at all.
 const MIN_PROMPT_TOKENS: usize = 1024;
 
@@ -48,21 +40,6 @@ const ELIDE_ABOVE_BYTES: usize = 1024;
 
 /// How much of the conversation's opening message survives when nothing else can go.
 const HEAD_KEEP_BYTES: usize = 4096;
-
-/// The estimated tokens of `text`.
-pub(super) fn estimate_tokens(text: &str) -> usize {
-    estimate_tokens_of(text.len())
-}
-
-/// The estimated tokens of a text of `bytes` bytes.
-fn estimate_tokens_of(bytes: usize) -> usize {
-    bytes.div_ceil(BYTES_PER_TOKEN)
-}
-
-/// The estimated tokens of one message as a provider sends it (reasoning is not sent back).
-pub(super) fn message_tokens(message: &ChatMessage) -> usize {
-    shape(message).tokens
-}
 
 /// The estimated tokens of a whole request, as the agent counts them to fit it: its messages and its
 /// tool definitions.
@@ -125,69 +102,6 @@ fn build_after(
     let fitted = fit(entries.into_iter().map(|e| e.message).collect(), left_out, budget.saturating_sub(fixed));
     messages.extend(fitted.into_iter().map(Arc::new));
     ModelRequest { messages, tools }
-}
-
-/// What fitting reads of a message: its role and size, so a request is planned before anything is
-/// copied and only what survives is built.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Shape {
-    role: Role,
-    /// As [`message_tokens`] counts them.
-    tokens: usize,
-    /// Of the content (what eliding or shortening replaces).
-    bytes: usize,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Role {
-    System,
-    User,
-    Assistant,
-    Tool,
-}
-
-impl Shape {
-    fn text(role: Role, bytes: usize) -> Shape {
-        Shape { role, tokens: MESSAGE_OVERHEAD_TOKENS + estimate_tokens_of(bytes), bytes }
-    }
-
-    pub(super) fn tokens(&self) -> usize {
-        self.tokens
-    }
-
-    pub(super) fn user(bytes: usize) -> Shape {
-        Shape::text(Role::User, bytes)
-    }
-
-    /// An assistant message of `bytes` of text making `calls`.
-    pub(super) fn assistant<'a>(bytes: usize, calls: impl IntoIterator<Item = &'a ToolCallRequest>) -> Shape {
-        let mut shape = Shape::text(Role::Assistant, bytes);
-        shape.tokens += calls
-            .into_iter()
-            .map(|c| {
-                MESSAGE_OVERHEAD_TOKENS
-                    + estimate_tokens(&c.id)
-                    + estimate_tokens(&c.name)
-                    + estimate_tokens(&c.arguments)
-            })
-            .sum::<usize>();
-        shape
-    }
-
-    pub(super) fn tool(call_id: &str, bytes: usize) -> Shape {
-        let mut shape = Shape::text(Role::Tool, bytes);
-        shape.tokens += estimate_tokens(call_id);
-        shape
-    }
-}
-
-pub(super) fn shape(message: &ChatMessage) -> Shape {
-    match message {
-        ChatMessage::System { content } => Shape::text(Role::System, content.len()),
-        ChatMessage::User { content } => Shape::user(content.len()),
-        ChatMessage::Assistant { content, tool_calls, .. } => Shape::assistant(content.len(), tool_calls),
-        ChatMessage::Tool { call_id, content } => Shape::tool(call_id, content.len()),
-    }
 }
 
 /// What fitting does to a list of messages (indexes into it).

@@ -14,12 +14,11 @@
 //! Desktop usage: [`Agent::create`] or [`Agent::open`] (one per open session), [`Agent::steer`] to
 //! send, [`Agent::abort`], [`Agent::subscribe`]; answers go to the [`UserQuestionService`].
 
-mod call_ids;
 mod compact;
 mod context;
 mod driver;
-mod events;
-mod history;
+#[cfg(test)]
+mod session_tests;
 mod step;
 
 use std::collections::{HashSet, VecDeque};
@@ -30,17 +29,14 @@ use tokio::sync::{broadcast, watch, Notify};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-pub(crate) use call_ids::CallIds;
+pub use crate::history::{history, outcome_text, UNKNOWN_OUTCOME_TEXT};
+pub use crate::open_session::AgentEvent;
 pub use context::{history_keep_tokens, request_tokens, DEFAULT_CONTEXT_WINDOW_TOKENS, DEFAULT_REPLY_RESERVE_TOKENS};
-pub(crate) use events::forward_questions;
-pub use events::AgentEvent;
-pub(crate) use history::HistoryFold;
-pub use history::{history, outcome_text, UNKNOWN_OUTCOME_TEXT};
 
 use crate::error::CodedError;
-use crate::live::Session;
 use crate::mcp::{Asker, McpConfig, McpServers};
 use crate::model::{ModelProvider, ModelRequest};
+use crate::open_session::Session;
 use crate::question::AnswerBatch;
 use crate::service::{lock, Responded, ServiceError, SteerMessage, UserQuestionService};
 use crate::session::{Event, MessageSource, ModelRef, SessionId, Store, StoreError};
@@ -315,7 +311,7 @@ impl Agent {
                 }
             })
         };
-        let forward_questions = events::forward_questions(&deps.service, Arc::clone(&shared.session));
+        let forward_questions = crate::open_session::forward_questions(&deps.service, Arc::clone(&shared.session));
         let subscription = shared.session.subscribe();
         let driver = tokio::spawn(driver::run(Arc::clone(&shared)));
         (Agent { shared, tasks: vec![driver, forward_steer, forward_questions] }, subscription)

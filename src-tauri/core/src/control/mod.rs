@@ -20,6 +20,7 @@
 //! predictable: another user could make a pipe of that name first).
 
 mod hello;
+mod types;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -27,14 +28,14 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::AgentEvent;
 use crate::error::{BoundaryError, CodedError};
-use crate::host::{AnswerPath, ClientAnswer, ClientAnswers, ClientCall, ClientId, Overview};
+use crate::open_session::AgentEvent;
 use crate::question::AnswerBatch;
 use crate::service::QuestionEvent;
 use crate::tools::QuestionSettings;
 
 pub use hello::{Hello, PROTOCOL};
+pub use types::{AnswerPath, ClientAnswer, ClientAnswers, ClientCall, ClientId, LateAnswer, Overview, ShownSession};
 
 /// The socket's name inside the data directory.
 pub const SOCKET_FILE: &str = "control.sock";

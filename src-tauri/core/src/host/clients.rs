@@ -7,32 +7,20 @@
 
 use std::sync::{Arc, Mutex};
 
-use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::{forward_questions, AgentEvent};
-use crate::live::Session;
-use crate::question::{late_answer_text, parse_request, AnswerBatch, TOOL_NAME};
+use crate::open_session::Session;
+use crate::open_session::{forward_questions, AgentEvent};
+use crate::question::{late_answer_text, parse_request, TOOL_NAME};
 use crate::service::{not_continued, Caller, ServiceError, SteerMessage, UserQuestionService};
 use crate::session::{Event, QuestionState, StoreError, TurnEndReason};
 use crate::sync::lock;
 use crate::tools::{outcome_of, AskUserQuestionTool, QuestionSettings, ToolContext, ToolHandler};
 
 use super::HostError;
-
-/// Who asks: the name the MCP client gave in its `initialize`, and the folder it works in, which
-/// name its session; and which run of it asks (`asker`: the `hark mcp` process's own id, a hook's
-/// agent session id), whose late answers are its own. Two agents with one name in one folder share
-/// the session but never each other's answers.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct ClientId {
-    pub name: String,
-    pub cwd: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub asker: Option<String>,
-}
+use crate::control::{ClientAnswer, ClientAnswers, ClientCall, ClientId, LateAnswer};
 
 /// The longest client name a title shows, in characters.
 pub const MAX_CLIENT_NAME_CHARS: usize = 60;
@@ -108,46 +96,6 @@ fn plain_text(text: &str) -> String {
     let kept: String =
         text.chars().map(|c| if c.is_whitespace() { ' ' } else { c }).filter(|c| !invisible(*c)).collect();
     kept.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// How a client's question ended for it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ClientAnswer {
-    pub session_id: String,
-    pub call_id: String,
-    /// What the client's model reads: the answers, or the pending text.
-    pub text: String,
-    /// Answered now; `None` when the question continued (it returned pending).
-    pub answers: Option<AnswerBatch>,
-}
-
-/// A late answer handed to the client by `get_answers`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct LateAnswer {
-    pub call_id: String,
-    /// The late-answer message, as Hark's own agent would read it.
-    pub text: String,
-    pub answers: AnswerBatch,
-}
-
-/// What `get_answers` returns: the late answers not returned before, and the questions that still wait.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ClientAnswers {
-    pub session_id: String,
-    pub answers: Vec<LateAnswer>,
-    pub waiting: Vec<String>,
-}
-
-/// Where one call of a client session stands (see [`super::Host::client_call`]).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "state", rename_all = "snake_case")]
-pub enum ClientCall {
-    /// The question waits: live, or continued after its timeout.
-    Waiting { session_id: String },
-    /// The person answered, in time or late; `text` is what the client's model reads.
-    Answered { session_id: String, text: String, answers: AnswerBatch, late: bool },
-    /// No answer will come: the question was closed, withdrawn or ended with its asker.
-    Ended { session_id: String },
 }
 
 /// The open turn of a client session: its asks run inside one turn, which ends with the last of them.

@@ -16,28 +16,27 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 
-pub use catalogue::{catalogue, Bounds, Catalogue, ProviderPreset};
-pub use clients::{
-    plain_label, plain_name, ClientAnswer, ClientAnswers, ClientAsk, ClientCall, ClientId, LateAnswer, Relay,
-    CLAUDE_CODE, CODEX,
+pub use crate::control::{
+    AnswerPath, ClientAnswer, ClientAnswers, ClientCall, ClientId, LateAnswer, Overview, ShownSession,
 };
+pub use catalogue::{catalogue, Bounds, Catalogue, ProviderPreset};
+pub use clients::{plain_label, plain_name, ClientAsk, Relay, CLAUDE_CODE, CODEX};
 pub use error::HostError;
 pub use inbox::{InboxEntry, HARK_ASKER};
 pub use lock::{HostLock, LockError, LOCK_FILE};
 pub use models::{label, plan_first_for, ptc_for, questions_for, ModelSource};
 
 use crate::agent::{history_keep_tokens, Agent, AgentConfig, AgentDeps, AgentEvent};
-use crate::live::Session;
 use crate::mcp::{McpConfig, McpError, CONFIG_FILE};
+use crate::open_session::Session;
 use crate::question::AnswerBatch;
 use crate::service::{
-    ContinuedQuestion, InteractionProvider, InteractionRequest, ProviderRegistration, QuestionView, Responded,
-    SessionLog, UserQuestionService,
+    InteractionProvider, InteractionRequest, ProviderRegistration, QuestionView, Responded, SessionLog,
+    UserQuestionService,
 };
-use crate::session::{match_session, Event, SessionSummary, Store, Transcript};
+use crate::session::{match_session, Event, Store, Transcript};
 use crate::sync::lock as guard;
 
 /// How long quitting waits for a live timed question's continuation to be recorded.
@@ -46,40 +45,11 @@ const CONTINUE_ON_QUIT: Duration = Duration::from_secs(3);
 /// A session title: the first line of its first message, at most this many characters.
 const TITLE_CHARS: usize = 60;
 
-/// What a front door that shows one session at a time reads at once (`hark tui`, here or through
-/// the control socket): every session, every waiting question, and the shown session.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Overview {
-    pub sessions: Vec<SessionSummary>,
-    /// Every session's foreground questions, oldest first.
-    pub waiting: Vec<InteractionRequest>,
-    pub shown: Option<ShownSession>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ShownSession {
-    pub id: String,
-    /// Its newest turns (as many as were asked for).
-    pub transcript: Transcript,
-    pub busy: bool,
-    /// How its model is named, once its agent is live.
-    pub model_label: Option<String>,
-    pub continued: Vec<ContinuedQuestion>,
-}
-
 /// How a new session works, where it differs from this run's choices (`None`: as this run says).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct WorkingChoices {
     pub plan_first: Option<bool>,
     pub ptc: Option<bool>,
-}
-
-/// Which way an answer goes: to the waiting call, or late to a continued question.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
-#[serde(rename_all = "snake_case")]
-pub enum AnswerPath {
-    Foreground,
-    Late,
 }
 
 struct Live {

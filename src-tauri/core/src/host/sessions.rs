@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use crate::live::Session;
+use crate::open_session::Session;
 use crate::service::{LogError, SessionLog};
 use crate::session::{Event, ModelRef, QuestionFold, Store, StoreError};
 use crate::sync::lock;

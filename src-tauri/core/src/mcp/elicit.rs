@@ -20,9 +20,9 @@ use serde_json::Value;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::AgentEvent;
 use crate::error::CodedError;
-use crate::live::Session;
+use crate::open_session::AgentEvent;
+use crate::open_session::Session;
 use crate::question::{
     form_content, ErrorCode, FieldKind, FormField, FormOutcome, Intent, Question, QuestionOption, NO_LABEL, YES_LABEL,
 };

@@ -71,3 +71,20 @@ pub fn provider_for(
         }),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::session::ModelRef;
+
+    #[test]
+    fn a_provider_a_newer_build_records_reads_as_other_and_is_not_run() {
+        let newer: ModelRef = serde_json::from_value(serde_json::json!({"provider": "anthropic"})).unwrap();
+        assert_eq!(newer.provider, ModelKind::Other);
+        let refused = provider_for(&newer, None).err().map(|e| e.code());
+        assert_eq!(refused, Some("MODEL_CONFIG"));
+        assert_eq!(serde_json::to_value(ModelKind::Openai).unwrap(), "openai");
+        assert_eq!(ModelKind::parse("demo"), Some(ModelKind::Demo));
+        assert_eq!(ModelKind::parse("other"), None, "--provider never names the placeholder");
+    }
+}

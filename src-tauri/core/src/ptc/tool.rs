@@ -14,16 +14,15 @@ use std::sync::Mutex;
 use super::sandbox::{CallFailure, Limits};
 use super::worker;
 use crate::error::CodedError;
-use crate::live::Session;
 use crate::model::ToolCallRequest;
+use crate::open_session::Session;
 use crate::session::{Event, ToolOutcome};
 use crate::sync::lock;
 use crate::tools::{
     definition_of, outcome_of, BoxFuture, ToolContext, ToolError, ToolHandler, ToolOutput, ToolRegistry,
 };
 
-/// The model-facing name.
-pub const RUN_CODE_TOOL_NAME: &str = "run_code";
+pub use crate::tool_definition::RUN_CODE_TOOL_NAME;
 /// The longest script, in characters.
 pub const MAX_CODE_CHARS: usize = 100_000;
 

@@ -25,7 +25,7 @@ mod view;
 mod wait;
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 
 use std::sync::Arc;
 

@@ -3,6 +3,7 @@
 //! A session is an append-only sequence of typed [`Event`]s. Everything shown after a restart is a
 //! projection of that log ([`project_questions`], [`project_transcript`]); there is no second source
 //! of truth. The sessions list reads a summary row kept by each append instead of replaying logs.
+//! A session opened to work on, in memory and kept up to date as it records, is `open_session`'s.
 
 mod error;
 mod events;

@@ -1,6 +1,7 @@
 //! The tool as the agent loop runs it: arguments in, a result or a structured error out.
 
 mod props;
+mod store;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -254,25 +255,4 @@ fn a_call_skipped_by_stop_reaches_the_model_as_aborted() {
     let expected =
         crate::error::BoundaryError::new("ToolError", "ABORTED", "the turn was aborted before this tool call ran");
     assert_eq!(skipped, ToolOutcome::Error { error: expected });
-}
-
-#[test]
-fn only_tools_that_only_read_or_ask_run_before_a_plan_is_approved() {
-    let service = UserQuestionService::new(Arc::new(MemoryLog::new()));
-    let mut tools: Vec<Arc<dyn ToolHandler>> = vec![
-        Arc::new(AskUserQuestionTool::new(service.clone(), QuestionSettings::default())),
-        Arc::new(SubmitPlanTool::new(service)),
-    ];
-    tools.extend(crate::workspace::workspace_tools(std::env::temp_dir()));
-    let gated: Vec<(&str, bool)> = tools.iter().map(|t| (t.name(), t.changes_workspace())).collect();
-    assert_eq!(
-        gated,
-        [
-            ("ask_user_question", false),
-            ("submit_plan", false),
-            ("list_dir", false),
-            ("read_file", false),
-            ("write_file", true)
-        ]
-    );
 }

@@ -5,8 +5,8 @@ use tokio_util::sync::CancellationToken;
 
 use super::*;
 use crate::error::CodedError;
-use crate::service::Caller;
-use crate::tools::ToolContext;
+use crate::service::{Caller, MemoryLog, UserQuestionService};
+use crate::tools::{AskUserQuestionTool, QuestionSettings, SubmitPlanTool, ToolContext};
 
 fn ctx(root: &std::path::Path) -> ToolContext {
     ToolContext { caller: Caller::root("s", "a"), abort: CancellationToken::new(), workspace: Some(root.to_path_buf()) }
@@ -176,4 +176,25 @@ async fn a_new_file_gets_the_mode_a_plain_create_would() {
     call(&WriteFile::new(root.clone()), &root, json!({"path": "new.txt", "content": "n"})).await.unwrap();
     let mode = |name: &str| std::fs::metadata(root.join(name)).unwrap().permissions().mode();
     assert_eq!(mode("new.txt"), mode("plain"), "the umask decides, not the temporary file's owner-only mode");
+}
+
+#[test]
+fn only_tools_that_only_read_or_ask_run_before_a_plan_is_approved() {
+    let service = UserQuestionService::new(Arc::new(MemoryLog::new()));
+    let mut tools: Vec<Arc<dyn ToolHandler>> = vec![
+        Arc::new(AskUserQuestionTool::new(service.clone(), QuestionSettings::default())),
+        Arc::new(SubmitPlanTool::new(service)),
+    ];
+    tools.extend(workspace_tools(std::env::temp_dir()));
+    let gated: Vec<(&str, bool)> = tools.iter().map(|t| (t.name(), t.changes_workspace())).collect();
+    assert_eq!(
+        gated,
+        [
+            ("ask_user_question", false),
+            ("submit_plan", false),
+            ("list_dir", false),
+            ("read_file", false),
+            ("write_file", true)
+        ]
+    );
 }

@@ -6,6 +6,5 @@ mod concurrency;
 mod foreground;
 mod late;
 mod provider;
-mod store;
-mod support;
+pub(crate) mod support;
 mod timed;

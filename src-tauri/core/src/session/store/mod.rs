@@ -26,7 +26,7 @@ use super::projection::questions::QuestionFold;
 pub use self::repair::{repairs_needed, RepairFold};
 
 /// The store's file name inside the data directory.
-pub const DB_FILE: &str = "hark.sqlite3";
+pub use crate::data_dir::DB_FILE;
 
 /// A row of the sessions list, read from the summary kept by every append (no replay).
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize, ts_rs::TS)]

@@ -6,8 +6,8 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 
+use super::Session;
 use crate::error::BoundaryError;
-use crate::live::Session;
 use crate::service::{QuestionEvent, SessionQuestions, UserQuestionService};
 use crate::session::{StoredEvent, TranscriptDelta, TurnEndReason};
 

@@ -6,12 +6,16 @@
 //! promise that order: crash repair appends lost results at its end, and a failed append can leave a
 //! call without one. So results are placed here, not taken in log order.
 
+mod call_ids;
+pub(crate) mod tokens;
+
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 
-use super::context::Shape;
+pub(crate) use self::call_ids::CallIds;
+use self::tokens::Shape;
 use crate::model::{ChatMessage, ToolCallRequest};
 use crate::session::{Event, StoredEvent, ToolOutcome};
 
@@ -67,7 +71,7 @@ pub fn history(events: &[StoredEvent]) -> Vec<ChatMessage> {
 }
 
 /// [`history`] with each message's source `seq`, for fitting a request and choosing what to compact.
-pub(super) fn entries(events: &[StoredEvent]) -> Vec<Entry> {
+pub(crate) fn entries(events: &[StoredEvent]) -> Vec<Entry> {
     let mut fold = HistoryFold::keeping(usize::MAX);
     for stored in events {
         fold.apply(stored);
@@ -428,7 +432,7 @@ impl HistoryFold {
 
     /// The shapes of the messages [`kept`](Self::kept) holds, without copying them, and how many
     /// messages after the head are no longer held.
-    pub(super) fn shapes(&self) -> (&[Shape], usize) {
+    pub(crate) fn shapes(&self) -> (&[Shape], usize) {
         (self.kept_shapes.get_or_init(|| self.count_shapes()), self.forgotten_messages)
     }
 
@@ -443,7 +447,7 @@ impl HistoryFold {
 
     /// The messages [`kept`](Self::kept) holds with their index there, visiting none in `skip`
     /// (which must hold whole slots, as whole turns do).
-    pub(super) fn messages_outside(
+    pub(crate) fn messages_outside(
         &self,
         skip: std::ops::Range<usize>,
     ) -> impl Iterator<Item = (usize, &Arc<ChatMessage>)> + '_ {
@@ -478,7 +482,7 @@ fn pop(queues: &mut HashMap<String, VecDeque<(usize, usize)>>, id: &str) -> Opti
 }
 
 /// `text` cut to at most about `max` bytes on a character boundary, saying so when it was cut.
-pub(super) fn shorten(text: &str, max: usize) -> String {
+pub(crate) fn shorten(text: &str, max: usize) -> String {
     if text.len() <= max {
         return text.to_string();
     }

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
-use super::support::*;
 use crate::question::{AskRequest, ErrorCode, ToolMode, WaitLimit, TOOL_NAME};
+use crate::service::tests::support::{db_question, sqlite};
 use crate::service::{Caller, UserQuestionService};
 use crate::session::{project_questions, Event, QuestionRecord, QuestionState, Store};
 use crate::tools::{outcome_of, AskUserQuestionTool, QuestionSettings, ToolContext, ToolHandler};

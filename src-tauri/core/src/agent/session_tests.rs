@@ -1,11 +1,15 @@
+//! The open session as the agent reads it: reopened from a snapshot or from its log, it makes the
+//! same request, and late answers come from its records.
+
 use std::sync::Arc;
 
 use chrono::Utc;
 use serde_json::json;
 
-use super::*;
-use crate::agent::{history_keep_tokens, request_of, AgentConfig};
+use super::{history_keep_tokens, request_of, AgentConfig};
+use crate::open_session::*;
 use crate::question::{late_answer_text, Answer, AnswerBatch, Question, ToolMode, TOOL_NAME};
+use crate::session::{Event, Store};
 use crate::session::{MessageSource, ToolOutcome};
 
 fn keep() -> usize {

@@ -8,6 +8,7 @@
 //! the inbox, the newest turns of the model's history (older ones as sizes only), the call ids in
 //! use (as hashes) and the latest turn of the transcript with the `seq` where each turn begins.
 
+mod events;
 mod folds;
 mod snapshot;
 
@@ -16,9 +17,7 @@ use std::sync::{Arc, Mutex};
 
 use tokio::sync::broadcast;
 
-use crate::agent::AgentEvent;
 use crate::model::ToolCallRequest;
-use crate::ptc::RUN_CODE_TOOL_NAME;
 use crate::question::PLAN_TOOL_NAME;
 use crate::service::{SteerMessage, UserQuestionService};
 use crate::session::{
@@ -26,8 +25,11 @@ use crate::session::{
     TranscriptFold,
 };
 use crate::sync::lock;
+use crate::tool_definition::RUN_CODE_TOOL_NAME;
 use crate::tools::QuestionSettings;
 
+pub(crate) use events::forward_questions;
+pub use events::AgentEvent;
 pub(crate) use folds::Folds;
 
 /// Capacity of the event fan-out; a slower subscriber sees `Lagged` and reads the session again.
@@ -354,9 +356,6 @@ impl Session {
         Ok(transcript)
     }
 }
-
-#[cfg(test)]
-mod tests;
 
 impl crate::tools::PlanApproval for Session {
     fn plan_approved(&self) -> bool {

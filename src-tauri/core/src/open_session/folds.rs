@@ -4,7 +4,7 @@ use std::collections::HashSet;
 
 use serde::{Deserialize, Serialize};
 
-use crate::agent::{CallIds, HistoryFold};
+use crate::history::{CallIds, HistoryFold};
 use crate::model::ToolCallRequest;
 use crate::session::{Event, InboxFold, QuestionFold, RepairFold, StoredEvent, TranscriptDelta, TranscriptFold};
 use crate::tools::QuestionSettings;

@@ -1,0 +1,90 @@
+//! The data the front door's operations carry, over the socket and in process alike: what a
+//! front door reads at once, which way an answer went, and who an outside agent is and what its
+//! questions came to. The host makes them; the socket only carries them.
+
+use serde::{Deserialize, Serialize};
+
+use crate::question::AnswerBatch;
+use crate::service::{ContinuedQuestion, InteractionRequest};
+use crate::session::{SessionSummary, Transcript};
+
+/// What a front door that shows one session at a time reads at once (`hark tui`, here or through
+/// the control socket): every session, every waiting question, and the shown session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Overview {
+    pub sessions: Vec<SessionSummary>,
+    /// Every session's foreground questions, oldest first.
+    pub waiting: Vec<InteractionRequest>,
+    pub shown: Option<ShownSession>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShownSession {
+    pub id: String,
+    /// Its newest turns (as many as were asked for).
+    pub transcript: Transcript,
+    pub busy: bool,
+    /// How its model is named, once its agent is live.
+    pub model_label: Option<String>,
+    pub continued: Vec<ContinuedQuestion>,
+}
+
+/// Which way an answer goes: to the waiting call, or late to a continued question.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerPath {
+    Foreground,
+    Late,
+}
+
+/// Who asks: the name the MCP client gave in its `initialize`, and the folder it works in, which
+/// name its session; and which run of it asks (`asker`: the `hark mcp` process's own id, a hook's
+/// agent session id), whose late answers are its own. Two agents with one name in one folder share
+/// the session but never each other's answers.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ClientId {
+    pub name: String,
+    pub cwd: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asker: Option<String>,
+}
+
+/// How a client's question ended for it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClientAnswer {
+    pub session_id: String,
+    pub call_id: String,
+    /// What the client's model reads: the answers, or the pending text.
+    pub text: String,
+    /// Answered now; `None` when the question continued (it returned pending).
+    pub answers: Option<AnswerBatch>,
+}
+
+/// A late answer handed to the client by `get_answers`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LateAnswer {
+    pub call_id: String,
+    /// The late-answer message, as Hark's own agent would read it.
+    pub text: String,
+    pub answers: AnswerBatch,
+}
+
+/// What `get_answers` returns: the late answers not returned before, and the questions that still wait.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClientAnswers {
+    pub session_id: String,
+    pub answers: Vec<LateAnswer>,
+    pub waiting: Vec<String>,
+}
+
+/// Where one call of a client session stands (see [`super::Host::client_call`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum ClientCall {
+    /// The question waits: live, or continued after its timeout.
+    Waiting { session_id: String },
+    /// The person answered, in time or late; `text` is what the client's model reads.
+    Answered { session_id: String, text: String, answers: AnswerBatch, late: bool },
+    /// No answer will come: the question was closed, withdrawn or ended with its asker.
+    Ended { session_id: String },
+}
