@@ -83,7 +83,7 @@ pub async fn app_info(
 /// The sessions sidebar: every stored session, most recently active first, with its question counts.
 #[tauri::command]
 pub async fn list_sessions(state: State<'_, AppState>) -> CommandResult<Vec<SessionSummary>> {
-    Ok(state.hub()?.store().list_sessions()?)
+    state.door()?.sessions().await
 }
 
 /// A session's transcript as the core projects it from the event log; with `turns`, its newest turns.
@@ -93,9 +93,9 @@ pub async fn session_transcript(
     session_id: String,
     turns: Option<usize>,
 ) -> CommandResult<Transcript> {
-    let hub = state.hub()?;
-    // Reads a page from the store (and opens the session if nothing did yet): off the IPC thread.
-    off_ipc_thread(move || hub.transcript(&session_id, turns)).await
+    let transcript = state.door()?.transcript(&session_id, turns).await?;
+    crate::hub::after_reading(&transcript);
+    Ok(transcript)
 }
 
 /// Runs `work` on a blocking thread: reading a long log must hold up neither the IPC thread nor the
@@ -307,7 +307,7 @@ pub async fn abort(state: State<'_, AppState>, session_id: String) -> CommandRes
 
 #[tauri::command]
 pub async fn retry(state: State<'_, AppState>, session_id: String) -> CommandResult<()> {
-    Ok(state.hub()?.retry(&session_id)?)
+    state.door()?.retry(&session_id).await
 }
 
 #[tauri::command]
@@ -315,13 +315,13 @@ pub async fn session_questions(
     state: State<'_, AppState>,
     session_id: String,
 ) -> CommandResult<hark_core::service::SessionQuestions> {
-    Ok(state.hub()?.questions(&session_id))
+    state.door()?.questions(&session_id).await
 }
 
 /// Every waiting question of every session, in the inbox's order.
 #[tauri::command]
 pub async fn inbox(state: State<'_, AppState>) -> CommandResult<Vec<hark_core::host::InboxEntry>> {
-    Ok(state.hub()?.inbox()?)
+    state.door()?.inbox().await
 }
 
 #[tauri::command]
@@ -364,8 +364,8 @@ pub async fn cancel_question(state: State<'_, AppState>, session_id: String, cal
 
 /// The person declined an MCP server's form (`ASK_DECLINED`; the server may go on without it).
 #[tauri::command]
-pub fn decline_question(state: State<'_, AppState>, session_id: String, call_id: String) -> CommandResult<()> {
-    Ok(state.hub()?.decline(&session_id, &call_id)?)
+pub async fn decline_question(state: State<'_, AppState>, session_id: String, call_id: String) -> CommandResult<()> {
+    state.door()?.decline(&session_id, &call_id).await
 }
 
 #[tauri::command]

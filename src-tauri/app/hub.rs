@@ -259,11 +259,9 @@ impl Hub {
     }
 
     /// The session's transcript; with `turns`, only its newest `turns` turns (see `earlier_turns`).
-    pub fn transcript(&self, session: &str, turns: Option<usize>) -> Result<Transcript, CommandError> {
+    fn transcript(&self, session: &str, turns: Option<usize>) -> Result<Transcript, CommandError> {
         let transcript = self.host.transcript(session, turns)?;
-        if transcript.earlier_turns + transcript.turns.len() > LONG_SESSION_TURNS {
-            release_freed_memory();
-        }
+        after_reading(&transcript);
         Ok(transcript)
     }
 
@@ -272,18 +270,10 @@ impl Hub {
         InProcess::new(Arc::clone(&self.host))
     }
 
-    pub fn retry(&self, session: &str) -> Result<(), CommandError> {
-        Ok(self.host.retry(session)?)
-    }
-
     /// The session's waiting questions as the core lists them, with the revision that orders this
     /// read against the lists its stream sends.
     pub fn questions(&self, session: &str) -> SessionQuestions {
         self.host.service().session_questions(session)
-    }
-
-    pub fn inbox(&self) -> Result<Vec<hark_core::host::InboxEntry>, CommandError> {
-        Ok(self.host.inbox()?)
     }
 
     /// The page load now shown; the window passes it back with calls that leave something held.
@@ -357,10 +347,6 @@ impl Hub {
         drop(taken);
     }
 
-    pub fn decline(&self, session: &str, call_id: &str) -> Result<(), CommandError> {
-        Ok(self.host.decline(session, call_id)?)
-    }
-
     pub fn model_label_for_new(&self) -> (ModelRef, String) {
         self.host.label_for_new()
     }
@@ -376,6 +362,13 @@ impl Hub {
 /// Past this many turns (some 10 000 events in a busy session), reading the log leaves enough freed
 /// heap behind to be worth returning.
 const LONG_SESSION_TURNS: usize = 100;
+
+/// After the window read `transcript`: a long one leaves freed heap worth handing back.
+pub fn after_reading(transcript: &Transcript) {
+    if transcript.earlier_turns + transcript.turns.len() > LONG_SESSION_TURNS {
+        release_freed_memory();
+    }
+}
 
 /// glibc keeps freed heap for reuse, so a process that once read a 100 000-event log stays that big;
 /// this hands it back to the OS (measured by `make bench-desktop`'s app PSS).

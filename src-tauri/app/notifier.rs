@@ -197,7 +197,7 @@ impl Notifier {
             },
             ActionChoice::Focus => self.focus(session, call_id),
             ActionChoice::Choose => {
-                let waiting = self.hub.inbox().map(|entries| entries.len()).unwrap_or(0);
+                let waiting = self.hub.door().inbox().await.map(|entries| entries.len()).unwrap_or(0);
                 if notify::answer_opens_inbox(waiting) {
                     crate::window::show(&self.app, Launched::inbox());
                 } else {

@@ -70,6 +70,13 @@ async fn scenario(door: Arc<dyn FrontDoor>, host: &Arc<Host>) -> Vec<String> {
     let overview = door.overview(Some(&shown.session_id), 5).await.unwrap();
     told.push(format!("sessions listed: {}", overview.sessions.len()));
     told.push(format!("questions waiting: {}", overview.waiting.len()));
+    told.push(format!("sessions: {}", door.sessions().await.unwrap().len()));
+    let transcript = door.transcript(&shown.session_id, Some(5)).await.unwrap();
+    told.push(format!("transcript turns: {}", transcript.turns.len()));
+    told.push(format!("session questions: {}", door.questions(&shown.session_id).await.unwrap().questions.len()));
+    told.push(format!("transcript of no session: {}", door.transcript("zzzz", None).await.unwrap_err().code));
+    told.push(format!("decline unknown: {}", door.decline(&shown.session_id, "nope").await.unwrap_err().code));
+    told.push(format!("retry with nothing failed: {}", door.retry(&shown.session_id).await.unwrap_err().code));
 
     // An asker that goes away withdraws its question: the host records it aborted.
     let gone = tokio::spawn({
@@ -77,6 +84,11 @@ async fn scenario(door: Arc<dyn FrontDoor>, host: &Arc<Host>) -> Vec<String> {
         async move { door.ask(&client, Some("call-2".into()), Some(blocking), question()).await }
     });
     questions.wait_until("the second question", || !host.service().foreground(None).is_empty()).await;
+    let inbox = door.inbox().await.unwrap();
+    told.push(format!(
+        "inbox: {:?}",
+        inbox.iter().map(|e| (e.asker.as_str(), e.question.call_id.as_str())).collect::<Vec<_>>()
+    ));
     gone.abort();
     let mut recorded = Events::new(host.session(&shown.session_id).unwrap().subscribe());
     questions.wait_until("the withdrawn question to close", || host.service().foreground(None).is_empty()).await;
@@ -115,6 +127,13 @@ async fn both_front_doors_tell_one_scenario_alike() {
             "stop an idle session: false",
             "sessions listed: 1",
             "questions waiting: 0",
+            "sessions: 1",
+            "transcript turns: 1",
+            "session questions: 0",
+            "transcript of no session: NOT_FOUND",
+            "decline unknown: NOT_PENDING",
+            "retry with nothing failed: CLIENT_SESSION",
+            "inbox: [(\"Codex\", \"call-2\")]",
             "dropped ask: ended",
         ]
     );

@@ -12,7 +12,7 @@ use crate::error::BoundaryError;
 
 /// The control protocol's version. Raise it whenever a request or reply changes in a way the other
 /// side of an older build could misread.
-pub const PROTOCOL: u32 = 2;
+pub const PROTOCOL: u32 = 3;
 
 /// What the client says first. Fields a newer build adds are ignored: the version is what decides.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

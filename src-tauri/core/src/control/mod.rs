@@ -31,11 +31,14 @@ use tokio_util::sync::CancellationToken;
 use crate::error::{BoundaryError, CodedError};
 use crate::open_session::AgentEvent;
 use crate::question::AnswerBatch;
-use crate::service::QuestionEvent;
+use crate::service::{QuestionEvent, SessionQuestions};
+use crate::session::{SessionSummary, Transcript};
 use crate::tools::QuestionSettings;
 
 pub use hello::{Hello, PROTOCOL};
-pub use types::{AnswerPath, ClientAnswer, ClientAnswers, ClientCall, ClientId, LateAnswer, Overview, ShownSession};
+pub use types::{
+    AnswerPath, ClientAnswer, ClientAnswers, ClientCall, ClientId, InboxEntry, LateAnswer, Overview, ShownSession,
+};
 
 /// The socket's name inside the data directory.
 pub const SOCKET_FILE: &str = "control.sock";
@@ -110,6 +113,22 @@ pub enum Request {
     /// Takes over a timed question's countdown (the host's deadline waits) for as long as this
     /// connection stays open; replied to with `attached`.
     Attach { session: String, call_id: String },
+    /// Every session, newest first.
+    Sessions,
+    /// A session's transcript; with `turns`, its newest turns.
+    Transcript {
+        session: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        turns: Option<usize>,
+    },
+    /// A session's waiting questions, with the revision that orders the read against the events.
+    Questions { session: String },
+    /// Every waiting question of every session, in the inbox's order.
+    Inbox,
+    /// Runs the session's last turn again after it failed.
+    Retry { session: String },
+    /// The person declined an MCP server's form (`ASK_DECLINED`).
+    Decline { session: String, call_id: String },
 }
 
 /// The host's answer to a [`Request`].
@@ -161,11 +180,23 @@ pub enum Reply {
     Stopped {
         stopped: bool,
     },
-    /// Done as asked (`send`, `cancel`, `expire`, `withdraw`).
+    /// Done as asked (`send`, `cancel`, `expire`, `withdraw`, `retry`, `decline`).
     Done,
     /// The countdown is held; `remaining_ms` is what was left of it (`None`: it had none).
     Attached {
         remaining_ms: Option<u64>,
+    },
+    Sessions {
+        sessions: Vec<SessionSummary>,
+    },
+    Transcript {
+        transcript: Box<Transcript>,
+    },
+    Questions {
+        questions: SessionQuestions,
+    },
+    Inbox {
+        entries: Vec<InboxEntry>,
     },
     // Refused with the error the host's own surfaces would show (NOT_PENDING, REPLY_QUEUED, ...).
     Refused {

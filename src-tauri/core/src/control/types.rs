@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::question::AnswerBatch;
-use crate::service::{ContinuedQuestion, InteractionRequest};
+use crate::service::{ContinuedQuestion, InteractionRequest, QuestionView};
 use crate::session::{SessionSummary, Transcript};
 
 /// What a front door that shows one session at a time reads at once (`hark tui`, here or through
@@ -87,4 +87,16 @@ pub enum ClientCall {
     Answered { session_id: String, text: String, answers: AnswerBatch, late: bool },
     /// No answer will come: the question was closed, withdrawn or ended with its asker.
     Ended { session_id: String },
+}
+
+/// One waiting question as the inbox lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
+pub struct InboxEntry {
+    #[serde(flatten)]
+    pub question: QuestionView,
+    /// Who asks: "Hark" for its own agent, else the outside agent's name (made plain).
+    pub asker: String,
+    /// Whether Hark's own agent asks (an outside agent may call itself anything, "Hark" too).
+    pub own_agent: bool,
+    pub session_title: String,
 }

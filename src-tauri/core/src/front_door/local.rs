@@ -11,10 +11,11 @@ use super::{Answered, Attached, FrontDoor, Hold, Result, Start, Watch, Watched};
 use crate::agent::AgentEvent;
 use crate::error::BoundaryError;
 use crate::host::{
-    plain_label, AnswerPath, ClientAnswer, ClientAnswers, ClientCall, ClientId, Host, HostError, Overview,
+    plain_label, AnswerPath, ClientAnswer, ClientAnswers, ClientCall, ClientId, Host, HostError, InboxEntry, Overview,
 };
 use crate::question::AnswerBatch;
-use crate::service::QuestionEvent;
+use crate::service::{QuestionEvent, SessionQuestions};
+use crate::session::{SessionSummary, Transcript};
 use crate::tools::QuestionSettings;
 
 /// A host of this process, as a front door.
@@ -113,6 +114,20 @@ impl FrontDoor for InProcess {
         Ok(Watch { session_id, events: events.boxed() })
     }
 
+    async fn sessions(&self) -> Result<Vec<SessionSummary>> {
+        self.blocking(|host| Ok(host.store().list_sessions()?)).await
+    }
+
+    async fn transcript(&self, session: &str, turns: Option<usize>) -> Result<Transcript> {
+        let session = session.to_string();
+        self.blocking(move |host| host.transcript(&session, turns)).await
+    }
+
+    async fn retry(&self, session: &str) -> Result<()> {
+        let session = session.to_string();
+        self.blocking(move |host| host.retry(&session)).await
+    }
+
     async fn answer(
         &self,
         session: &str,
@@ -141,6 +156,18 @@ impl FrontDoor for InProcess {
         let attached =
             self.0.service().attach(session, call_id).map_err(|e| BoundaryError::from(HostError::from(e)))?;
         Ok(Attached { remaining_ms: attached.remaining_ms, hold: Hold::new(attached.takeover) })
+    }
+
+    async fn decline(&self, session: &str, call_id: &str) -> Result<()> {
+        self.0.decline(session, call_id).map_err(BoundaryError::from)
+    }
+
+    async fn questions(&self, session: &str) -> Result<SessionQuestions> {
+        Ok(self.0.service().session_questions(session))
+    }
+
+    async fn inbox(&self) -> Result<Vec<InboxEntry>> {
+        self.blocking(|host| host.inbox()).await
     }
 
     async fn settings(&self) -> Result<QuestionSettings> {

@@ -16,9 +16,12 @@ use futures_util::stream::BoxStream;
 
 use crate::agent::AgentEvent;
 use crate::error::BoundaryError;
-use crate::host::{AnswerPath, ClientAnswer, ClientAnswers, ClientCall, ClientId, Host, Overview, WorkingChoices};
+use crate::host::{
+    AnswerPath, ClientAnswer, ClientAnswers, ClientCall, ClientId, Host, InboxEntry, Overview, WorkingChoices,
+};
 use crate::question::AnswerBatch;
-use crate::service::QuestionEvent;
+use crate::service::{QuestionEvent, SessionQuestions};
+use crate::session::{SessionSummary, Transcript};
 use crate::tools::QuestionSettings;
 
 pub use local::InProcess;
@@ -110,6 +113,12 @@ pub trait FrontDoor: Send + Sync {
     async fn stop(&self, session: &str) -> Result<bool>;
     /// Follows `session` (an id or prefix; `None`: none) and every session's questions.
     async fn watch(&self, session: Option<&str>) -> Result<Watch>;
+    /// Every session, newest first.
+    async fn sessions(&self) -> Result<Vec<SessionSummary>>;
+    /// `session`'s transcript; with `turns`, its newest turns.
+    async fn transcript(&self, session: &str, turns: Option<usize>) -> Result<Transcript>;
+    /// Runs `session`'s last turn again after it failed.
+    async fn retry(&self, session: &str) -> Result<()>;
 
     // --- questions ---
 
@@ -127,6 +136,12 @@ pub trait FrontDoor: Send + Sync {
     async fn expire(&self, session: &str, call_id: &str) -> Result<()>;
     /// Takes over a timed question's countdown for as long as the hold is kept.
     async fn attach(&self, session: &str, call_id: &str) -> Result<Attached>;
+    /// The person declined an MCP server's form (`ASK_DECLINED`; the server may go on without it).
+    async fn decline(&self, session: &str, call_id: &str) -> Result<()>;
+    /// `session`'s waiting questions, with the revision that orders this read against the events.
+    async fn questions(&self, session: &str) -> Result<SessionQuestions>;
+    /// Every waiting question of every session, in the inbox's order.
+    async fn inbox(&self) -> Result<Vec<InboxEntry>>;
 
     // --- outside agents ---
 

@@ -11,8 +11,10 @@ use tokio_util::task::AbortOnDropHandle;
 use super::{Answered, Attached, FrontDoor, Hold, Result, Start, Watch, Watched};
 use crate::control::{self, ControlError, Reply, ReplyStream, Request};
 use crate::error::{BoundaryError, CodedError};
-use crate::host::{AnswerPath, ClientAnswer, ClientAnswers, ClientCall, ClientId, Host, Overview};
+use crate::host::{AnswerPath, ClientAnswer, ClientAnswers, ClientCall, ClientId, Host, InboxEntry, Overview};
 use crate::question::AnswerBatch;
+use crate::service::SessionQuestions;
+use crate::session::{SessionSummary, Transcript};
 use crate::tools::QuestionSettings;
 
 /// Starts a host for the data directory when none answers (the agents' front doors start the
@@ -163,6 +165,25 @@ impl FrontDoor for Remote {
         Ok(Watch { session_id, events: events.boxed() })
     }
 
+    async fn sessions(&self) -> Result<Vec<SessionSummary>> {
+        match self.ask(&Request::Sessions).await? {
+            Reply::Sessions { sessions } => Ok(sessions),
+            other => Err(unexpected(&Request::Sessions, other)),
+        }
+    }
+
+    async fn transcript(&self, session: &str, turns: Option<usize>) -> Result<Transcript> {
+        let request = Request::Transcript { session: session.into(), turns };
+        match self.ask(&request).await? {
+            Reply::Transcript { transcript } => Ok(*transcript),
+            other => Err(unexpected(&request, other)),
+        }
+    }
+
+    async fn retry(&self, session: &str) -> Result<()> {
+        self.done(Request::Retry { session: session.into() }).await
+    }
+
     async fn answer(
         &self,
         session: &str,
@@ -196,6 +217,25 @@ impl FrontDoor for Remote {
                 Ok(Attached { remaining_ms, hold: Hold::new(AbortOnDropHandle::new(held)) })
             }
             other => Err(unexpected(&request, other)),
+        }
+    }
+
+    async fn decline(&self, session: &str, call_id: &str) -> Result<()> {
+        self.done(Request::Decline { session: session.into(), call_id: call_id.into() }).await
+    }
+
+    async fn questions(&self, session: &str) -> Result<SessionQuestions> {
+        let request = Request::Questions { session: session.into() };
+        match self.ask(&request).await? {
+            Reply::Questions { questions } => Ok(questions),
+            other => Err(unexpected(&request, other)),
+        }
+    }
+
+    async fn inbox(&self) -> Result<Vec<InboxEntry>> {
+        match self.ask(&Request::Inbox).await? {
+            Reply::Inbox { entries } => Ok(entries),
+            other => Err(unexpected(&Request::Inbox, other)),
         }
     }
 

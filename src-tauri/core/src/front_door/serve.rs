@@ -81,6 +81,20 @@ async fn reply(door: &InProcess, request: Request, gone: CancellationToken) -> R
             door.expire(&session, &call_id).await?;
             Reply::Done
         }
+        Request::Sessions => Reply::Sessions { sessions: door.sessions().await? },
+        Request::Transcript { session, turns } => {
+            Reply::Transcript { transcript: Box::new(door.transcript(&session, turns).await?) }
+        }
+        Request::Questions { session } => Reply::Questions { questions: door.questions(&session).await? },
+        Request::Inbox => Reply::Inbox { entries: door.inbox().await? },
+        Request::Retry { session } => {
+            door.retry(&session).await?;
+            Reply::Done
+        }
+        Request::Decline { session, call_id } => {
+            door.decline(&session, &call_id).await?;
+            Reply::Done
+        }
         Request::Watch { .. } | Request::Attach { .. } | Request::Answers { .. } => {
             return Err(BoundaryError::new("ControlError", "BAD_REQUEST", "a stream is not a single reply"))
         }

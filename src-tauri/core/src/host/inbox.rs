@@ -2,25 +2,13 @@
 //! waits live or continued. The one order every surface shows them in is decided here.
 
 use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
 
 use super::{plain_name, Host, HostError};
+pub use crate::control::InboxEntry;
 use crate::service::QuestionView;
 
 /// Who asks in a session of Hark's own agent.
 pub const HARK_ASKER: &str = "Hark";
-
-/// One waiting question as the inbox lists it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ts_rs::TS)]
-pub struct InboxEntry {
-    #[serde(flatten)]
-    pub question: QuestionView,
-    /// Who asks: "Hark" for its own agent, else the outside agent's name (made plain).
-    pub asker: String,
-    /// Whether Hark's own agent asks (an outside agent may call itself anything, "Hark" too).
-    pub own_agent: bool,
-    pub session_title: String,
-}
 
 impl Host {
     /// Every question that waits for the person, across sessions and askers: grouped by asker (the
