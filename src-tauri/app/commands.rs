@@ -18,7 +18,7 @@ use tauri_plugin_dialog::DialogExt;
 use tauri_plugin_opener::OpenerExt;
 
 use crate::error::{CommandError, CommandResult};
-use crate::hub::{AttachResult, SessionView, SubmitPath, SubmitResult};
+use crate::hub::{AnswerPath, AttachResult, SessionView, SubmitResult};
 use crate::phone_settings::{self, PairingView, PhoneForm, PhoneView, Relay};
 use crate::settings::Settings;
 use crate::state::AppState;
@@ -351,7 +351,7 @@ pub async fn submit_answers(
     session_id: String,
     call_id: String,
     answers: AnswerBatch,
-    path: Option<SubmitPath>,
+    path: Option<AnswerPath>,
 ) -> CommandResult<SubmitResult> {
     let answered = state.door()?.answer(&session_id, &call_id, answers, path).await?;
     Ok(SubmitResult { path: answered.path })

@@ -21,7 +21,7 @@ use serde::Serialize;
 use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 
-pub use hark_core::host::AnswerPath as SubmitPath;
+pub use hark_core::host::AnswerPath;
 
 use crate::error::CommandError;
 use crate::launch::LaunchOptions;
@@ -41,7 +41,7 @@ pub struct SessionView {
 
 #[derive(Debug, Clone, Serialize, ts_rs::TS)]
 pub struct SubmitResult {
-    pub path: SubmitPath,
+    pub path: AnswerPath,
 }
 
 #[derive(Debug, Clone, Serialize, ts_rs::TS)]
@@ -435,11 +435,11 @@ mod tests {
         until("the question to continue", || state(&hub, &session) == Some(QuestionState::Continued)).await;
 
         // The panel still thought it was in the foreground: refused, so it can offer to resubmit.
-        let lost = hub.door().answer(&session, &call, db("SQLite"), Some(SubmitPath::Foreground)).await.unwrap_err();
+        let lost = hub.door().answer(&session, &call, db("SQLite"), Some(AnswerPath::Foreground)).await.unwrap_err();
         assert_eq!(lost.code, ErrorCode::NotPending.as_str(), "{lost:?}");
         // The resubmission goes the late path and is admitted by the live agent.
-        let taken = hub.door().answer(&session, &call, db("SQLite"), Some(SubmitPath::Late)).await.unwrap();
-        assert_eq!(taken.path, SubmitPath::Late);
+        let taken = hub.door().answer(&session, &call, db("SQLite"), Some(AnswerPath::Late)).await.unwrap();
+        assert_eq!(taken.path, AnswerPath::Late);
         until("the late answer", || state(&hub, &session) == Some(QuestionState::Settled)).await;
         hub.shutdown().await;
     }
@@ -459,7 +459,7 @@ mod tests {
         assert_eq!(state(&second, &session), Some(QuestionState::Continued));
         let call = project_questions(&second.store().events(&session).unwrap())[0].call_id.clone();
         let taken = second.door().answer(&session, &call, db("Postgres"), None).await.unwrap();
-        assert_eq!(taken.path, SubmitPath::Late);
+        assert_eq!(taken.path, AnswerPath::Late);
         until("the late answer", || state(&second, &session) == Some(QuestionState::Settled)).await;
         second.shutdown().await;
     }

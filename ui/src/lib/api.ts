@@ -6,6 +6,7 @@ import { toHarkError, type HarkError } from './errors';
 import type { AnswerBatch } from './question/types';
 import type {
   AgentEvent,
+  Commands,
   AgentSetupDone,
   AgentsView,
   AppInfo,
@@ -33,10 +34,20 @@ export type { AppInfo } from './types';
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: HarkError };
 
-/** Calls a shell command and never throws: failures come back as structured errors for the UI. */
-export async function call<T>(command: string, args?: Record<string, unknown>): Promise<Result<T>> {
+type Args<C extends keyof Commands> = Commands[C]['args'];
+type Returns<C extends keyof Commands> = Commands[C]['returns'];
+
+/**
+ * Calls a shell command and never throws: failures come back as structured errors for the UI. The
+ * command's name, arguments and result are typed by `Commands`, generated from the shell's signatures;
+ * a command without arguments takes none.
+ */
+export async function call<C extends keyof Commands>(
+  command: C,
+  ...args: keyof Args<C> extends never ? [] : [Args<C>]
+): Promise<Result<Returns<C>>> {
   try {
-    return { ok: true, value: await invoke<T>(command, args) };
+    return { ok: true, value: await invoke<Returns<C>>(command, args[0]) };
   } catch (reason) {
     return { ok: false, error: toHarkError(reason) };
   }
@@ -59,24 +70,24 @@ export async function appInfo(onEvent: (event: AgentEvent) => void, turns: numbe
   } catch (reason) {
     return { ok: false, error: toHarkError(reason) };
   }
-  const r = await call<AppInfo>('app_info', { turns, channel });
+  const r = await call('app_info', { turns, channel });
   if (r.ok) page = r.value.page;
   return r;
 }
 
-export const getSettings = (): Promise<Result<SettingsView>> => call<SettingsView>('get_settings');
+export const getSettings = (): Promise<Result<SettingsView>> => call('get_settings');
 
 /** `apiKey`: null leaves the stored key alone, "" deletes it, anything else is stored in the keyring. */
 export const saveSettings = (settings: Settings, apiKey: string | null): Promise<Result<SettingsView>> =>
-  call<SettingsView>('save_settings', { settings, apiKey });
+  call('save_settings', { settings, apiKey });
 
-export const listSessions = (): Promise<Result<SessionSummary[]>> => call<SessionSummary[]>('list_sessions');
+export const listSessions = (): Promise<Result<SessionSummary[]>> => call('list_sessions');
 
 /** The native folder picker; null when the person cancelled. */
-export const chooseWorkspace = (): Promise<Result<string | null>> => call<string | null>('choose_workspace');
+export const chooseWorkspace = (): Promise<Result<string | null>> => call('choose_workspace');
 
 export const startSession = (text: string, workspace: string | null): Promise<Result<Started>> =>
-  call<Started>('start_session', { text, workspace });
+  call('start_session', { text, workspace });
 
 /**
  * Opens a session's live view: the shell streams its agent's events to `onEvent` until
@@ -93,36 +104,36 @@ export async function openSession(
   } catch (reason) {
     return { ok: false, error: toHarkError(reason) };
   }
-  return call<SessionView>('open_session', { sessionId, turns, page, channel });
+  return call('open_session', { sessionId, turns, page, channel });
 }
 
 export const closeSessionView = (sessionId: string): Promise<Result<void>> =>
-  call<void>('close_session_view', { sessionId });
+  call('close_session_view', { sessionId });
 
 /** The session's transcript; with `turns`, only the newest turns (`earlier_turns` counts the rest). */
 export const sessionTranscript = (sessionId: string, turns: number | null = null): Promise<Result<Transcript>> =>
-  call<Transcript>('session_transcript', { sessionId, turns });
+  call('session_transcript', { sessionId, turns });
 
 export const sendMessage = (sessionId: string, text: string): Promise<Result<void>> =>
-  call<void>('send_message', { sessionId, text });
+  call('send_message', { sessionId, text });
 
 /** Whether a turn was running. */
-export const abort = (sessionId: string): Promise<Result<boolean>> => call<boolean>('abort', { sessionId });
+export const abort = (sessionId: string): Promise<Result<boolean>> => call('abort', { sessionId });
 
-export const retry = (sessionId: string): Promise<Result<void>> => call<void>('retry', { sessionId });
+export const retry = (sessionId: string): Promise<Result<void>> => call('retry', { sessionId });
 
 /** Every waiting question of every session, grouped by asker, oldest first (the core's order). */
-export const inbox = (): Promise<Result<InboxEntry[]>> => call<InboxEntry[]>('inbox');
+export const inbox = (): Promise<Result<InboxEntry[]>> => call('inbox');
 
 /** The session's waiting questions as the host lists them, with the revision that orders the read. */
 export const sessionQuestions = (sessionId: string): Promise<Result<SessionQuestions>> =>
-  call<SessionQuestions>('session_questions', { sessionId });
+  call('session_questions', { sessionId });
 
 export const attachQuestion = (sessionId: string, callId: string): Promise<Result<AttachResult>> =>
-  call<AttachResult>('attach_question', { sessionId, callId, page });
+  call('attach_question', { sessionId, callId, page });
 
 export const releaseQuestion = (sessionId: string, callId: string, takeoverId: number): Promise<Result<void>> =>
-  call<void>('release_question', { sessionId, callId, takeoverId });
+  call('release_question', { sessionId, callId, takeoverId });
 
 /**
  * Sends the panel's answers by the path the panel is on: `foreground` answers the waiting call (refused
@@ -133,44 +144,44 @@ export const submitAnswers = (
   callId: string,
   answers: AnswerBatch,
   path: 'foreground' | 'late' | null = null,
-): Promise<Result<SubmitResult>> => call<SubmitResult>('submit_answers', { sessionId, callId, answers, path });
+): Promise<Result<SubmitResult>> => call('submit_answers', { sessionId, callId, answers, path });
 
 export const cancelQuestion = (sessionId: string, callId: string): Promise<Result<void>> =>
-  call<void>('cancel_question', { sessionId, callId });
+  call('cancel_question', { sessionId, callId });
 /** The MCP servers of the data directory's mcp.json, each with how it last started. */
-export const mcpServers = (): Promise<Result<McpView>> => call<McpView>('mcp_servers', {});
+export const mcpServers = (): Promise<Result<McpView>> => call('mcp_servers');
 
 /** Replaces mcp.json's servers (secret header values go to the OS keyring; "" keeps the stored one). */
 export const saveMcpServers = (servers: McpEntry[]): Promise<Result<McpView>> =>
-  call<McpView>('save_mcp_servers', { servers });
+  call('save_mcp_servers', { servers });
 
 /** Claude Code's and Codex's files Hark edits, and whether each is set up; reads them, writes nothing. */
-export const agentSetups = (): Promise<Result<AgentsView>> => call<AgentsView>('agent_setups', {});
+export const agentSetups = (): Promise<Result<AgentsView>> => call('agent_setups');
 
 /** `hark setup <agent> [--undo]`: each file's outcome, the next step, and the section as it is now. */
 export const setupAgent = (agent: SetupAgent, action: SetupAction): Promise<Result<AgentSetupDone>> =>
-  call<AgentSetupDone>('setup_agent', { agent, action });
+  call('setup_agent', { agent, action });
 
 /** Settings → Phone: phone.json, where the bot token comes from (never the token), who is paired, the link. */
-export const phoneSettings = (): Promise<Result<PhoneView>> => call<PhoneView>('phone_settings', {});
+export const phoneSettings = (): Promise<Result<PhoneView>> => call('phone_settings');
 
 /** Saves the phone form; `token` null keeps the stored one, "" removes it, else it goes to the OS keyring. */
 export const savePhoneSettings = (form: PhoneForm, token: string | null): Promise<Result<PhoneView>> =>
-  call<PhoneView>('save_phone_settings', { form, token });
+  call('save_phone_settings', { form, token });
 
 /** A one-time code and the `/start CODE` line to send to the bot; the running relay pairs whoever sends it. */
-export const pairPhone = (): Promise<Result<PairingView>> => call<PairingView>('pair_phone', {});
+export const pairPhone = (): Promise<Result<PairingView>> => call('pair_phone');
 
 /** Forgets the paired person and any pairing under way. */
-export const unpairPhone = (): Promise<Result<PhoneView>> => call<PhoneView>('unpair_phone', {});
+export const unpairPhone = (): Promise<Result<PhoneView>> => call('unpair_phone');
 
 export const declineQuestion = (sessionId: string, callId: string): Promise<Result<void>> =>
-  call<void>('decline_question', { sessionId, callId });
+  call('decline_question', { sessionId, callId });
 
 export const expireQuestion = (sessionId: string, callId: string): Promise<Result<void>> =>
-  call<void>('expire_question', { sessionId, callId });
+  call('expire_question', { sessionId, callId });
 
-export const openLink = (url: string): Promise<Result<void>> => call<void>('open_link', { url });
+export const openLink = (url: string): Promise<Result<void>> => call('open_link', { url });
 
 /** Subscribes to a window event; resolves to an unsubscribe function (a no-op if listening failed). */
 async function subscribe<T>(event: string, handler: (payload: T) => void): Promise<() => void> {

@@ -1,5 +1,6 @@
 // Generated from the Rust types by `make bindings` (src-tauri/app/bindings.rs): do not edit.
 // 64-bit integers (seqs, milliseconds, counts) are plain numbers: none comes near 2^53.
+import type { Channel } from '@tauri-apps/api/core';
 
 export type ActiveModel = { provider: ModelKind, label: string, is_demo: boolean, };
 
@@ -643,3 +644,36 @@ timed: boolean,
  * The full foreground budget, for a client that draws progress; the live figure comes from attach.
  */
 timeout_ms: number, };
+
+/** Every window command (src-tauri/app/commands.rs): its arguments, named as `invoke` sends them, and its result. */
+export interface Commands {
+  app_info: { args: { turns: number | null; channel: Channel<AgentEvent> }; returns: AppInfo };
+  list_sessions: { args: {}; returns: Array<SessionSummary> };
+  session_transcript: { args: { sessionId: string; turns: number | null }; returns: Transcript };
+  get_settings: { args: {}; returns: SettingsView };
+  save_settings: { args: { settings: Settings; apiKey: string | null }; returns: SettingsView };
+  mcp_servers: { args: {}; returns: McpView };
+  save_mcp_servers: { args: { servers: Array<McpEntry> }; returns: McpView };
+  agent_setups: { args: {}; returns: AgentsView };
+  setup_agent: { args: { agent: SetupAgent; action: SetupAction }; returns: AgentSetupDone };
+  choose_workspace: { args: {}; returns: string | null };
+  start_session: { args: { text: string; workspace: string | null }; returns: Started };
+  open_session: { args: { sessionId: string; turns: number | null; page: number | null; channel: Channel<AgentEvent> }; returns: SessionView };
+  close_session_view: { args: { sessionId: string }; returns: void };
+  send_message: { args: { sessionId: string; text: string }; returns: void };
+  abort: { args: { sessionId: string }; returns: boolean };
+  retry: { args: { sessionId: string }; returns: void };
+  session_questions: { args: { sessionId: string }; returns: SessionQuestions };
+  inbox: { args: {}; returns: Array<InboxEntry> };
+  attach_question: { args: { sessionId: string; callId: string; page: number | null }; returns: AttachResult };
+  release_question: { args: { sessionId: string; callId: string; takeoverId: number }; returns: void };
+  submit_answers: { args: { sessionId: string; callId: string; answers: AnswerBatch; path: AnswerPath | null }; returns: SubmitResult };
+  cancel_question: { args: { sessionId: string; callId: string }; returns: void };
+  decline_question: { args: { sessionId: string; callId: string }; returns: void };
+  expire_question: { args: { sessionId: string; callId: string }; returns: void };
+  open_link: { args: { url: string }; returns: void };
+  phone_settings: { args: {}; returns: PhoneView };
+  save_phone_settings: { args: { form: PhoneForm; token: string | null }; returns: PhoneView };
+  pair_phone: { args: {}; returns: PairingView };
+  unpair_phone: { args: {}; returns: PhoneView };
+}
