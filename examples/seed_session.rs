@@ -255,7 +255,7 @@ impl Seeder {
                 usage: Some(json!({"prompt_tokens": 9_000 + round * 150, "completion_tokens": 60})),
             },
             Event::ToolCall { call_id: call_id.clone(), name: name.into(), arguments },
-            Event::ToolResult { call_id, outcome: ToolOutcome::Ok { content } },
+            Event::ToolResult { call_id, outcome: ToolOutcome::ok(content) },
         ]
     }
 
@@ -329,24 +329,21 @@ impl Seeder {
         let questions = self.questions(t);
         let arguments = json!({ "questions": questions, "timeout": 120 });
         let outcome = if final_stretch {
-            ToolOutcome::Pending {
-                content: pending_result_text(
-                    &call_id,
-                    hark_core::question::PendingReason::TimedOut,
-                    std::time::Duration::from_secs(1),
-                ),
-            }
+            ToolOutcome::pending(pending_result_text(
+                &call_id,
+                hark_core::question::PendingReason::TimedOut,
+                std::time::Duration::from_secs(1),
+            ))
         } else if t % 20 == 0 {
             self.late = Some((call_id.clone(), questions.clone()));
-            ToolOutcome::Pending {
-                content: pending_result_text(
-                    &call_id,
-                    hark_core::question::PendingReason::TimedOut,
-                    std::time::Duration::from_secs(1),
-                ),
-            }
+            ToolOutcome::pending(pending_result_text(
+                &call_id,
+                hark_core::question::PendingReason::TimedOut,
+                std::time::Duration::from_secs(1),
+            ))
         } else {
-            ToolOutcome::Ok { content: answered_result_text(&self.answers(&questions)) }
+            let answers = self.answers(&questions);
+            ToolOutcome::Ok { content: answered_result_text(&answers), answers: Some(answers) }
         };
         [
             Event::AssistantMessage {

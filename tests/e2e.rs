@@ -105,9 +105,7 @@ fn seed_sessions(data_dir: &std::path::Path) -> String {
     };
     let pending = |call: &str| Event::ToolResult {
         call_id: call.into(),
-        outcome: ToolOutcome::Pending {
-            content: pending_result_text(call, PendingReason::TimedOut, Duration::from_secs(1)),
-        },
+        outcome: ToolOutcome::pending(pending_result_text(call, PendingReason::TimedOut, Duration::from_secs(1))),
     };
 
     let waiting = store.create_session("Still waiting", None, None).expect("session");

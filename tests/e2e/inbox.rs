@@ -39,9 +39,7 @@ fn seed(store: &Store, title: &str, call: &str, question: &str) -> String {
         Event::ToolCall { call_id: call.into(), name: "ask_user_question".into(), arguments: args },
         Event::ToolResult {
             call_id: call.into(),
-            outcome: ToolOutcome::Pending {
-                content: pending_result_text(call, PendingReason::TimedOut, Duration::from_secs(5)),
-            },
+            outcome: ToolOutcome::pending(pending_result_text(call, PendingReason::TimedOut, Duration::from_secs(5))),
         },
         Event::TurnEnded { turn_id: format!("t-{call}"), reason: hark_core::session::TurnEndReason::Completed },
     ];

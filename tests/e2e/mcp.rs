@@ -30,7 +30,7 @@ fn server_saw(data_dir: &Path) -> Vec<serde_json::Value> {
     tool_results(&only_session(data_dir))
         .into_iter()
         .map(|o| match o {
-            ToolOutcome::Ok { content } => serde_json::from_str(&content).expect("json"),
+            ToolOutcome::Ok { content, .. } => serde_json::from_str(&content).expect("json"),
             other => panic!("a form tool failed: {other:?}"),
         })
         .collect()
@@ -174,7 +174,10 @@ async fn an_mcp_servers_tool_runs_in_the_window_and_one_that_cannot_start_is_sho
     app.close().await;
 
     let outcomes = tool_results(&only_session(&data_dir));
-    assert!(matches!(&outcomes[..], [ToolOutcome::Ok { content }] if content == "water the plants"), "{outcomes:?}");
+    assert!(
+        matches!(&outcomes[..], [ToolOutcome::Ok { content, .. }] if content == "water the plants"),
+        "{outcomes:?}"
+    );
 }
 
 /// The SDK's streamable-HTTP test server (tests/mcp/http-server.mjs), which refuses requests without
@@ -300,7 +303,7 @@ async fn an_mcp_server_added_in_settings_gets_its_secret_header_from_the_keyring
     .await;
     let outcomes = tool_results(&only_session(&data_dir));
     assert!(
-        matches!(&outcomes[..], [ToolOutcome::Ok { content }] if content == "called with Bearer test-token"),
+        matches!(&outcomes[..], [ToolOutcome::Ok { content, .. }] if content == "called with Bearer test-token"),
         "the keyring's secret reached the server: {outcomes:?}"
     );
 

@@ -110,7 +110,7 @@ fn details(event: &Event) -> String {
 
 fn outcome_text(outcome: &ToolOutcome) -> String {
     match outcome {
-        ToolOutcome::Ok { content } => format!("ok {}", safe_text(content, TEXT_CHARS)),
+        ToolOutcome::Ok { content, .. } => format!("ok {}", safe_text(content, TEXT_CHARS)),
         ToolOutcome::Pending { .. } => "pending".to_string(),
         ToolOutcome::Error { error } => {
             format!("error {}", safe_text(&error.code, 40))

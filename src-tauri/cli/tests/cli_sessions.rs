@@ -55,13 +55,10 @@ fn populated(dir: &Path) -> (String, String) {
                 ask("c-answered"),
                 Event::ToolResult {
                     call_id: "c-answered".into(),
-                    outcome: ToolOutcome::Ok { content: answered_result_text(&answers) },
+                    outcome: ToolOutcome::ok(answered_result_text(&answers)),
                 },
                 ask("c-continued"),
-                Event::ToolResult {
-                    call_id: "c-continued".into(),
-                    outcome: ToolOutcome::Pending { content: "later".into() },
-                },
+                Event::ToolResult { call_id: "c-continued".into(), outcome: ToolOutcome::pending("later") },
                 ask("c-open"),
             ],
         )

@@ -136,23 +136,27 @@ fn big_session_events() -> Vec<Event> {
         let tail = match q % 3 {
             0 => vec![Event::ToolResult {
                 call_id: call.clone(),
-                outcome: ToolOutcome::Ok { content: answered_result_text(&batch) },
+                outcome: ToolOutcome::ok(answered_result_text(&batch)),
             }],
             1 => vec![
                 Event::ToolResult {
                     call_id: call.clone(),
-                    outcome: ToolOutcome::Pending {
-                        content: pending_result_text(&call, PendingReason::TimedOut, Duration::from_secs(1)),
-                    },
+                    outcome: ToolOutcome::pending(pending_result_text(
+                        &call,
+                        PendingReason::TimedOut,
+                        Duration::from_secs(1),
+                    )),
                 },
                 Event::InboxQueued { message_id: format!("late{q}"), text: late.clone(), source: reply.clone() },
                 Event::UserMessage { message_id: format!("late{q}"), text: late, source: Some(reply) },
             ],
             _ => vec![Event::ToolResult {
                 call_id: call.clone(),
-                outcome: ToolOutcome::Pending {
-                    content: pending_result_text(&call, PendingReason::TimedOut, Duration::from_secs(1)),
-                },
+                outcome: ToolOutcome::pending(pending_result_text(
+                    &call,
+                    PendingReason::TimedOut,
+                    Duration::from_secs(1),
+                )),
             }],
         };
         let used = block.len() + tail.len() + 1;
@@ -285,9 +289,11 @@ fn list_many_sessions() {
                     },
                     Event::ToolResult {
                         call_id: call.clone(),
-                        outcome: ToolOutcome::Pending {
-                            content: pending_result_text(&call, PendingReason::TimedOut, Duration::from_secs(1)),
-                        },
+                        outcome: ToolOutcome::pending(pending_result_text(
+                            &call,
+                            PendingReason::TimedOut,
+                            Duration::from_secs(1),
+                        )),
                     },
                 ],
             )

@@ -41,7 +41,7 @@ fn grow(store: &Store, session: &str, turns: usize) {
                         name: "read_file".into(),
                         arguments: json!({ "path": "big.txt" }),
                     },
-                    Event::ToolResult { call_id, outcome: ToolOutcome::Ok { content: big_text(t) } },
+                    Event::ToolResult { call_id, outcome: ToolOutcome::ok(big_text(t)) },
                     Event::AssistantMessage {
                         text: format!("Read it ({t})."),
                         reasoning: None,
@@ -103,10 +103,7 @@ async fn a_failed_result_append_leaves_no_call_without_a_result_and_the_session_
     let events = h.events(&agent);
     assert_eq!(
         results(&events),
-        [
-            ("c1".to_string(), ToolOutcome::Ok { content: "remember the milk".into() }),
-            ("c3".to_string(), ToolOutcome::Unknown)
-        ],
+        [("c1".to_string(), ToolOutcome::ok("remember the milk")), ("c3".to_string(), ToolOutcome::Unknown)],
         "the calls after the failed append are closed as unknown"
     );
     assert_eq!(turn_end(&events), "error");

@@ -45,7 +45,7 @@ async fn question_answer_then_final_text() {
     );
     let (call, outcome) = &results(&events)[0];
     assert_eq!(call, "call_1");
-    let ToolOutcome::Ok { content } = outcome else { panic!("{outcome:?}") };
+    let ToolOutcome::Ok { content, .. } = outcome else { panic!("{outcome:?}") };
     assert_eq!(serde_json::from_str::<Value>(content).unwrap()["answers"][0]["selected"], json!(["SQLite"]));
     assert_eq!(last_assistant_text(&events), "Going with SQLite.");
     assert_eq!(turn_end(&events), "completed");
@@ -93,7 +93,7 @@ async fn a_batch_of_three_questions_is_answered_at_once() {
     assert_eq!(request.questions.len(), 3);
     tokio::time::timeout(Duration::from_secs(20), agent.wait_idle()).await.unwrap();
     let events = h.events(&agent);
-    let ToolOutcome::Ok { content } = &results(&events)[0].1 else { panic!() };
+    let ToolOutcome::Ok { content, .. } = &results(&events)[0].1 else { panic!() };
     let got: AnswerBatch = serde_json::from_str(content).unwrap();
     assert_eq!(got.answers, answers);
     assert_eq!(turn_end(&events), "completed");
@@ -123,9 +123,9 @@ async fn timed_question_goes_pending_and_the_late_answer_reaches_the_model() {
     let events = h.events(&agent);
     let outcomes = results(&events);
     assert!(
-        matches!(&outcomes[0].1, ToolOutcome::Pending { content } if content.contains("answer_to_pending_question"))
+        matches!(&outcomes[0].1, ToolOutcome::Pending { content, .. } if content.contains("answer_to_pending_question"))
     );
-    assert!(matches!(&outcomes[1].1, ToolOutcome::Ok { content } if content == "remember the milk"));
+    assert!(matches!(&outcomes[1].1, ToolOutcome::Ok { content, .. } if content == "remember the milk"));
     assert_eq!(project_questions(&events)[0].state, QuestionState::Continued);
 
     let batch =

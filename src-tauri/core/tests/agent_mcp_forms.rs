@@ -53,7 +53,7 @@ async fn server_saw(h: &Harness, agent: &Agent, call_id: &str) -> Value {
         .wait_until_within(&format!("the result of {call_id}"), Duration::from_secs(30), || result().is_some())
         .await;
     match result().map(|(_, outcome)| outcome) {
-        Some(ToolOutcome::Ok { content }) => serde_json::from_str(&content).unwrap(),
+        Some(ToolOutcome::Ok { content, .. }) => serde_json::from_str(&content).unwrap(),
         other => panic!("{call_id} did not succeed: {other:?}"),
     }
 }

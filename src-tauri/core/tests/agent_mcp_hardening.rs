@@ -81,7 +81,7 @@ fn offered(h: &Harness) -> Vec<Vec<String>> {
 
 fn result_text(events: &[StoredEvent], call_id: &str) -> String {
     match results(events).into_iter().find(|(id, _)| id == call_id) {
-        Some((_, ToolOutcome::Ok { content })) => content,
+        Some((_, ToolOutcome::Ok { content, .. })) => content,
         other => panic!("{call_id} did not succeed: {other:?}"),
     }
 }
@@ -400,6 +400,6 @@ async fn a_servers_read_only_word_counts_before_a_plan_only_when_the_person_trus
     assert!(refused(&look), "an untrusted server's read-only tool waits for the plan: {look:?}");
     assert!(refused(&change), "{change:?}");
     let (look, change) = before_the_plan(true).await;
-    assert_eq!(look, ToolOutcome::Ok { content: "look".into() }, "a trusted server's read-only tool runs");
+    assert_eq!(look, ToolOutcome::ok("look"), "a trusted server's read-only tool runs");
     assert!(refused(&change), "its other tools still wait: {change:?}");
 }

@@ -71,7 +71,7 @@ async fn the_agent_withdraws_its_own_continued_question_and_not_another_sessions
 
     // Its own is withdrawn: the result says so as data, the record ends without answers.
     match outcome(&h, &agent, "w1") {
-        ToolOutcome::Ok { content } => assert_eq!(
+        ToolOutcome::Ok { content, .. } => assert_eq!(
             serde_json::from_str::<Value>(&content).unwrap(),
             json!({ "status": "withdrawn", "call_id": "a1", "reason": "found it in the README" })
         ),
@@ -139,7 +139,7 @@ async fn each_ending_says_what_happened_and_only_the_answer_carries_answers() {
     tokio::time::timeout(WAIT, agent.wait_idle()).await.unwrap();
 
     // Timed out: pending, with its reason, the seconds waited and when; no answers.
-    let ToolOutcome::Pending { content } = outcome(&h, &agent, "t1") else { panic!("t1 pending") };
+    let ToolOutcome::Pending { content, .. } = outcome(&h, &agent, "t1") else { panic!("t1 pending") };
     let pending = PendingResult::parse(&content).expect("a pending result as data");
     assert_eq!((pending.reason, pending.call_id.as_str(), pending.waited_secs), (PendingReason::TimedOut, "t1", 1));
     assert!(serde_json::from_str::<Value>(&content).unwrap().get("answers").is_none());

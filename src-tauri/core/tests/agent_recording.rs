@@ -165,10 +165,7 @@ async fn a_reused_call_id_lost_in_a_crash_is_repaired_on_reopen() {
     assert_ne!(calls[0], calls[1]);
     assert_eq!(
         results(&events),
-        [
-            (calls[0].clone(), ToolOutcome::Ok { content: "remember the milk".into() }),
-            (calls[1].clone(), ToolOutcome::Unknown)
-        ]
+        [(calls[0].clone(), ToolOutcome::ok("remember the milk")), (calls[1].clone(), ToolOutcome::Unknown)]
     );
     let records = project_questions(&events);
     assert_eq!(records.len(), 1);

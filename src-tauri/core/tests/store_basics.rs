@@ -203,7 +203,7 @@ fn crash_repair_closes_what_a_dead_run_left_open() {
                         name: "read_file".into(),
                         arguments: serde_json::json!({}),
                     },
-                    result("r1", ToolOutcome::Ok { content: "x".into() }),
+                    result("r1", ToolOutcome::ok("x")),
                     ask("c1", &["db"]),
                     Event::ToolCall {
                         call_id: "r2".into(),

@@ -4,7 +4,7 @@
 
 mod store_common;
 
-use hark_core::question::{AnswerBatch, ToolMode};
+use hark_core::question::{answered_result_text, AnswerBatch, ToolMode};
 use hark_core::session::{project_questions, Event, QuestionRecord, QuestionState, StoredEvent, ToolOutcome};
 use store_common::*;
 
@@ -79,6 +79,34 @@ fn ok_result_settles_with_answers(load: Load) {
     assert!(!r.answered_late);
 }
 
+fn ok_result_settles_with_the_recorded_answers_not_its_text(load: Load) {
+    let batch = answers(&["db"], "A");
+    let other = answers(&["db"], "B");
+    // The text says B; the answers recorded beside it say A, and they are what the person gave.
+    let outcome = ToolOutcome::Ok { content: answered_result_text(&other), answers: Some(batch.clone()) };
+    let r = only(load, &[ask("c1", &["db"]), result("c1", outcome)]).unwrap();
+    assert_eq!((r.state, r.answers), (QuestionState::Settled, Some(batch)));
+    let prose = ToolOutcome::Ok { content: "The person chose A.".into(), answers: Some(answers(&["db"], "A")) };
+    let r = only(load, &[ask("c1", &["db"]), result("c1", prose)]).unwrap();
+    assert_eq!(r.state, QuestionState::Settled);
+}
+
+fn a_pending_results_time_is_the_recorded_one_else_its_texts(load: Load) {
+    let said = chrono::DateTime::parse_from_rfc3339("2026-01-02T03:04:05Z").unwrap().with_timezone(&chrono::Utc);
+    let outcome = ToolOutcome::Pending { content: "not JSON".into(), since: Some(said) };
+    let r = only(load, &[ask("c1", &["db"]), result("c1", outcome)]).unwrap();
+    assert_eq!((r.state, r.since), (QuestionState::Continued, Some(said)));
+    // A log of an earlier build: the time is read from the pending result's text.
+    let r = only(load, &[ask("c1", &["db"]), pending("c1")]).unwrap();
+    assert!(r.since.is_some());
+}
+
+fn ok_result_of_an_earlier_build_settles_from_its_text(load: Load) {
+    let batch = answers(&["db"], "B");
+    let r = only(load, &[ask("c1", &["db"]), result("c1", ToolOutcome::ok(answered_result_text(&batch)))]).unwrap();
+    assert_eq!((r.state, r.answers), (QuestionState::Settled, Some(batch)));
+}
+
 fn error_result_removes(load: Load) {
     let events = [ask("c1", &["db"]), failed("c1", "ASK_CANCELLED"), ask("c2", &["db"]), failed("c2", "ASK_ABORTED")];
     assert!(project_questions(&load(&events)).is_empty());
@@ -86,12 +114,8 @@ fn error_result_removes(load: Load) {
 
 fn ok_result_with_unusable_answers_removes(load: Load) {
     let wrong_label = answers(&["db"], "Z");
-    let events = [
-        ask("c1", &["db"]),
-        answered("c1", &wrong_label),
-        ask("c2", &["db"]),
-        result("c2", ToolOutcome::Ok { content: "done".into() }),
-    ];
+    let events =
+        [ask("c1", &["db"]), answered("c1", &wrong_label), ask("c2", &["db"]), result("c2", ToolOutcome::ok("done"))];
     assert!(project_questions(&load(&events)).is_empty());
 }
 
@@ -239,6 +263,9 @@ both!(
     pending_result_continues,
     unknown_result_continues,
     ok_result_settles_with_answers,
+    ok_result_settles_with_the_recorded_answers_not_its_text,
+    ok_result_of_an_earlier_build_settles_from_its_text,
+    a_pending_results_time_is_the_recorded_one_else_its_texts,
     error_result_removes,
     ok_result_with_unusable_answers_removes,
     later_results_do_not_change_a_decided_call,

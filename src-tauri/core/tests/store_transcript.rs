@@ -86,8 +86,8 @@ fn pairs_tool_calls_with_their_results(load: Load) {
         },
         Event::ToolCall { call_id: "r1".into(), name: "read_file".into(), arguments: json!({"path": "a.txt"}) },
         Event::ToolCall { call_id: "r2".into(), name: "list_files".into(), arguments: json!({}) },
-        result("r2", ToolOutcome::Ok { content: "a.txt".into() }),
-        result("r1", ToolOutcome::Ok { content: "contents".into() }),
+        result("r2", ToolOutcome::ok("a.txt")),
+        result("r1", ToolOutcome::ok("contents")),
         result("ghost", ToolOutcome::Unknown),
         turn_ended("t1", "completed"),
     ];
@@ -105,10 +105,7 @@ fn pairs_tool_calls_with_their_results(load: Load) {
         .collect();
     assert_eq!(
         results,
-        [
-            ("r1".to_string(), Some(ToolOutcome::Ok { content: "contents".into() })),
-            ("r2".to_string(), Some(ToolOutcome::Ok { content: "a.txt".into() })),
-        ]
+        [("r1".to_string(), Some(ToolOutcome::ok("contents"))), ("r2".to_string(), Some(ToolOutcome::ok("a.txt"))),]
     );
 }
 

@@ -557,7 +557,18 @@ export type ToolMode = "legacy" | "timed";
  */
 export type ToolOffer = "offered" | "disabled" | "left_out";
 
-export type ToolOutcome = { "status": "ok", content: string, } | { "status": "pending", content: string, } | { "status": "error", error: BoundaryError, } | { "status": "TOOL_OUTCOME_UNKNOWN" };
+export type ToolOutcome = { "status": "ok", content: string, 
+/**
+ * A question's or a plan review's answers as the person gave them: what its record is
+ * settled with, so nothing reads them back out of `content`, which is written for the
+ * model. Absent for other tools, and in logs of builds before it was kept.
+ */
+answers?: AnswerBatch, } | { "status": "pending", content: string, 
+/**
+ * When the wait ended, as the tool said in `content`; absent in logs of builds before it
+ * was kept.
+ */
+since?: string, } | { "status": "error", error: BoundaryError, } | { "status": "TOOL_OUTCOME_UNKNOWN" };
 
 export type ToolResultView = { seq: number, at: string, outcome: ToolOutcome, };
 

@@ -19,7 +19,7 @@ pub fn filler(i: usize) -> Event {
         },
         2 => Event::ToolResult {
             call_id: format!("r{}", i - 2),
-            outcome: ToolOutcome::Ok { content: "fn main() { println!(\"hello\"); }\n".repeat(8) },
+            outcome: ToolOutcome::ok("fn main() { println!(\"hello\"); }\n".repeat(8)),
         },
         _ => Event::UserMessage { message_id: format!("m{i}"), text: "Keep going, please.".into(), source: None },
     }

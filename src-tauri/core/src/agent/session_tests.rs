@@ -41,7 +41,7 @@ fn seeded(store: &Arc<Store>) -> String {
                 usage: None,
             },
             Event::ToolCall { call_id: call.clone(), name: "read_file".into(), arguments: json!({"path": "a"}) },
-            Event::ToolResult { call_id: call, outcome: ToolOutcome::Ok { content: "x".repeat(3000) } },
+            Event::ToolResult { call_id: call, outcome: ToolOutcome::ok("x".repeat(3000)) },
             Event::AssistantMessage { text: format!("done {t}"), reasoning: None, tool_calls: vec![], usage: None },
             Event::TurnEnded { turn_id: format!("t{t}"), reason: crate::session::TurnEndReason::Completed },
         ]);
@@ -57,7 +57,7 @@ fn seeded(store: &Arc<Store>) -> String {
         Event::UserMessage { message_id: "m_ask".into(), text: "ask me".into(), source: None },
         Event::AssistantMessage { text: String::new(), reasoning: None, tool_calls: vec!["q".into()], usage: None },
         Event::ToolCall { call_id: "q".into(), name: TOOL_NAME.into(), arguments: json!({"questions": [question()]}) },
-        Event::ToolResult { call_id: "q".into(), outcome: ToolOutcome::Pending { content: "pending".into() } },
+        Event::ToolResult { call_id: "q".into(), outcome: ToolOutcome::pending("pending") },
         Event::TurnEnded { turn_id: "ask".into(), reason: crate::session::TurnEndReason::Completed },
     ]);
     store.append_batch(&id, events).expect("seed");

@@ -54,7 +54,7 @@ fn raw_arguments(arguments: &serde_json::Value) -> String {
 /// The text of a recorded tool result.
 pub fn outcome_text(outcome: &ToolOutcome) -> String {
     match outcome {
-        ToolOutcome::Ok { content } | ToolOutcome::Pending { content } => content.clone(),
+        ToolOutcome::Ok { content, .. } | ToolOutcome::Pending { content, .. } => content.clone(),
         // The model gets the whole `{name, code, message}`: the code is what it can act on.
         ToolOutcome::Error { error } => serde_json::to_string(error).unwrap_or_else(|_| error.message.clone()),
         ToolOutcome::Unknown => UNKNOWN_OUTCOME_TEXT.to_string(),
@@ -521,7 +521,7 @@ mod tests {
     }
 
     fn result(id: &str, content: &str) -> Event {
-        Event::ToolResult { call_id: id.into(), outcome: ToolOutcome::Ok { content: content.into() } }
+        Event::ToolResult { call_id: id.into(), outcome: ToolOutcome::ok(content) }
     }
 
     /// Each message as `role:content`, with the call ids of an assistant message.

@@ -223,7 +223,7 @@ impl Relay {
         };
         self.end(gone.is_cancelled() || self.quit.is_cancelled())?;
         let output = result?.map_err(HostError::Tool)?;
-        let answers = (!output.pending).then(|| crate::question::result_answers(&output.content)).flatten();
+        let answers = if output.pending { None } else { output.answers };
         Ok(ClientAnswer { session_id: self.session.id().to_string(), call_id, text: output.content, answers })
     }
 

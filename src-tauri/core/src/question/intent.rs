@@ -215,7 +215,12 @@ pub fn plan_review_result_text(batch: &AnswerBatch) -> String {
 
 /// The tool result of a plan review whose wait ended undecided (Hark quit): the review stays open.
 pub fn plan_pending_text(call_id: &str, waited: std::time::Duration) -> String {
-    super::results::pending_text_with(
+    plan_pending_result(call_id, waited).text()
+}
+
+/// [`plan_pending_text`] as data.
+pub fn plan_pending_result(call_id: &str, waited: std::time::Duration) -> super::ending::PendingResult {
+    super::results::pending_with(
         call_id,
         super::ending::PendingReason::HarkQuit,
         waited,

@@ -22,13 +22,23 @@ pub fn answered_result_text(batch: &AnswerBatch) -> String {
 /// ([`PendingResult`]), with the rules in `next`. The late answer arrives as a user message marked
 /// `answer_to_pending_question`.
 pub fn pending_result_text(call_id: &str, reason: PendingReason, waited: Duration) -> String {
-    pending_result(call_id, reason, waited, AnswerRoute::Message).text()
+    own_pending_result(call_id, reason, waited).text()
+}
+
+/// [`pending_result_text`] as data.
+pub fn own_pending_result(call_id: &str, reason: PendingReason, waited: Duration) -> PendingResult {
+    pending_result(call_id, reason, waited, AnswerRoute::Message)
 }
 
 /// The pending result for an outside agent asking through `hark mcp`: a late answer does not come to
 /// it as a message, it collects it with `get_answers`.
 pub fn client_pending_result_text(call_id: &str, reason: PendingReason, waited: Duration) -> String {
-    pending_result(call_id, reason, waited, AnswerRoute::GetAnswers).text()
+    client_pending_result(call_id, reason, waited).text()
+}
+
+/// [`client_pending_result_text`] as data.
+pub fn client_pending_result(call_id: &str, reason: PendingReason, waited: Duration) -> PendingResult {
+    pending_result(call_id, reason, waited, AnswerRoute::GetAnswers)
 }
 
 enum AnswerRoute {
@@ -37,9 +47,8 @@ enum AnswerRoute {
 }
 
 /// A pending result saying `next` as what the model should do now.
-pub(super) fn pending_text_with(call_id: &str, reason: PendingReason, waited: Duration, next: String) -> String {
+pub(super) fn pending_with(call_id: &str, reason: PendingReason, waited: Duration, next: String) -> PendingResult {
     PendingResult { reason, call_id: call_id.to_string(), waited_secs: waited.as_secs(), since: Utc::now(), next }
-        .text()
 }
 
 fn pending_result(call_id: &str, reason: PendingReason, waited: Duration, route: AnswerRoute) -> PendingResult {

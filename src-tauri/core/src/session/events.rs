@@ -337,10 +337,21 @@ stored_names! {
 pub enum ToolOutcome {
     Ok {
         content: String,
+        /// A question's or a plan review's answers as the person gave them: what its record is
+        /// settled with, so nothing reads them back out of `content`, which is written for the
+        /// model. Absent for other tools, and in logs of builds before it was kept.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        answers: Option<AnswerBatch>,
     },
     /// The foreground wait ended without an answer; the call stays answerable.
     Pending {
         content: String,
+        /// When the wait ended, as the tool said in `content`; absent in logs of builds before it
+        /// was kept.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        since: Option<chrono::DateTime<chrono::Utc>>,
     },
     Error {
         error: BoundaryError,
@@ -348,6 +359,18 @@ pub enum ToolOutcome {
     /// Recorded by crash repair: the run that made the call died before it produced a result.
     #[serde(rename = "TOOL_OUTCOME_UNKNOWN")]
     Unknown,
+}
+
+impl ToolOutcome {
+    /// A finished call's text, with no answers.
+    pub fn ok(content: impl Into<String>) -> ToolOutcome {
+        ToolOutcome::Ok { content: content.into(), answers: None }
+    }
+
+    /// A pending result's text, with no time.
+    pub fn pending(content: impl Into<String>) -> ToolOutcome {
+        ToolOutcome::Pending { content: content.into(), since: None }
+    }
 }
 
 /// An event as stored: its place in the session (`seq` from 1, gapless) and when it was appended.
@@ -461,7 +484,7 @@ mod tests {
     fn outcomes_use_the_documented_status_tags() {
         let unknown = serde_json::to_value(ToolOutcome::Unknown).unwrap();
         assert_eq!(unknown, serde_json::json!({"status": "TOOL_OUTCOME_UNKNOWN"}));
-        let pending = serde_json::to_value(ToolOutcome::Pending { content: "later".into() }).unwrap();
+        let pending = serde_json::to_value(ToolOutcome::pending("later")).unwrap();
         assert_eq!(pending["status"], "pending");
     }
 

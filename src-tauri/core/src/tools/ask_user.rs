@@ -10,8 +10,8 @@ use serde::{Deserialize, Serialize};
 use super::{BoxFuture, ToolContext, ToolError, ToolHandler, ToolOutput};
 use crate::question::limits::clamp_timeout_secs;
 use crate::question::{
-    answered_result_text, client_pending_result_text, parse_request, pending_result_text, tool_definition, ErrorCode,
-    PendingReason, ToolMode, WaitLimit, TOOL_NAME,
+    answered_result_text, client_pending_result, own_pending_result, parse_request, tool_definition, ErrorCode,
+    PendingReason, PendingResult, ToolMode, WaitLimit, TOOL_NAME,
 };
 use crate::service::{AskParams, UserQuestionService, QUIT_BEFORE_ANSWER};
 
@@ -91,7 +91,7 @@ pub struct AskUserQuestionTool {
     service: UserQuestionService,
     settings: QuestionSettings,
     /// What a timed call that ran out returns, given its call id.
-    pending_text: fn(&str, PendingReason, Duration) -> String,
+    pending: fn(&str, PendingReason, Duration) -> PendingResult,
 }
 
 impl AskUserQuestionTool {
@@ -100,13 +100,13 @@ impl AskUserQuestionTool {
     pub fn new(service: UserQuestionService, settings: QuestionSettings) -> Self {
         let default_timeout_secs = clamp_timeout_secs(settings.default_timeout_secs);
         let settings = QuestionSettings { default_timeout_secs, ..settings };
-        AskUserQuestionTool { service, settings, pending_text: pending_result_text }
+        AskUserQuestionTool { service, settings, pending: own_pending_result }
     }
 
     /// The tool as an outside agent calls it through `hark mcp`: the same, except that a pending
     /// result tells it to collect a late answer with `get_answers`.
     pub fn for_client(service: UserQuestionService, settings: QuestionSettings) -> Self {
-        AskUserQuestionTool { pending_text: client_pending_result_text, ..AskUserQuestionTool::new(service, settings) }
+        AskUserQuestionTool { pending: client_pending_result, ..AskUserQuestionTool::new(service, settings) }
     }
 
     pub fn settings(&self) -> QuestionSettings {
@@ -133,11 +133,11 @@ impl AskUserQuestionTool {
             None => self.service.ask(params).await,
         };
         match result {
-            Ok(batch) => Ok(ToolOutput::ok(answered_result_text(&batch))),
+            Ok(batch) => Ok(ToolOutput::answered(answered_result_text(&batch), batch)),
             Err(e) if e.code == ErrorCode::AskTimedOut && deadline.is_some() => {
                 let reason =
                     if e.message == QUIT_BEFORE_ANSWER { PendingReason::HarkQuit } else { PendingReason::TimedOut };
-                Ok(ToolOutput::pending((self.pending_text)(call_id, reason, began.elapsed())))
+                Ok(ToolOutput::continued(&(self.pending)(call_id, reason, began.elapsed())))
             }
             Err(e) => Err(e.into()),
         }

@@ -25,6 +25,7 @@ pub use registry::ToolRegistry;
 pub use withdraw::{WithdrawArguments, WithdrawQuestionTool, WITHDRAW_TOOL_NAME};
 
 use crate::error::CodedError;
+use crate::question::{AnswerBatch, PendingResult};
 use crate::service::Caller;
 use crate::session::ToolOutcome;
 
@@ -47,25 +48,41 @@ impl ToolContext {
 /// question) stays open and may settle later by other means.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolOutput {
+    /// What the model reads.
     pub content: String,
     pub pending: bool,
+    /// The answers a question (or a plan review) was settled with, as given: recorded beside the
+    /// content and handed to an outside agent as they are, never read back out of the text.
+    pub answers: Option<AnswerBatch>,
+    /// When a pending result's wait ended, recorded beside its text for the same reason.
+    pub since: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 impl ToolOutput {
     pub fn ok(content: impl Into<String>) -> Self {
-        ToolOutput { content: content.into(), pending: false }
+        ToolOutput { content: content.into(), pending: false, answers: None, since: None }
+    }
+
+    /// A question's result: the text the model reads and the answers it says.
+    pub fn answered(content: impl Into<String>, answers: AnswerBatch) -> Self {
+        ToolOutput { content: content.into(), pending: false, answers: Some(answers), since: None }
     }
 
     pub fn pending(content: impl Into<String>) -> Self {
-        ToolOutput { content: content.into(), pending: true }
+        ToolOutput { content: content.into(), pending: true, answers: None, since: None }
+    }
+
+    /// A question's wait ended unanswered: its pending result as the model reads it, and when.
+    pub fn continued(result: &PendingResult) -> Self {
+        ToolOutput { content: result.text(), pending: true, answers: None, since: Some(result.since) }
     }
 }
 
 /// The recorded `tool/result` outcome of a finished call.
 pub fn outcome_of(result: &Result<ToolOutput, ToolError>) -> ToolOutcome {
     match result {
-        Ok(out) if out.pending => ToolOutcome::Pending { content: out.content.clone() },
-        Ok(out) => ToolOutcome::Ok { content: out.content.clone() },
+        Ok(out) if out.pending => ToolOutcome::Pending { content: out.content.clone(), since: out.since },
+        Ok(out) => ToolOutcome::Ok { content: out.content.clone(), answers: out.answers.clone() },
         Err(e) => ToolOutcome::Error { error: e.boundary() },
     }
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::{definition_of, BoxFuture, ToolContext, ToolError, ToolHandler, ToolOutput};
 use crate::question::{
-    check_plan, plan_pending_text, plan_review_questions, plan_review_result_text, ErrorCode, Intent,
+    check_plan, plan_pending_result, plan_review_questions, plan_review_result_text, ErrorCode, Intent,
     SubmitPlanArguments, UserInteractionError, PLAN_TOOL_NAME,
 };
 use crate::service::{AskParams, UserQuestionService};
@@ -59,9 +59,9 @@ impl SubmitPlanTool {
         // Only a quit ends its wait undecided (see `UserQuestionService::continue_on_quit`).
         let began = tokio::time::Instant::now();
         match self.service.ask(params).await {
-            Ok(batch) => Ok(ToolOutput::ok(plan_review_result_text(&batch))),
+            Ok(batch) => Ok(ToolOutput::answered(plan_review_result_text(&batch), batch)),
             Err(e) if e.code == ErrorCode::AskTimedOut => {
-                Ok(ToolOutput::pending(plan_pending_text(call_id, began.elapsed())))
+                Ok(ToolOutput::continued(&plan_pending_result(call_id, began.elapsed())))
             }
             Err(e) => Err(e.into()),
         }

@@ -74,7 +74,10 @@ async fn an_answered_call_returns_the_answers_json() {
     let out = run_answered(&mut env, reg, db_args(), answers.clone()).await.expect("ok");
     assert!(!out.pending);
     assert_eq!(serde_json::from_str::<serde_json::Value>(&out.content).expect("json"), answers);
-    assert_eq!(outcome_of(&Ok(out.clone())), ToolOutcome::Ok { content: out.content });
+    let batch: crate::question::AnswerBatch = serde_json::from_value(answers).expect("batch");
+    assert_eq!(out.answers.as_ref(), Some(&batch), "the answers come as data too");
+    let recorded = ToolOutcome::Ok { content: out.content.clone(), answers: Some(batch) };
+    assert_eq!(outcome_of(&Ok(out)), recorded);
 }
 
 #[tokio::test(start_paused = true)]

@@ -51,14 +51,12 @@ pub fn result(call_id: &str, outcome: ToolOutcome) -> Event {
 }
 
 pub fn pending(call_id: &str) -> Event {
-    result(
-        call_id,
-        ToolOutcome::Pending { content: pending_result_text(call_id, PendingReason::TimedOut, Duration::from_secs(1)) },
-    )
+    result(call_id, ToolOutcome::pending(pending_result_text(call_id, PendingReason::TimedOut, Duration::from_secs(1))))
 }
 
+/// An answered question's result as the tool records it: the model's text and the answers.
 pub fn answered(call_id: &str, batch: &AnswerBatch) -> Event {
-    result(call_id, ToolOutcome::Ok { content: answered_result_text(batch) })
+    result(call_id, ToolOutcome::Ok { content: answered_result_text(batch), answers: Some(batch.clone()) })
 }
 
 pub fn failed(call_id: &str, code: &str) -> Event {

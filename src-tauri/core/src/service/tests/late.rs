@@ -23,8 +23,7 @@ async fn time_out_with(f: &Fixture, call_id: &str, questions: Vec<Question>) {
     record_call(f.log.as_ref(), SESSION, call_id, questions.clone());
     let r = f.service.ask_timed(params(call_id, questions), Duration::from_secs(5)).await;
     assert_eq!(code(r), ErrorCode::AskTimedOut);
-    let pending =
-        Event::ToolResult { call_id: call_id.into(), outcome: ToolOutcome::Pending { content: "pending".into() } };
+    let pending = Event::ToolResult { call_id: call_id.into(), outcome: ToolOutcome::pending("pending") };
     f.log.append(SESSION, pending).unwrap();
 }
 
@@ -81,7 +80,7 @@ async fn only_continued_questions_accept_late_answers() {
     let log = f.log.clone();
     let agent = std::thread::spawn(move || {
         std::thread::sleep(std::time::Duration::from_millis(50));
-        let pending = Event::ToolResult { call_id: "c1".into(), outcome: ToolOutcome::Pending { content: "p".into() } };
+        let pending = Event::ToolResult { call_id: "c1".into(), outcome: ToolOutcome::pending("p") };
         log.append(SESSION, pending).unwrap();
     });
     let reply = f.service.answer(SESSION, "c1", sqlite()).expect("continued questions accept late answers");
@@ -175,7 +174,7 @@ async fn the_reservation_is_per_session() {
     let mut p = params("c1", vec![db_question()]);
     p.caller = crate::service::Caller::root("s-2", "agent-2");
     assert_eq!(code(f.service.ask_timed(p, Duration::from_secs(1)).await), ErrorCode::AskTimedOut);
-    let pending = Event::ToolResult { call_id: "c1".into(), outcome: ToolOutcome::Pending { content: "p".into() } };
+    let pending = Event::ToolResult { call_id: "c1".into(), outcome: ToolOutcome::pending("p") };
     f.log.append("s-2", pending).unwrap();
     f.service.answer(SESSION, "c1", sqlite()).expect("session 1");
     f.service.answer("s-2", "c1", sqlite()).expect("session 2 has its own reservation");
@@ -259,9 +258,8 @@ async fn what_the_log_says_is_what_the_service_answers_by() {
     for id in ["open", "done", "c1", "c2"] {
         record_call(f.log.as_ref(), SESSION, id, vec![db_question()]);
     }
-    let ok = ToolOutcome::Ok { content: serde_json::to_string(&sqlite()).unwrap() };
-    let pending =
-        |id: &str| Event::ToolResult { call_id: id.into(), outcome: ToolOutcome::Pending { content: "p".into() } };
+    let ok = ToolOutcome::ok(serde_json::to_string(&sqlite()).unwrap());
+    let pending = |id: &str| Event::ToolResult { call_id: id.into(), outcome: ToolOutcome::pending("p") };
     f.log.append(SESSION, Event::ToolResult { call_id: "done".into(), outcome: ok }).unwrap();
     f.log.append(SESSION, pending("c1")).unwrap();
     f.log.append(SESSION, Event::ToolResult { call_id: "c2".into(), outcome: ToolOutcome::Unknown }).unwrap();
@@ -306,11 +304,7 @@ fn only_a_continued_question_can_be_withdrawn_not_a_plan_review() {
         Event::ToolCall { call_id: "p1".into(), name: crate::question::PLAN_TOOL_NAME.into(), arguments: plan },
     )
     .unwrap();
-    log.append(
-        SESSION,
-        Event::ToolResult { call_id: "p1".into(), outcome: ToolOutcome::Pending { content: "quit".into() } },
-    )
-    .unwrap();
+    log.append(SESSION, Event::ToolResult { call_id: "p1".into(), outcome: ToolOutcome::pending("quit") }).unwrap();
     let refused = f.service.withdraw(SESSION, "p1", "not needed").unwrap_err();
     assert_eq!(refused.interaction_code(), Some(ErrorCode::InvalidRequest), "{refused}");
     assert_eq!(f.service.continued(SESSION).len(), 1, "the review still waits for the person");

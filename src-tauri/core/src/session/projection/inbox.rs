@@ -117,10 +117,8 @@ mod tests {
             arguments: serde_json::json!({"questions": [{"id": "db", "question": "Which?",
                 "options": [{"label": "A"}, {"label": "B"}]}]}),
         };
-        let pending = Event::ToolResult {
-            call_id: "c1".into(),
-            outcome: crate::session::ToolOutcome::Pending { content: "later".into() },
-        };
+        let pending =
+            Event::ToolResult { call_id: "c1".into(), outcome: crate::session::ToolOutcome::pending("later") };
         let reply = |id: &str| Event::InboxQueued {
             message_id: id.into(),
             text: "reply".into(),

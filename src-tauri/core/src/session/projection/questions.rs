@@ -246,12 +246,13 @@ impl QuestionFold {
             // A script's question whose run died before its result was recorded is gone with the
             // script: nothing would read a late answer to it.
             ToolOutcome::Unknown if record.parent_call_id.is_some() => self.remove(call_id),
-            ToolOutcome::Pending { content } => {
+            ToolOutcome::Pending { content, since } => {
                 record.state = QuestionState::Continued;
-                record.since = PendingResult::parse(content).map(|p| p.since);
+                // Read from the text only in a log of a build that did not record it.
+                record.since = since.or_else(|| PendingResult::parse(content).map(|p| p.since));
             }
             ToolOutcome::Unknown => record.state = QuestionState::Continued,
-            ToolOutcome::Ok { content } => match valid_batch(&record.questions, content) {
+            ToolOutcome::Ok { content, answers } => match valid_batch(&record.questions, answers.as_ref(), content) {
                 Some(batch) => {
                     record.state = QuestionState::Settled;
                     record.answers = Some(batch);
@@ -372,9 +373,13 @@ fn recorded_plan(arguments: &serde_json::Value) -> Option<String> {
     Some(args.plan)
 }
 
-/// The answers of an `ok` result, when they are a valid batch for these questions.
-fn valid_batch(questions: &[Question], content: &str) -> Option<AnswerBatch> {
-    let batch = result_answers(content)?;
+/// The answers of an `ok` result, when they are a valid batch for these questions: as recorded
+/// beside its text; from the text only in a log of a build that did not record them.
+fn valid_batch(questions: &[Question], answers: Option<&AnswerBatch>, content: &str) -> Option<AnswerBatch> {
+    let batch = match answers {
+        Some(answers) => answers.clone(),
+        None => result_answers(content)?,
+    };
     validate_answers(questions, &batch).ok()?;
     Some(batch)
 }

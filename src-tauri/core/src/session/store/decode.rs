@@ -127,7 +127,7 @@ mod tests {
             },
             Event::ToolCall { call_id: "c".into(), name: "x".into(), arguments: serde_json::json!({"k": [1, 2]}) },
             Event::ToolResult { call_id: "c".into(), outcome: ToolOutcome::Unknown },
-            Event::ToolResult { call_id: "c".into(), outcome: ToolOutcome::Ok { content: "{\"answers\":[]}".into() } },
+            Event::ToolResult { call_id: "c".into(), outcome: ToolOutcome::ok("{\"answers\":[]}") },
             Event::InboxQueued {
                 message_id: "m".into(),
                 text: "x".into(),

@@ -91,7 +91,7 @@ mod tests {
     #[test]
     fn a_call_reusing_the_id_of_a_finished_one_is_still_closed() {
         // Logs written before the agent gave calls unique ids can hold a server's `call_0` twice.
-        let log = [call("call_0"), result("call_0", ToolOutcome::Ok { content: "x".into() }), call("call_0")];
+        let log = [call("call_0"), result("call_0", ToolOutcome::ok("x")), call("call_0")];
         assert_eq!(repairs_needed(&log), [result("call_0", ToolOutcome::Unknown)]);
         let repaired: Vec<Event> = log.iter().cloned().chain(repairs_needed(&log)).collect();
         assert!(repairs_needed(&repaired).is_empty(), "repair stays idempotent");
