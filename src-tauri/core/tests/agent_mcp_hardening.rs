@@ -139,7 +139,7 @@ async fn child_reports_its_mcp_servers_environment() {
     assert!(failures.is_empty(), "{failures:?}");
     let tool = tools.iter().find(|t| t.name() == "mcp__env__environment").expect("the environment tool");
     let ctx = ToolContext { caller: Caller::root("s", "a"), abort: CancellationToken::new(), workspace: None };
-    let output = tool.handle(&ctx, "c1", json!({})).await.unwrap();
+    let output = Arc::clone(tool).handle(&ctx, "c1", json!({})).await.unwrap();
     println!("{ENV_LINE}{}", output.content);
 }
 

@@ -11,7 +11,7 @@ use crate::model::{ModelError, ModelEvent, ModelRequest, ToolCallRequest};
 use crate::question::{ErrorCode, UserInteractionError};
 use crate::service::Caller;
 use crate::session::{Event, ToolOutcome};
-use crate::tools::{outcome_of, ToolContext, ToolError, ToolOutput, ToolRegistry};
+use crate::tools::{outcome_of, Prepared, ToolContext, ToolError, ToolRegistry};
 
 pub(super) enum StepEnd {
     /// The model called tools; their results are recorded and the model must see them.
@@ -90,12 +90,21 @@ pub(super) async fn stream(
     }
 }
 
-/// Recorded arguments: what the tool understood them as (see [`ToolRegistry::canonical_arguments`]),
-/// or the raw text as a string when it is not JSON.
-fn recorded_arguments(tools: &ToolRegistry, call: &ToolCallRequest) -> serde_json::Value {
-    match serde_json::from_str(&call.arguments) {
-        Ok(args) => tools.canonical_arguments(&call.name, args),
-        Err(_) => serde_json::Value::String(call.arguments.clone()),
+/// A streamed call parsed once: its arguments' text as JSON (none is `{}`; some servers send an
+/// empty string for a call without arguments), then as the tool's input. Text that is not JSON is
+/// recorded as the string it was, and the call is answered with why.
+fn prepare(tools: &ToolRegistry, call: &ToolCallRequest) -> Prepared {
+    let raw = if call.arguments.trim().is_empty() { "{}" } else { call.arguments.as_str() };
+    match serde_json::from_str(raw) {
+        Ok(args) => tools.prepare(&call.name, args),
+        Err(e) => Prepared::refused(
+            serde_json::Value::String(call.arguments.clone()),
+            UserInteractionError::new(
+                ErrorCode::InvalidRequest,
+                format!("the arguments of {} are not valid JSON ({e}); send one JSON object", call.name),
+            )
+            .into(),
+        ),
     }
 }
 
@@ -125,6 +134,7 @@ pub(super) async fn run(
         streamed.calls.clear();
     }
     shared.session.make_call_ids_unique(&mut streamed.calls);
+    let mut prepared: Vec<Prepared> = streamed.calls.iter().map(|c| prepare(tools, c)).collect();
     if !streamed.is_empty() {
         let reasoning = Some(streamed.reasoning).filter(|r| !r.is_empty());
         let mut batch = vec![Event::AssistantMessage {
@@ -133,10 +143,10 @@ pub(super) async fn run(
             tool_calls: streamed.calls.iter().map(|c| c.id.clone()).collect(),
             usage: streamed.usage,
         }];
-        batch.extend(streamed.calls.iter().map(|c| Event::ToolCall {
+        batch.extend(streamed.calls.iter().zip(&prepared).map(|(c, p)| Event::ToolCall {
             call_id: c.id.clone(),
             name: c.name.clone(),
-            arguments: recorded_arguments(tools, c),
+            arguments: p.arguments.clone(),
         }));
         shared.session.record(batch)?;
     }
@@ -158,8 +168,12 @@ pub(super) async fn run(
     // A question that went on unanswered in this step (asked directly or from a script) shows as one
     // more continued question in the session's fold once its result is recorded.
     let continued_before = shared.session.question_counts().continued;
-    for (i, call) in streamed.calls.iter().enumerate() {
-        let result = execute(tools, &ctx, call).await;
+    for (i, (call, prepared)) in streamed.calls.iter().zip(prepared.drain(..)).enumerate() {
+        let result = if ctx.abort.is_cancelled() {
+            Err(ToolError::Aborted)
+        } else {
+            tools.run(&ctx, &call.id, &call.name, prepared).await
+        };
         if let Err(e) = append(shared, Event::ToolResult { call_id: call.id.clone(), outcome: outcome_of(&result) }) {
             close_unknown(shared, &streamed.calls[i..]);
             return Err(e);
@@ -183,23 +197,4 @@ fn close_unknown(shared: &Shared, calls: &[ToolCallRequest]) {
     for call in calls {
         let _ = append(shared, Event::ToolResult { call_id: call.id.clone(), outcome: ToolOutcome::Unknown });
     }
-}
-
-async fn execute(tools: &ToolRegistry, ctx: &ToolContext, call: &ToolCallRequest) -> Result<ToolOutput, ToolError> {
-    if ctx.abort.is_cancelled() {
-        return Err(ToolError::Aborted);
-    }
-    // Some servers send an empty string for a call without arguments.
-    let raw = if call.arguments.trim().is_empty() { "{}" } else { call.arguments.as_str() };
-    let args: serde_json::Value = match serde_json::from_str(raw) {
-        Ok(args) => args,
-        Err(e) => {
-            return Err(UserInteractionError::new(
-                ErrorCode::InvalidRequest,
-                format!("the arguments of {} are not valid JSON ({e}); send one JSON object", call.name),
-            )
-            .into())
-        }
-    };
-    tools.execute(ctx, &call.id, &call.name, args).await
 }

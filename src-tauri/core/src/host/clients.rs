@@ -13,11 +13,11 @@ use tokio_util::sync::CancellationToken;
 
 use crate::open_session::Session;
 use crate::open_session::{forward_questions, AgentEvent};
-use crate::question::{late_answer_text, parse_request, TOOL_NAME};
+use crate::question::{late_answer_text, TOOL_NAME};
 use crate::service::{not_continued, Caller, ServiceError, SteerMessage, UserQuestionService};
 use crate::session::{Event, QuestionState, StoreError, TurnEndReason};
 use crate::sync::lock;
-use crate::tools::{outcome_of, AskUserQuestionTool, QuestionSettings, ToolContext, ToolHandler};
+use crate::tools::{outcome_of, AskUserQuestionTool, QuestionSettings, ToolContext, ToolError, ToolHandler};
 
 use super::HostError;
 use crate::control::{ClientAnswer, ClientAnswers, ClientCall, ClientId, LateAnswer};
@@ -184,20 +184,22 @@ impl Relay {
     /// session's turn. `gone` is the client going away, which withdraws the question.
     pub async fn ask(&self, ask: ClientAsk, gone: CancellationToken) -> Result<ClientAnswer, HostError> {
         let ClientAsk { asker, call_id, settings, arguments } = ask;
-        let tool = AskUserQuestionTool::for_client(self.service.clone(), settings);
+        let tool = Arc::new(AskUserQuestionTool::for_client(self.service.clone(), settings));
         let settings = tool.settings();
-        parse_request(&arguments, settings.mode, settings.default_timeout_secs)?;
+        let prepared = tool.prepare(arguments);
+        // A refused call records nothing; the client hears the refusal as the agent's own call would.
+        match prepared.refusal() {
+            Some(ToolError::Interaction(e)) => return Err(HostError::Interaction(e.clone())),
+            Some(other) => return Err(HostError::Tool(other.clone())),
+            None => {}
+        }
         let call_id = match call_id {
             Some(id) => self.fresh_call_id(id)?,
             None => format!("mcp-{}", uuid::Uuid::new_v4().simple()),
         };
-        let arguments = tool.canonical_arguments(arguments);
+        let arguments = prepared.arguments.clone();
         self.begin(settings)?;
-        let mut events = vec![Event::ToolCall {
-            call_id: call_id.clone(),
-            name: TOOL_NAME.to_string(),
-            arguments: arguments.clone(),
-        }];
+        let mut events = vec![Event::ToolCall { call_id: call_id.clone(), name: TOOL_NAME.to_string(), arguments }];
         events.extend(asker.map(|asker| Event::ClientAsked { call_id: call_id.clone(), asker }));
         let asked = self.session.record(events);
         let result = match asked {
@@ -205,7 +207,7 @@ impl Relay {
                 let caller = Caller::root(self.session.id(), &self.instance);
                 let abort = self.quit.child_token();
                 let ctx = ToolContext { caller, abort: abort.clone(), workspace: None };
-                let asking = tool.handle(&ctx, &call_id, arguments);
+                let asking = prepared.run(&ctx, &call_id);
                 tokio::pin!(asking);
                 let result = tokio::select! {
                     result = &mut asking => result,

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 use super::connection::Connection;
 use super::McpError;
-use crate::tools::{BoxFuture, ToolContext, ToolError, ToolHandler, ToolOutput};
+use crate::tools::{BoxFuture, ToolContext, ToolError, ToolOutput};
 
 /// Models accept tool names of at most this many characters.
 const NAME_LIMIT: usize = 64;
@@ -122,7 +122,9 @@ impl McpTool {
     }
 }
 
-impl ToolHandler for McpTool {
+impl crate::tools::Tool for McpTool {
+    type Input = serde_json::Map<String, Value>;
+
     fn name(&self) -> &str {
         &self.name
     }
@@ -143,19 +145,24 @@ impl ToolHandler for McpTool {
         !(self.connection.trusted && read_only)
     }
 
-    fn handle<'a>(
-        &'a self,
-        ctx: &'a ToolContext,
-        _call_id: &'a str,
-        args: Value,
-    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+    /// A server's tool takes a JSON object; what is in it is the server's to check.
+    fn parse(&self, args: &Value) -> Result<serde_json::Map<String, Value>, ToolError> {
+        match args {
+            Value::Object(args) => Ok(args.clone()),
+            _ => Err(ToolError::Failed {
+                code: "INVALID_REQUEST".into(),
+                message: format!("the arguments of {} must be a JSON object", self.name),
+            }),
+        }
+    }
+
+    fn run(
+        self: Arc<Self>,
+        ctx: ToolContext,
+        _call_id: String,
+        args: serde_json::Map<String, Value>,
+    ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
-            let Value::Object(args) = args else {
-                return Err(ToolError::Failed {
-                    code: "INVALID_REQUEST".into(),
-                    message: format!("the arguments of {} must be a JSON object", self.name),
-                });
-            };
             let params = CallToolRequestParams::new(self.tool.name.clone()).with_arguments(args);
             let timeout = self.connection.tool_timeout;
             let _call = self.connection.forms.enter_call(ctx.abort.clone());

@@ -18,9 +18,7 @@ use crate::model::ToolCallRequest;
 use crate::open_session::Session;
 use crate::session::{Event, ToolOutcome};
 use crate::sync::lock;
-use crate::tools::{
-    definition_of, outcome_of, BoxFuture, ToolContext, ToolError, ToolHandler, ToolOutput, ToolRegistry,
-};
+use crate::tools::{definition_of, outcome_of, BoxFuture, Tool, ToolContext, ToolError, ToolOutput, ToolRegistry};
 
 pub use crate::tool_definition::RUN_CODE_TOOL_NAME;
 /// The longest script, in characters.
@@ -88,18 +86,20 @@ impl RunCodeTool {
         RunCodeTool { children, session, limits: Limits::default() }
     }
 
-    async fn run(&self, ctx: &ToolContext, call_id: &str, args: Value) -> Result<ToolOutput, ToolError> {
-        let failed = |code: &str, message: String| ToolError::Failed { code: code.into(), message };
-        let args: RunCodeArguments = serde_json::from_value(args).map_err(|e| {
-            failed("INVALID_REQUEST", format!("run_code: invalid arguments ({e}); send {{\"code\": \"...\"}}"))
-        })?;
+    /// The model's arguments as a script to run, or why they are not one.
+    fn script_of(args: &Value) -> Result<RunCodeArguments, ToolError> {
+        let failed = |message: String| ToolError::Failed { code: "INVALID_REQUEST".into(), message };
+        let args: RunCodeArguments = serde_json::from_value(args.clone())
+            .map_err(|e| failed(format!("run_code: invalid arguments ({e}); send {{\"code\": \"...\"}}")))?;
         let chars = args.code.chars().count();
         if args.code.trim().is_empty() || chars > MAX_CODE_CHARS {
-            return Err(failed(
-                "INVALID_REQUEST",
-                format!("run_code: the code has {chars} characters; give 1 to {MAX_CODE_CHARS}"),
-            ));
+            return Err(failed(format!("run_code: the code has {chars} characters; give 1 to {MAX_CODE_CHARS}")));
         }
+        Ok(args)
+    }
+
+    async fn execute(&self, ctx: &ToolContext, call_id: &str, args: RunCodeArguments) -> Result<ToolOutput, ToolError> {
+        let failed = |code: &str, message: String| ToolError::Failed { code: code.into(), message };
         let made = Mutex::new(Vec::new());
         let names = self.children.names();
         let mut count = 0usize;
@@ -161,16 +161,17 @@ impl RunCodeTool {
             [ToolCallRequest { id: format!("{parent}.{number}"), name: name.to_string(), arguments: String::new() }];
         self.session.make_call_ids_unique(&mut id);
         let [ToolCallRequest { id: call_id, .. }] = id;
+        let prepared = self.children.prepare(name, args);
         let dispatch = Event::PtcDispatch {
             parent_call_id: parent.to_string(),
             call_id: call_id.clone(),
             name: name.to_string(),
-            arguments: self.children.canonical_arguments(name, args.clone()),
+            arguments: prepared.arguments.clone(),
         };
         self.session.record_one(dispatch).map_err(|e| failure(&e))?;
         // Listed once its dispatch is recorded: only a recorded dispatch needs closing later.
         lock(made).push(Made { call_id: call_id.clone(), name: name.to_string(), outcome: None });
-        let result = self.children.execute(ctx, &call_id, name, args).await;
+        let result = self.children.run(ctx, &call_id, name, prepared).await;
         let outcome = outcome_of(&result);
         let recorded = Event::PtcResult { call_id: call_id.clone(), outcome: outcome.clone() };
         self.session.record_one(recorded).map_err(|e| failure(&e))?;
@@ -198,7 +199,9 @@ impl RunCodeTool {
     }
 }
 
-impl ToolHandler for RunCodeTool {
+impl Tool for RunCodeTool {
+    type Input = RunCodeArguments;
+
     fn name(&self) -> &str {
         RUN_CODE_TOOL_NAME
     }
@@ -214,12 +217,16 @@ impl ToolHandler for RunCodeTool {
         false
     }
 
-    fn handle<'a>(
-        &'a self,
-        ctx: &'a ToolContext,
-        call_id: &'a str,
-        args: Value,
-    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        Box::pin(self.run(ctx, call_id, args))
+    fn parse(&self, args: &Value) -> Result<RunCodeArguments, ToolError> {
+        RunCodeTool::script_of(args)
+    }
+
+    fn run(
+        self: Arc<Self>,
+        ctx: ToolContext,
+        call_id: String,
+        args: RunCodeArguments,
+    ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
+        Box::pin(async move { self.execute(&ctx, &call_id, args).await })
     }
 }

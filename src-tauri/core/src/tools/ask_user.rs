@@ -1,17 +1,18 @@
 //! The `ask_user_question` tool: validates the model's arguments under the schema in force, picks
 //! the blocking or timed wait, and turns the outcome into what the model reads.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use super::{BoxFuture, ToolContext, ToolError, ToolHandler, ToolOutput};
+use super::{BoxFuture, Tool, ToolContext, ToolError, ToolOutput};
 use crate::question::limits::clamp_timeout_secs;
 use crate::question::{
-    answered_result_text, client_pending_result, own_pending_result, parse_request, tool_definition, ErrorCode,
-    PendingReason, PendingResult, ToolMode, WaitLimit, TOOL_NAME,
+    answered_result_text, client_pending_result, own_pending_result, parse_request, tool_definition, AskRequest,
+    ErrorCode, PendingReason, PendingResult, ToolMode, WaitLimit, TOOL_NAME,
 };
 use crate::service::{AskParams, UserQuestionService, QUIT_BEFORE_ANSWER};
 
@@ -113,8 +114,8 @@ impl AskUserQuestionTool {
         self.settings
     }
 
-    async fn run(&self, ctx: &ToolContext, call_id: &str, args: serde_json::Value) -> Result<ToolOutput, ToolError> {
-        let request = parse_request(&args, self.settings.mode, self.settings.default_timeout_secs)?;
+    async fn ask(&self, ctx: ToolContext, call_id: String, request: AskRequest) -> Result<ToolOutput, ToolError> {
+        let call_id = call_id.as_str();
         let params = AskParams {
             call_id: call_id.to_string(),
             caller: ctx.caller.clone(),
@@ -144,7 +145,9 @@ impl AskUserQuestionTool {
     }
 }
 
-impl ToolHandler for AskUserQuestionTool {
+impl Tool for AskUserQuestionTool {
+    type Input = AskRequest;
+
     fn name(&self) -> &str {
         TOOL_NAME
     }
@@ -157,21 +160,22 @@ impl ToolHandler for AskUserQuestionTool {
         false
     }
 
-    /// The parsed request in the strict form the schema describes, `timeout` included in timed mode
-    /// (the default made explicit, -1 for no limit): what the question projection reads back.
-    fn canonical_arguments(&self, args: serde_json::Value) -> serde_json::Value {
-        match parse_request(&args, self.settings.mode, self.settings.default_timeout_secs) {
-            Ok(request) => request.to_arguments(self.settings.mode),
-            Err(_) => args,
-        }
+    fn parse(&self, args: &serde_json::Value) -> Result<AskRequest, ToolError> {
+        Ok(parse_request(args, self.settings.mode, self.settings.default_timeout_secs)?)
     }
 
-    fn handle<'a>(
-        &'a self,
-        ctx: &'a ToolContext,
-        call_id: &'a str,
-        args: serde_json::Value,
-    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        Box::pin(self.run(ctx, call_id, args))
+    /// The parsed request in the strict form the schema describes, `timeout` included in timed mode
+    /// (the default made explicit, -1 for no limit): what the question projection reads back.
+    fn recorded(&self, request: &AskRequest, _args: serde_json::Value) -> serde_json::Value {
+        request.to_arguments(self.settings.mode)
+    }
+
+    fn run(
+        self: Arc<Self>,
+        ctx: ToolContext,
+        call_id: String,
+        request: AskRequest,
+    ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
+        Box::pin(async move { self.ask(ctx, call_id, request).await })
     }
 }

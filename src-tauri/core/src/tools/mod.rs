@@ -1,7 +1,8 @@
-//! Tools the agent can call, in the shape of openai/codex's handlers: each tool has a name, a
-//! model-facing definition, and an async `handle` that turns JSON arguments into an output or a
-//! structured error. The agent loop knows nothing about questions: for it, `ask_user_question` is
-//! just a tool call that may take a while and may come back `pending`.
+//! Tools the agent can call: each a [`Tool`] with a name, a model-facing definition and a typed
+//! input. A call's JSON arguments are parsed once into that input ([`ToolHandler::prepare`]); the one
+//! parse gives both the arguments the log records and the run, or the structured error the model
+//! reads. The agent loop knows nothing about questions: for it, `ask_user_question` is just a tool
+//! call that may take a while and may come back `pending`.
 
 mod ask_user;
 mod error;
@@ -13,6 +14,7 @@ mod withdraw;
 mod tests;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use tokio_util::sync::CancellationToken;
 
@@ -87,32 +89,104 @@ pub fn outcome_of(result: &Result<ToolOutput, ToolError>) -> ToolOutcome {
     }
 }
 
-pub trait ToolHandler: Send + Sync {
-    fn name(&self) -> &str;
+/// A tool with a typed input, in the shape of Zed's `AgentTool`: the model's arguments are parsed
+/// once, and that one parse gives both what the log records for the call and what runs.
+pub trait Tool: Send + Sync + 'static {
+    type Input: Send + 'static;
 
+    fn name(&self) -> &str;
     /// `{"name", "description", "parameters"}` as offered to the model.
     fn definition(&self) -> serde_json::Value;
-
-    /// The arguments to record for a call: a tool that accepts lenient forms returns the strict form
-    /// it understood them as, so whatever reads the log later (projections, the replayed history)
-    /// sees the call that ran. Arguments the tool refuses, and those of tools without leniencies,
-    /// come back unchanged.
-    fn canonical_arguments(&self, args: serde_json::Value) -> serde_json::Value {
-        args
-    }
-
     /// Whether a call may change the workspace (write, delete, run): in a plan-first session such
     /// tools wait for an approved plan. Yes unless a tool says otherwise, so a new tool is gated until
     /// someone decides it only reads.
     fn changes_workspace(&self) -> bool {
         true
     }
+    /// The model's arguments as this tool's input, or the structured error the model reads. `args`
+    /// is model output: untrusted, possibly not even the right JSON type.
+    fn parse(&self, args: &serde_json::Value) -> Result<Self::Input, ToolError>;
+    /// The arguments to record for a call whose arguments parsed: a tool that accepts lenient forms
+    /// records the strict form it understood them as, so whatever reads the log later (projections,
+    /// the replayed history) sees the call that ran. Others record what the model sent.
+    fn recorded(&self, _input: &Self::Input, args: serde_json::Value) -> serde_json::Value {
+        args
+    }
+    fn run(
+        self: Arc<Self>,
+        ctx: ToolContext,
+        call_id: String,
+        input: Self::Input,
+    ) -> BoxFuture<'static, Result<ToolOutput, ToolError>>;
+}
 
-    /// `args` is model output: untrusted, possibly not even the right JSON type.
-    fn handle<'a>(
-        &'a self,
-        ctx: &'a ToolContext,
-        call_id: &'a str,
+/// A tool as the registry holds it, whatever its input type.
+pub trait ToolHandler: Send + Sync {
+    fn name(&self) -> &str;
+    fn definition(&self) -> serde_json::Value;
+    fn changes_workspace(&self) -> bool;
+    /// Parses a call's arguments once: what to record, and the run (or why it cannot run).
+    fn prepare(self: Arc<Self>, args: serde_json::Value) -> Prepared;
+
+    /// Prepares and runs a call in one go, for callers that record nothing in between.
+    fn handle(
+        self: Arc<Self>,
+        ctx: &ToolContext,
+        call_id: &str,
         args: serde_json::Value,
-    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>>;
+    ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
+        let prepared = self.prepare(args);
+        let (ctx, call_id) = (ctx.clone(), call_id.to_string());
+        Box::pin(async move { prepared.run(&ctx, &call_id).await })
+    }
+}
+
+impl<T: Tool> ToolHandler for T {
+    fn name(&self) -> &str {
+        Tool::name(self)
+    }
+
+    fn definition(&self) -> serde_json::Value {
+        Tool::definition(self)
+    }
+
+    fn changes_workspace(&self) -> bool {
+        Tool::changes_workspace(self)
+    }
+
+    fn prepare(self: Arc<Self>, args: serde_json::Value) -> Prepared {
+        match self.parse(&args) {
+            Ok(input) => {
+                let arguments = self.recorded(&input, args);
+                let run: Run = Box::new(move |ctx, call_id| self.run(ctx, call_id, input));
+                Prepared { arguments, run: Ok(run) }
+            }
+            Err(refused) => Prepared::refused(args, refused),
+        }
+    }
+}
+
+type Run = Box<dyn FnOnce(ToolContext, String) -> BoxFuture<'static, Result<ToolOutput, ToolError>> + Send>;
+
+/// A call whose arguments were parsed: what to record for it, and its run.
+pub struct Prepared {
+    /// The arguments the log records for the call.
+    pub arguments: serde_json::Value,
+    run: Result<Run, ToolError>,
+}
+
+impl Prepared {
+    /// A call that will not run: recorded with `arguments` as they came, answered with `error`.
+    pub fn refused(arguments: serde_json::Value, error: ToolError) -> Prepared {
+        Prepared { arguments, run: Err(error) }
+    }
+
+    /// Why the call cannot run, when its arguments were refused.
+    pub fn refusal(&self) -> Option<&ToolError> {
+        self.run.as_ref().err()
+    }
+
+    pub async fn run(self, ctx: &ToolContext, call_id: &str) -> Result<ToolOutput, ToolError> {
+        (self.run?)(ctx.clone(), call_id.to_string()).await
+    }
 }

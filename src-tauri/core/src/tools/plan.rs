@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use super::{definition_of, BoxFuture, ToolContext, ToolError, ToolHandler, ToolOutput};
+use super::{definition_of, BoxFuture, Tool, ToolContext, ToolError, ToolOutput};
 use crate::question::{
     check_plan, plan_pending_result, plan_review_questions, plan_review_result_text, ErrorCode, Intent,
     SubmitPlanArguments, UserInteractionError, PLAN_TOOL_NAME,
@@ -39,8 +39,9 @@ impl SubmitPlanTool {
         SubmitPlanTool { service }
     }
 
-    async fn run(&self, ctx: &ToolContext, call_id: &str, args: serde_json::Value) -> Result<ToolOutput, ToolError> {
-        let args: SubmitPlanArguments = serde_json::from_value(args).map_err(|e| {
+    /// The model's arguments as a plan to review, or why they are not one.
+    fn plan_of(args: &serde_json::Value) -> Result<SubmitPlanArguments, ToolError> {
+        let args: SubmitPlanArguments = serde_json::from_value(args.clone()).map_err(|e| {
             UserInteractionError::invalid_request(format!(
                 "{PLAN_TOOL_NAME}: invalid arguments ({e}); send {{\"plan\": \"...Markdown...\"}}"
             ))
@@ -48,6 +49,16 @@ impl SubmitPlanTool {
         check_plan(&args.plan).map_err(|problem| {
             UserInteractionError::invalid_request(format!("{PLAN_TOOL_NAME}: {problem}; call it again"))
         })?;
+        Ok(args)
+    }
+
+    async fn review(
+        &self,
+        ctx: ToolContext,
+        call_id: String,
+        args: SubmitPlanArguments,
+    ) -> Result<ToolOutput, ToolError> {
+        let call_id = call_id.as_str();
         let params = AskParams {
             call_id: call_id.to_string(),
             caller: ctx.caller.clone(),
@@ -68,7 +79,9 @@ impl SubmitPlanTool {
     }
 }
 
-impl ToolHandler for SubmitPlanTool {
+impl Tool for SubmitPlanTool {
+    type Input = SubmitPlanArguments;
+
     fn name(&self) -> &str {
         PLAN_TOOL_NAME
     }
@@ -81,13 +94,17 @@ impl ToolHandler for SubmitPlanTool {
         false
     }
 
-    fn handle<'a>(
-        &'a self,
-        ctx: &'a ToolContext,
-        call_id: &'a str,
-        args: serde_json::Value,
-    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        Box::pin(self.run(ctx, call_id, args))
+    fn parse(&self, args: &serde_json::Value) -> Result<SubmitPlanArguments, ToolError> {
+        SubmitPlanTool::plan_of(args)
+    }
+
+    fn run(
+        self: Arc<Self>,
+        ctx: ToolContext,
+        call_id: String,
+        args: SubmitPlanArguments,
+    ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
+        Box::pin(async move { self.review(ctx, call_id, args).await })
     }
 }
 

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::plan::{not_approved, Gate};
-use super::{PlanApproval, ToolContext, ToolError, ToolHandler, ToolOutput};
+use super::{PlanApproval, Prepared, ToolContext, ToolError, ToolHandler, ToolOutput};
 
 #[derive(Default, Clone)]
 pub struct ToolRegistry {
@@ -53,16 +53,33 @@ impl ToolRegistry {
         self.tools.values().map(|t| t.definition()).collect()
     }
 
-    /// What to record as the arguments of a call to `name` (see [`ToolHandler::canonical_arguments`]);
-    /// unchanged for an unknown tool.
-    pub fn canonical_arguments(&self, name: &str, args: serde_json::Value) -> serde_json::Value {
+    /// Parses a call to `name` once (see [`ToolHandler::prepare`]). A call to no tool of this turn
+    /// is recorded as sent and answered `UNKNOWN_TOOL`, a structured error for the model rather than
+    /// a failure of the loop.
+    pub fn prepare(&self, name: &str, args: serde_json::Value) -> Prepared {
         match self.tools.get(name) {
-            Some(tool) => tool.canonical_arguments(args),
-            None => args,
+            Some(tool) => Arc::clone(tool).prepare(args),
+            None => Prepared::refused(args, ToolError::UnknownTool(name.to_string())),
         }
     }
 
-    /// Runs one call. An unknown name is a structured error for the model, not a failure of the loop.
+    /// Runs a prepared call to `name`. A tool that changes the workspace is refused here, when it
+    /// runs, while the session's plan is not approved: an approval earlier in the same step counts.
+    pub async fn run(
+        &self,
+        ctx: &ToolContext,
+        call_id: &str,
+        name: &str,
+        prepared: Prepared,
+    ) -> Result<ToolOutput, ToolError> {
+        let gated = self.tools.get(name).is_some_and(|tool| tool.changes_workspace());
+        if gated && self.plan.as_ref().is_some_and(|plan| !plan.plan_approved()) {
+            return Err(not_approved(name));
+        }
+        prepared.run(ctx, call_id).await
+    }
+
+    /// Prepares and runs one call, for a caller that records nothing in between.
     pub async fn execute(
         &self,
         ctx: &ToolContext,
@@ -70,10 +87,7 @@ impl ToolRegistry {
         name: &str,
         args: serde_json::Value,
     ) -> Result<ToolOutput, ToolError> {
-        let tool = self.tools.get(name).ok_or_else(|| ToolError::UnknownTool(name.to_string()))?;
-        if tool.changes_workspace() && self.plan.as_ref().is_some_and(|plan| !plan.plan_approved()) {
-            return Err(not_approved(name));
-        }
-        tool.handle(ctx, call_id, args).await
+        let prepared = self.prepare(name, args);
+        self.run(ctx, call_id, name, prepared).await
     }
 }

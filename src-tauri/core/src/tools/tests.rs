@@ -137,7 +137,7 @@ async fn a_default_timeout_beyond_the_limit_waits_the_longest_allowed() {
     let tool = AskUserQuestionTool::new(env.service.clone(), settings);
     let max = crate::question::limits::MAX_TIMEOUT_SECS;
     assert_eq!(tool.settings().default_timeout_secs, max);
-    assert_eq!(tool.definition(), tool_definition(ToolMode::Timed, max), "the model is told the bound in force");
+    assert_eq!(Tool::definition(&tool), tool_definition(ToolMode::Timed, max), "the model is told the bound in force");
     let mut reg = ToolRegistry::new();
     reg.register(Arc::new(tool)).expect("registers");
     let start = tokio::time::Instant::now();
@@ -239,17 +239,17 @@ fn accepted_arguments_are_recorded_in_the_form_the_schema_describes() {
                         "options": [{ "label": "SQLite" }, { "label": "Postgres" }], "multi_select": false }],
         "timeout": 30,
     });
-    assert_eq!(timed.canonical_arguments(TOOL_NAME, sent), strict);
+    assert_eq!(timed.prepare(TOOL_NAME, sent).arguments, strict);
     // A timed call's wait is always spelt out: the default it got, or -1 for none.
-    assert_eq!(timed.canonical_arguments(TOOL_NAME, db_args())["timeout"], 120);
+    assert_eq!(timed.prepare(TOOL_NAME, db_args()).arguments["timeout"], 120);
     let unlimited = json!({ "questions": db_args()["questions"], "timeout": -1 });
-    assert_eq!(timed.canonical_arguments(TOOL_NAME, unlimited)["timeout"], -1);
+    assert_eq!(timed.prepare(TOOL_NAME, unlimited).arguments["timeout"], -1);
     let legacy = registry(&service, ToolMode::Legacy);
-    assert_eq!(legacy.canonical_arguments(TOOL_NAME, db_args()).get("timeout"), None);
+    assert_eq!(legacy.prepare(TOOL_NAME, db_args()).arguments.get("timeout"), None);
     // Refused arguments, and other tools' arguments, stay as the model sent them.
     let refused = json!({ "questions": db_args()["questions"], "timeout": 30 });
-    assert_eq!(legacy.canonical_arguments(TOOL_NAME, refused.clone()), refused);
-    assert_eq!(legacy.canonical_arguments("read_file", json!("{\"path\": 1}")), json!("{\"path\": 1}"));
+    assert_eq!(legacy.prepare(TOOL_NAME, refused.clone()).arguments, refused);
+    assert_eq!(legacy.prepare("read_file", json!("{\"path\": 1}")).arguments, json!("{\"path\": 1}"));
 }
 
 #[test]
@@ -258,4 +258,62 @@ fn a_call_skipped_by_stop_reaches_the_model_as_aborted() {
     let expected =
         crate::error::BoundaryError::new("ToolError", "ABORTED", "the turn was aborted before this tool call ran");
     assert_eq!(skipped, ToolOutcome::Error { error: expected });
+}
+
+/// A tool that counts how often its input is parsed, and records its input upper-cased.
+struct Counting(std::sync::atomic::AtomicUsize);
+
+impl Tool for Counting {
+    type Input = String;
+
+    fn name(&self) -> &str {
+        "count"
+    }
+
+    fn definition(&self) -> serde_json::Value {
+        json!({ "name": "count" })
+    }
+
+    fn parse(&self, args: &serde_json::Value) -> Result<String, ToolError> {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        args["text"].as_str().map(str::to_string).ok_or_else(|| ToolError::Failed {
+            code: "INVALID_REQUEST".into(),
+            message: "send {\"text\": \"...\"}".into(),
+        })
+    }
+
+    fn recorded(&self, input: &String, _args: serde_json::Value) -> serde_json::Value {
+        json!({ "text": input.to_uppercase() })
+    }
+
+    fn run(
+        self: Arc<Self>,
+        _ctx: ToolContext,
+        call_id: String,
+        input: String,
+    ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
+        Box::pin(async move { Ok(ToolOutput::ok(format!("{call_id}: {input}"))) })
+    }
+}
+
+#[tokio::test]
+async fn a_calls_arguments_are_parsed_once_for_what_is_recorded_and_what_runs() {
+    let tool = Arc::new(Counting(Default::default()));
+    let mut registry = ToolRegistry::new();
+    registry.register(Arc::clone(&tool) as Arc<dyn ToolHandler>).expect("registers");
+    let parses = || tool.0.load(std::sync::atomic::Ordering::SeqCst);
+
+    let prepared = registry.prepare("count", json!({ "text": "hi" }));
+    assert_eq!(prepared.arguments, json!({ "text": "HI" }), "recorded from the parsed input");
+    let out = registry.run(&ctx(), "c1", "count", prepared).await.expect("runs");
+    assert_eq!((out.content.as_str(), parses()), ("c1: hi", 1), "one parse served the record and the run");
+
+    // Refused arguments are recorded as sent and answered with the parse's own error, not parsed again.
+    let refused = registry.prepare("count", json!({ "text": 7 }));
+    assert_eq!(refused.arguments, json!({ "text": 7 }));
+    let err = registry.run(&ctx(), "c2", "count", refused).await.expect_err("refused");
+    assert_eq!((err.code(), parses()), ("INVALID_REQUEST", 2));
+    // An unknown tool is refused the same way, with nothing parsed.
+    let unknown = registry.prepare("nope", json!({}));
+    assert_eq!(unknown.refusal().map(|e| e.code()), Some("UNKNOWN_TOOL"));
 }

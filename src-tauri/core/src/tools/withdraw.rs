@@ -1,10 +1,12 @@
 //! `withdraw_question`: the agent takes back a question it asked earlier whose call returned
 //! pending, once it no longer needs the answer, so the person is not left answering a stale one.
 
+use std::sync::Arc;
+
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::{definition_of, BoxFuture, ToolContext, ToolError, ToolHandler, ToolOutput};
+use super::{definition_of, BoxFuture, Tool, ToolContext, ToolError, ToolOutput};
 use crate::error::CodedError;
 use crate::question::{UserInteractionError, WithdrawnResult, MAX_WITHDRAW_REASON_CHARS};
 use crate::service::{ServiceError, UserQuestionService};
@@ -36,12 +38,7 @@ impl WithdrawQuestionTool {
         WithdrawQuestionTool { service }
     }
 
-    fn run(&self, ctx: &ToolContext, args: serde_json::Value) -> Result<ToolOutput, ToolError> {
-        let args: WithdrawArguments = serde_json::from_value(args).map_err(|e| {
-            UserInteractionError::invalid_request(format!(
-                "{WITHDRAW_TOOL_NAME}: invalid arguments ({e}); send {{\"call_id\": \"...\", \"reason\": \"...\"}}"
-            ))
-        })?;
+    fn withdraw(&self, ctx: &ToolContext, args: WithdrawArguments) -> Result<ToolOutput, ToolError> {
         // The caller's own session: a call id of another session is simply not found there.
         self.service.withdraw(ctx.session_id(), &args.call_id, &args.reason).map_err(|e| match e {
             ServiceError::Interaction(e) => ToolError::Interaction(e),
@@ -51,7 +48,9 @@ impl WithdrawQuestionTool {
     }
 }
 
-impl ToolHandler for WithdrawQuestionTool {
+impl Tool for WithdrawQuestionTool {
+    type Input = WithdrawArguments;
+
     fn name(&self) -> &str {
         WITHDRAW_TOOL_NAME
     }
@@ -64,12 +63,20 @@ impl ToolHandler for WithdrawQuestionTool {
         false
     }
 
-    fn handle<'a>(
-        &'a self,
-        ctx: &'a ToolContext,
-        _call_id: &'a str,
-        args: serde_json::Value,
-    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        Box::pin(async move { self.run(ctx, args) })
+    fn parse(&self, args: &serde_json::Value) -> Result<WithdrawArguments, ToolError> {
+        Ok(serde_json::from_value(args.clone()).map_err(|e| {
+            UserInteractionError::invalid_request(format!(
+                "{WITHDRAW_TOOL_NAME}: invalid arguments ({e}); send {{\"call_id\": \"...\", \"reason\": \"...\"}}"
+            ))
+        })?)
+    }
+
+    fn run(
+        self: Arc<Self>,
+        ctx: ToolContext,
+        _call_id: String,
+        args: WithdrawArguments,
+    ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
+        Box::pin(async move { self.withdraw(&ctx, args) })
     }
 }

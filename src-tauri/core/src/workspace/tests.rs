@@ -56,8 +56,12 @@ fn each_definition_is_derived_from_its_input_type() {
     }
 }
 
-async fn call(tool: &dyn ToolHandler, root: &std::path::Path, args: Value) -> Result<String, ToolError> {
-    tool.handle(&ctx(root), "c1", args).await.map(|o| o.content)
+async fn call<T: ToolHandler + Clone + 'static>(
+    tool: &T,
+    root: &std::path::Path,
+    args: Value,
+) -> Result<String, ToolError> {
+    Arc::new(tool.clone()).handle(&ctx(root), "c1", args).await.map(|o| o.content)
 }
 
 #[tokio::test]

@@ -2,6 +2,7 @@
 //! description of the tool, its fields' doc comments describe the parameters.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -10,7 +11,7 @@ use serde_json::json;
 
 use super::replace::replace_file;
 use super::{resolve, WorkspaceError, LIST_LIMIT, READ_LIMIT, WRITE_LIMIT};
-use crate::tools::{definition_of, BoxFuture, ToolContext, ToolError, ToolHandler, ToolOutput};
+use crate::tools::{definition_of, BoxFuture, Tool, ToolContext, ToolError, ToolOutput};
 
 fn parse<T: DeserializeOwned>(tool: &str, args: serde_json::Value) -> Result<T, WorkspaceError> {
     serde_json::from_value(args)
@@ -58,7 +59,9 @@ macro_rules! tool {
             }
         }
 
-        impl ToolHandler for $ty {
+        impl Tool for $ty {
+            type Input = $input;
+
             fn name(&self) -> &str {
                 $name
             }
@@ -71,14 +74,17 @@ macro_rules! tool {
                 $changes
             }
 
-            fn handle<'a>(
-                &'a self,
-                _ctx: &'a ToolContext,
-                _call_id: &'a str,
-                args: serde_json::Value,
-            ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+            fn parse(&self, args: &serde_json::Value) -> Result<$input, ToolError> {
+                Ok(parse($name, args.clone())?)
+            }
+
+            fn run(
+                self: Arc<Self>,
+                _ctx: ToolContext,
+                _call_id: String,
+                input: $input,
+            ) -> BoxFuture<'static, Result<ToolOutput, ToolError>> {
                 Box::pin(async move {
-                    let input: $input = parse($name, args)?;
                     let root = self.root.clone();
                     // File system calls block; keep them off the async workers.
                     let out = tokio::task::spawn_blocking(move || $run(&root, input))

@@ -110,7 +110,7 @@ proptest! {
     #[test]
     fn accepted_arguments_are_recorded_as_the_questions_that_were_asked((mode, args) in arb_arguments()) {
         let service = UserQuestionService::new(Arc::new(MemoryLog::new()));
-        let recorded = registry(&service, mode).canonical_arguments(TOOL_NAME, args.clone());
+        let recorded = registry(&service, mode).prepare(TOOL_NAME, args.clone()).arguments;
         let header = Event::RequestHeader { tools: vec![TOOL_NAME.into()], question_mode: mode, default_timeout_secs: 120 ,stop_turn: false};
         let call = Event::ToolCall { call_id: "c".into(), name: TOOL_NAME.into(), arguments: recorded.clone() };
         let fold = fold_events([&header, &call]);
