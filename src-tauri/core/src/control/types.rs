@@ -77,7 +77,7 @@ pub struct ClientAnswers {
     pub waiting: Vec<String>,
 }
 
-/// Where one call of a client session stands (see [`super::Host::client_call`]).
+/// Where one call of a client session stands (what `Host::client_call` reads).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum ClientCall {

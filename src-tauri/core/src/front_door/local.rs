@@ -119,13 +119,13 @@ impl FrontDoor for InProcess {
     }
 
     async fn transcript(&self, session: &str, turns: Option<usize>) -> Result<Transcript> {
-        let session = session.to_string();
-        self.blocking(move |host| host.transcript(&session, turns)).await
+        let typed = session.to_string();
+        self.blocking(move |host| host.transcript(&host.resolve(&typed)?, turns)).await
     }
 
     async fn retry(&self, session: &str) -> Result<()> {
-        let session = session.to_string();
-        self.blocking(move |host| host.retry(&session)).await
+        let typed = session.to_string();
+        self.blocking(move |host| host.retry(&host.resolve(&typed)?)).await
     }
 
     async fn answer(
@@ -159,11 +159,13 @@ impl FrontDoor for InProcess {
     }
 
     async fn decline(&self, session: &str, call_id: &str) -> Result<()> {
-        self.0.decline(session, call_id).map_err(BoundaryError::from)
+        let (typed, call_id) = (session.to_string(), call_id.to_string());
+        self.blocking(move |host| host.decline(&host.resolve(&typed)?, &call_id)).await
     }
 
     async fn questions(&self, session: &str) -> Result<SessionQuestions> {
-        Ok(self.0.service().session_questions(session))
+        let typed = session.to_string();
+        self.blocking(move |host| Ok(host.service().session_questions(&host.resolve(&typed)?))).await
     }
 
     async fn inbox(&self) -> Result<Vec<InboxEntry>> {

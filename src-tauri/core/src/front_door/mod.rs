@@ -115,7 +115,7 @@ pub trait FrontDoor: Send + Sync {
     async fn watch(&self, session: Option<&str>) -> Result<Watch>;
     /// Every session, newest first.
     async fn sessions(&self) -> Result<Vec<SessionSummary>>;
-    /// `session`'s transcript; with `turns`, its newest turns.
+    /// `session`'s (an id or prefix, as for every op below) transcript; with `turns`, its newest turns.
     async fn transcript(&self, session: &str, turns: Option<usize>) -> Result<Transcript>;
     /// Runs `session`'s last turn again after it failed.
     async fn retry(&self, session: &str) -> Result<()>;

@@ -264,7 +264,7 @@ impl Session {
         f(&lock(&self.folds))
     }
 
-    /// Gives each call an id the session has not used (see `agent::call_ids`).
+    /// Gives each call an id the session has not used (see `history::call_ids`).
     pub fn make_call_ids_unique(&self, calls: &mut [ToolCallRequest]) {
         lock(&self.folds).make_call_ids_unique(calls);
     }

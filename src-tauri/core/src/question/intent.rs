@@ -214,11 +214,6 @@ pub fn plan_review_result_text(batch: &AnswerBatch) -> String {
 }
 
 /// The tool result of a plan review whose wait ended undecided (Hark quit): the review stays open.
-pub fn plan_pending_text(call_id: &str, waited: std::time::Duration) -> String {
-    plan_pending_result(call_id, waited).text()
-}
-
-/// [`plan_pending_text`] as data.
 pub fn plan_pending_result(call_id: &str, waited: std::time::Duration) -> super::ending::PendingResult {
     super::results::pending_with(
         call_id,

@@ -21,13 +21,13 @@ pub use ending::{PendingReason, PendingResult, WithdrawnResult, MAX_WITHDRAW_REA
 pub use error::{ErrorCode, UserInteractionError};
 pub use form::{form_content, form_problems, FieldKind, FormField, FormOutcome, NO_LABEL, YES_LABEL};
 pub use intent::{
-    check_plan, plan_pending_result, plan_pending_text, plan_review_questions, plan_review_result_text, Intent,
-    PlanVerdict, SubmitPlanArguments, APPROVE_LABEL, MAX_PLAN_CHARS, PLAN_QUESTION_ID, PLAN_TOOL_NAME,
+    check_plan, plan_pending_result, plan_review_questions, plan_review_result_text, Intent, PlanVerdict,
+    SubmitPlanArguments, APPROVE_LABEL, MAX_PLAN_CHARS, PLAN_QUESTION_ID, PLAN_TOOL_NAME,
 };
 pub use parse::parse_request;
 pub use results::{
-    answered_result_text, client_pending_result, client_pending_result_text, late_answer_text, own_pending_result,
-    parse_late_answer_text, pending_result_text, result_answers, LATE_ANSWER_MARKER,
+    answered_result_text, client_pending_result, late_answer_text, own_pending_result, parse_late_answer_text,
+    pending_result_text, result_answers, LATE_ANSWER_MARKER,
 };
 pub use schema::{client_tool_definition, tool_definition};
 pub use types::{

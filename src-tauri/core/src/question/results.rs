@@ -32,11 +32,6 @@ pub fn own_pending_result(call_id: &str, reason: PendingReason, waited: Duration
 
 /// The pending result for an outside agent asking through `hark mcp`: a late answer does not come to
 /// it as a message, it collects it with `get_answers`.
-pub fn client_pending_result_text(call_id: &str, reason: PendingReason, waited: Duration) -> String {
-    client_pending_result(call_id, reason, waited).text()
-}
-
-/// [`client_pending_result_text`] as data.
 pub fn client_pending_result(call_id: &str, reason: PendingReason, waited: Duration) -> PendingResult {
     pending_result(call_id, reason, waited, AnswerRoute::GetAnswers)
 }

@@ -70,10 +70,6 @@ impl ToolOutput {
         ToolOutput { content: content.into(), pending: false, answers: Some(answers), since: None }
     }
 
-    pub fn pending(content: impl Into<String>) -> Self {
-        ToolOutput { content: content.into(), pending: true, answers: None, since: None }
-    }
-
     /// A question's wait ended unanswered: its pending result as the model reads it, and when.
     pub fn continued(result: &PendingResult) -> Self {
         ToolOutput { content: result.text(), pending: true, answers: None, since: Some(result.since) }
@@ -128,7 +124,7 @@ pub trait ToolHandler: Send + Sync {
     /// Parses a call's arguments once: what to record, and the run (or why it cannot run).
     fn prepare(self: Arc<Self>, args: serde_json::Value) -> Prepared;
 
-    /// Prepares and runs a call in one go, for callers that record nothing in between.
+    /// Prepares and runs a call in one go, past any plan gate: for tests and benches of one tool.
     fn handle(
         self: Arc<Self>,
         ctx: &ToolContext,
@@ -158,10 +154,11 @@ impl<T: Tool> ToolHandler for T {
         match self.parse(&args) {
             Ok(input) => {
                 let arguments = self.recorded(&input, args);
+                let gated = Tool::changes_workspace(&*self);
                 let run: Run = Box::new(move |ctx, call_id| self.run(ctx, call_id, input));
-                Prepared { arguments, run: Ok(run) }
+                Prepared { arguments, gated, run: Ok(run) }
             }
-            Err(refused) => Prepared::refused(args, refused),
+            Err(refused) => Prepared { gated: Tool::changes_workspace(&*self), ..Prepared::refused(args, refused) },
         }
     }
 }
@@ -172,13 +169,22 @@ type Run = Box<dyn FnOnce(ToolContext, String) -> BoxFuture<'static, Result<Tool
 pub struct Prepared {
     /// The arguments the log records for the call.
     pub arguments: serde_json::Value,
+    /// Whether its tool changes the workspace, so that it waits for an approved plan before its own
+    /// refusal of the arguments is heard (the registry's gate reads it).
+    gated: bool,
     run: Result<Run, ToolError>,
 }
 
 impl Prepared {
-    /// A call that will not run: recorded with `arguments` as they came, answered with `error`.
+    /// A call that will not run, whatever the plan: recorded with `arguments` as they came, answered
+    /// with `error` (arguments that are not JSON, a tool this turn does not offer).
     pub fn refused(arguments: serde_json::Value, error: ToolError) -> Prepared {
-        Prepared { arguments, run: Err(error) }
+        Prepared { arguments, gated: false, run: Err(error) }
+    }
+
+    /// Whether the call waits for an approved plan in a plan-first session.
+    pub fn gated(&self) -> bool {
+        self.gated
     }
 
     /// Why the call cannot run, when its arguments were refused.
@@ -186,7 +192,9 @@ impl Prepared {
         self.run.as_ref().err()
     }
 
-    pub async fn run(self, ctx: &ToolContext, call_id: &str) -> Result<ToolOutput, ToolError> {
+    /// Runs the call past any gate: the registry's [`run`](ToolRegistry::run) is the way in for
+    /// calls that may be gated.
+    pub(crate) async fn run(self, ctx: &ToolContext, call_id: &str) -> Result<ToolOutput, ToolError> {
         (self.run?)(ctx.clone(), call_id.to_string()).await
     }
 }

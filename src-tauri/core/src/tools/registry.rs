@@ -72,14 +72,13 @@ impl ToolRegistry {
         name: &str,
         prepared: Prepared,
     ) -> Result<ToolOutput, ToolError> {
-        let gated = self.tools.get(name).is_some_and(|tool| tool.changes_workspace());
-        if gated && self.plan.as_ref().is_some_and(|plan| !plan.plan_approved()) {
+        if prepared.gated() && self.plan.as_ref().is_some_and(|plan| !plan.plan_approved()) {
             return Err(not_approved(name));
         }
         prepared.run(ctx, call_id).await
     }
 
-    /// Prepares and runs one call, for a caller that records nothing in between.
+    /// Prepares and runs one call, for a caller that records nothing in between (tests, benches).
     pub async fn execute(
         &self,
         ctx: &ToolContext,

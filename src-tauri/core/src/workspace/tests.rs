@@ -202,3 +202,28 @@ fn only_tools_that_only_read_or_ask_run_before_a_plan_is_approved() {
         ]
     );
 }
+
+#[tokio::test]
+async fn before_a_plan_is_approved_a_change_hears_the_gate_first_and_arguments_not_json_hear_that() {
+    struct NotApproved;
+    impl crate::tools::PlanApproval for NotApproved {
+        fn plan_approved(&self) -> bool {
+            false
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    let mut registry = crate::tools::ToolRegistry::new();
+    registry.register(Arc::new(WriteFile::new(root.clone()))).unwrap();
+    registry.require_plan(Arc::new(NotApproved));
+    // Arguments the tool refuses wait behind the gate, as before they were parsed.
+    let wrong = registry.prepare("write_file", json!({ "nope": 1 }));
+    let heard = registry.run(&ctx(&root), "c1", "write_file", wrong).await.unwrap_err();
+    assert_eq!(heard.code(), "PLAN_NOT_APPROVED");
+    // Text that is not JSON names no arguments at all: the model hears that first.
+    let invalid = crate::question::UserInteractionError::invalid_request("not JSON");
+    let not_json = crate::tools::Prepared::refused(json!("{"), invalid.into());
+    let heard = registry.run(&ctx(&root), "c2", "write_file", not_json).await.unwrap_err();
+    assert_eq!(heard.code(), "INVALID_REQUEST");
+    assert!(!root.join("nope").exists());
+}

@@ -44,7 +44,7 @@ fn a_pending_result_says_what_happened_as_data_and_never_carries_answers() {
     let back = PendingResult::parse(&text).unwrap();
     assert_eq!((back.reason, back.call_id.as_str(), back.waited_secs), (PendingReason::TimedOut, "call_42", 30));
     // An outside agent is told to collect the answer instead.
-    let client = client_pending_result_text("c", PendingReason::HarkQuit, Duration::ZERO);
+    let client = client_pending_result("c", PendingReason::HarkQuit, Duration::ZERO).text();
     let v: Value = serde_json::from_str(&client).unwrap();
     assert_eq!(v["reason"], json!("hark_quit"));
     assert!(v["next"].as_str().unwrap().contains("get_answers"));
