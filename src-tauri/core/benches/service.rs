@@ -54,7 +54,7 @@ async fn run(mode: ToolMode) -> Result<Vec<Duration>, Box<dyn Error>> {
         let start = Instant::now();
         let out = tools.execute(&ctx, &call_id, TOOL_NAME, args.clone()).await?;
         let took = start.elapsed();
-        if out.pending || !out.content.contains("SQLite") {
+        if out.pending() || !out.content.contains("SQLite") {
             return Err(format!("unexpected tool result: {out:?}").into());
         }
         if i >= WARMUP {

@@ -134,7 +134,7 @@ pub(super) async fn run(
         streamed.calls.clear();
     }
     shared.session.make_call_ids_unique(&mut streamed.calls);
-    let mut prepared: Vec<Prepared> = streamed.calls.iter().map(|c| prepare(tools, c)).collect();
+    let prepared: Vec<Prepared> = streamed.calls.iter().map(|c| prepare(tools, c)).collect();
     if !streamed.is_empty() {
         let reasoning = Some(streamed.reasoning).filter(|r| !r.is_empty());
         let mut batch = vec![Event::AssistantMessage {
@@ -168,7 +168,7 @@ pub(super) async fn run(
     // A question that went on unanswered in this step (asked directly or from a script) shows as one
     // more continued question in the session's fold once its result is recorded.
     let continued_before = shared.session.question_counts().continued;
-    for (i, (call, prepared)) in streamed.calls.iter().zip(prepared.drain(..)).enumerate() {
+    for (i, (call, prepared)) in streamed.calls.iter().zip(prepared).enumerate() {
         let result = if ctx.abort.is_cancelled() {
             Err(ToolError::Aborted)
         } else {

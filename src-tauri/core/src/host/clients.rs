@@ -11,8 +11,7 @@ use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
-use crate::open_session::Session;
-use crate::open_session::{forward_questions, AgentEvent};
+use crate::open_session::{forward_questions, AgentEvent, Session};
 use crate::question::{late_answer_text, TOOL_NAME};
 use crate::service::{not_continued, Caller, ServiceError, SteerMessage, UserQuestionService};
 use crate::session::{Event, QuestionState, StoreError, TurnEndReason};
@@ -225,8 +224,13 @@ impl Relay {
         };
         self.end(gone.is_cancelled() || self.quit.is_cancelled())?;
         let output = result?.map_err(HostError::Tool)?;
-        let answers = if output.pending { None } else { output.answers };
-        Ok(ClientAnswer { session_id: self.session.id().to_string(), call_id, text: output.content, answers })
+        // A pending result carries no answers.
+        Ok(ClientAnswer {
+            session_id: self.session.id().to_string(),
+            call_id,
+            text: output.content,
+            answers: output.answers,
+        })
     }
 
     /// A call id the client chose: short, plain, and not used in the session before.

@@ -89,7 +89,7 @@ impl RunCodeTool {
     /// The model's arguments as a script to run, or why they are not one.
     fn script_of(args: &Value) -> Result<RunCodeArguments, ToolError> {
         let failed = |message: String| ToolError::Failed { code: "INVALID_REQUEST".into(), message };
-        let args: RunCodeArguments = serde_json::from_value(args.clone())
+        let args: RunCodeArguments = RunCodeArguments::deserialize(args)
             .map_err(|e| failed(format!("run_code: invalid arguments ({e}); send {{\"code\": \"...\"}}")))?;
         let chars = args.code.chars().count();
         if args.code.trim().is_empty() || chars > MAX_CODE_CHARS {

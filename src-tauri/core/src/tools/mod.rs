@@ -46,40 +46,45 @@ impl ToolContext {
     }
 }
 
-/// A successful tool result. `pending` marks a result that is not final: the call's subject (a
-/// question) stays open and may settle later by other means.
+/// A successful tool result. A pending one (see [`pending`](Self::pending)) is not final: the call's
+/// subject (a question) stays open and may settle later by other means.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolOutput {
     /// What the model reads.
     pub content: String,
-    pub pending: bool,
     /// The answers a question (or a plan review) was settled with, as given: recorded beside the
     /// content and handed to an outside agent as they are, never read back out of the text.
     pub answers: Option<AnswerBatch>,
-    /// When a pending result's wait ended, recorded beside its text for the same reason.
+    /// When a pending result's wait ended, recorded beside its text for the same reason; only a
+    /// pending result has it.
     pub since: Option<chrono::DateTime<chrono::Utc>>,
 }
 
 impl ToolOutput {
     pub fn ok(content: impl Into<String>) -> Self {
-        ToolOutput { content: content.into(), pending: false, answers: None, since: None }
+        ToolOutput { content: content.into(), answers: None, since: None }
     }
 
     /// A question's result: the text the model reads and the answers it says.
     pub fn answered(content: impl Into<String>, answers: AnswerBatch) -> Self {
-        ToolOutput { content: content.into(), pending: false, answers: Some(answers), since: None }
+        ToolOutput { content: content.into(), answers: Some(answers), since: None }
     }
 
     /// A question's wait ended unanswered: its pending result as the model reads it, and when.
     pub fn continued(result: &PendingResult) -> Self {
-        ToolOutput { content: result.text(), pending: true, answers: None, since: Some(result.since) }
+        ToolOutput { content: result.text(), answers: None, since: Some(result.since) }
+    }
+
+    /// Whether the call's wait ended without a final result.
+    pub fn pending(&self) -> bool {
+        self.since.is_some()
     }
 }
 
 /// The recorded `tool/result` outcome of a finished call.
 pub fn outcome_of(result: &Result<ToolOutput, ToolError>) -> ToolOutcome {
     match result {
-        Ok(out) if out.pending => ToolOutcome::Pending { content: out.content.clone(), since: out.since },
+        Ok(out) if out.pending() => ToolOutcome::Pending { content: out.content.clone(), since: out.since },
         Ok(out) => ToolOutcome::Ok { content: out.content.clone(), answers: out.answers.clone() },
         Err(e) => ToolOutcome::Error { error: e.boundary() },
     }

@@ -3,6 +3,8 @@
 
 use std::sync::Arc;
 
+use serde::Deserialize;
+
 use super::{definition_of, BoxFuture, Tool, ToolContext, ToolError, ToolOutput};
 use crate::question::{
     check_plan, plan_pending_result, plan_review_questions, plan_review_result_text, ErrorCode, Intent,
@@ -41,7 +43,7 @@ impl SubmitPlanTool {
 
     /// The model's arguments as a plan to review, or why they are not one.
     fn plan_of(args: &serde_json::Value) -> Result<SubmitPlanArguments, ToolError> {
-        let args: SubmitPlanArguments = serde_json::from_value(args.clone()).map_err(|e| {
+        let args: SubmitPlanArguments = SubmitPlanArguments::deserialize(args).map_err(|e| {
             UserInteractionError::invalid_request(format!(
                 "{PLAN_TOOL_NAME}: invalid arguments ({e}); send {{\"plan\": \"...Markdown...\"}}"
             ))

@@ -72,7 +72,7 @@ async fn an_answered_call_returns_the_answers_json() {
     let reg = registry(&env.service, ToolMode::Legacy);
     let answers = json!({ "answers": [{ "id": "db", "selected": ["SQLite"] }] });
     let out = run_answered(&mut env, reg, db_args(), answers.clone()).await.expect("ok");
-    assert!(!out.pending);
+    assert!(!out.pending());
     assert_eq!(serde_json::from_str::<serde_json::Value>(&out.content).expect("json"), answers);
     let batch: crate::question::AnswerBatch = serde_json::from_value(answers).expect("batch");
     assert_eq!(out.answers.as_ref(), Some(&batch), "the answers come as data too");
@@ -110,7 +110,7 @@ async fn a_timed_call_that_times_out_returns_the_pending_text() {
     assert_eq!(request.wait.as_ref().map(|w| w.timeout_ms), Some(30_000));
     let out = call.await.expect("join").expect("pending is a result, not an error");
     assert_eq!(start.elapsed(), Duration::from_secs(30));
-    assert!(out.pending);
+    assert!(out.pending());
     let result = PendingResult::parse(&out.content).expect("a pending result, as data");
     assert_eq!((result.reason, result.call_id.as_str(), result.waited_secs), (PendingReason::TimedOut, "call-7", 30));
     assert!(result.next.contains("answer_to_pending_question"), "{}", result.next);
@@ -126,7 +126,7 @@ async fn a_timed_call_without_timeout_uses_the_default_from_settings() {
     let start = tokio::time::Instant::now();
     let call = tokio::spawn(async move { reg.execute(&ctx(), "call-1", TOOL_NAME, db_args()).await });
     env.requests.recv().await.expect("forwarded");
-    assert!(call.await.expect("join").expect("pending").pending);
+    assert!(call.await.expect("join").expect("pending").pending());
     assert_eq!(start.elapsed(), Duration::from_secs(120));
 }
 
@@ -147,7 +147,7 @@ async fn a_default_timeout_beyond_the_limit_waits_the_longest_allowed() {
         .expect("the question reaches the provider")
         .expect("forwarded");
     assert_eq!(request.wait.map(|w| w.timeout_ms), Some(max * 1000));
-    assert!(call.await.expect("join").expect("pending").pending);
+    assert!(call.await.expect("join").expect("pending").pending());
     assert_eq!(start.elapsed(), Duration::from_secs(max));
 }
 

@@ -64,7 +64,7 @@ impl Tool for WithdrawQuestionTool {
     }
 
     fn parse(&self, args: &serde_json::Value) -> Result<WithdrawArguments, ToolError> {
-        Ok(serde_json::from_value(args.clone()).map_err(|e| {
+        Ok(WithdrawArguments::deserialize(args).map_err(|e| {
             UserInteractionError::invalid_request(format!(
                 "{WITHDRAW_TOOL_NAME}: invalid arguments ({e}); send {{\"call_id\": \"...\", \"reason\": \"...\"}}"
             ))

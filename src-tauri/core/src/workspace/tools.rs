@@ -13,9 +13,8 @@ use super::replace::replace_file;
 use super::{resolve, WorkspaceError, LIST_LIMIT, READ_LIMIT, WRITE_LIMIT};
 use crate::tools::{definition_of, BoxFuture, Tool, ToolContext, ToolError, ToolOutput};
 
-fn parse<T: DeserializeOwned>(tool: &str, args: serde_json::Value) -> Result<T, WorkspaceError> {
-    serde_json::from_value(args)
-        .map_err(|e| WorkspaceError::new("INVALID_REQUEST", format!("{tool}: invalid arguments: {e}")))
+fn parse<T: DeserializeOwned>(tool: &str, args: &serde_json::Value) -> Result<T, WorkspaceError> {
+    T::deserialize(args).map_err(|e| WorkspaceError::new("INVALID_REQUEST", format!("{tool}: invalid arguments: {e}")))
 }
 
 /// List the entries of a directory in the workspace. Directories end with `/`.
@@ -75,7 +74,7 @@ macro_rules! tool {
             }
 
             fn parse(&self, args: &serde_json::Value) -> Result<$input, ToolError> {
-                Ok(parse($name, args.clone())?)
+                Ok(parse($name, args)?)
             }
 
             fn run(

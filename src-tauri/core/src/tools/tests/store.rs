@@ -73,7 +73,7 @@ async fn timed_call_until_its_result(env: &Env, service: &UserQuestionService, c
     let ctx =
         ToolContext { caller: Caller::root(&env.session, "agent"), abort: CancellationToken::new(), workspace: None };
     let result = Arc::new(tool).handle(&ctx, call_id, args).await;
-    assert!(result.as_ref().is_ok_and(|out| out.pending), "{result:?}");
+    assert!(result.as_ref().is_ok_and(|out| out.pending()), "{result:?}");
     Event::ToolResult { call_id: call_id.into(), outcome: outcome_of(&result) }
 }
 
