@@ -80,12 +80,13 @@ pub fn save(dir: &Path, form: &PhoneForm) -> Result<bool, PhoneError> {
     check_form(form)?;
     let api_url = form.api_url.trim().to_string();
     // A file that cannot be read is replaced by the form, as the form shows the defaults for it.
-    let mut s = settings::load(dir).unwrap_or_default();
-    let moved = s.api_base() != api_url.trim_end_matches('/');
-    s.api_url = api_url;
-    s.delay_secs = form.delay_secs;
-    s.only_that_it_waits = form.only_that_it_waits;
-    settings::save(dir, &s)?;
+    let mut moved = false;
+    settings::update_over_unreadable(dir, |s| {
+        moved = s.api_base() != api_url.trim_end_matches('/');
+        s.api_url = api_url;
+        s.delay_secs = form.delay_secs;
+        s.only_that_it_waits = form.only_that_it_waits;
+    })?;
     Ok(moved)
 }
 

@@ -181,6 +181,54 @@ pub mod private {
     pub fn tighten(_dir: &Path) -> std::io::Result<usize> {
         Ok(0)
     }
+
+    /// The folder of this user's alone that every Hark process of theirs shares, whatever its data
+    /// directory: `hark-<uid>` in the runtime directory (the user's own), else under the temporary
+    /// directory. Not created here.
+    #[cfg(unix)]
+    pub fn user_folder() -> std::path::PathBuf {
+        // SAFETY: getuid cannot fail.
+        let uid = unsafe { libc::getuid() };
+        let base = std::env::var_os("XDG_RUNTIME_DIR")
+            .map(std::path::PathBuf::from)
+            .filter(|dir| dir.is_absolute())
+            .unwrap_or_else(std::env::temp_dir);
+        base.join(format!("hark-{uid}"))
+    }
+
+    /// Elsewhere the temporary directory is the user's own.
+    #[cfg(not(unix))]
+    pub fn user_folder() -> std::path::PathBuf {
+        std::env::temp_dir().join("hark")
+    }
+
+    /// Whether `folder` is a directory only this user may use (one another user made first, in a
+    /// shared temporary directory, is not).
+    #[cfg(unix)]
+    pub fn is_mine(folder: &Path) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        // SAFETY: getuid cannot fail.
+        let uid = unsafe { libc::getuid() };
+        std::fs::symlink_metadata(folder).is_ok_and(|m| m.is_dir() && m.uid() == uid && m.mode() & 0o077 == 0)
+    }
+
+    #[cfg(not(unix))]
+    pub fn is_mine(folder: &Path) -> bool {
+        folder.is_dir()
+    }
+
+    /// [`user_folder`], created owner-only when missing; refused when it is not this user's alone.
+    pub fn ensure_user_folder() -> std::io::Result<std::path::PathBuf> {
+        let folder = user_folder();
+        create_dir(&folder)?;
+        if !is_mine(&folder) {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::PermissionDenied,
+                format!("{} is not a folder of this user's alone", folder.display()),
+            ));
+        }
+        Ok(folder)
+    }
 }
 
 #[cfg(test)]

@@ -141,6 +141,21 @@ impl Emulator {
         }
     }
 
+    /// Makes the next `times` calls of the Bot API `method` fail as Telegram fails them: with
+    /// `status` and, when given, `parameters.retry_after`.
+    pub async fn fail(&self, method: &str, status: u16, retry_after: Option<u64>, times: u32) {
+        let body = json!({ "method": method, "status": status, "retry_after": retry_after, "times": times });
+        self.post("/fail", body).await;
+    }
+
+    /// The Bot API's own reply to a `getUpdates` for the bot with `token`, as another program
+    /// polling the same bot would get it.
+    pub async fn get_updates(&self, token: &str, timeout_secs: u64) -> Value {
+        let url = format!("{}/bot{token}/getUpdates", self.url);
+        let response = self.http.post(url).json(&json!({ "timeout": timeout_secs })).send().await.expect("poll");
+        response.json().await.expect("a json reply")
+    }
+
     pub fn person(&self, token: &str, id: i64, name: &str) -> Person<'_> {
         Person { emulator: self, token: token.to_string(), id, name: name.to_string() }
     }
@@ -170,6 +185,46 @@ impl Person<'_> {
     pub async fn send(&self, text: &str) {
         let body = json!({ "botToken": self.token, "from": self.from(), "chat": self.chat(), "date": Self::now(), "text": text });
         self.emulator.post("/sendMessage", body).await;
+    }
+
+    /// Sends `text` in a group chat `chat` the bot is in, not in the private chat with it.
+    pub async fn send_in_group(&self, chat: i64, text: &str) {
+        let group = json!({ "id": chat, "type": "group", "title": "team" });
+        let body =
+            json!({ "botToken": self.token, "from": self.from(), "chat": group, "date": Self::now(), "text": text });
+        self.emulator.post("/sendMessage", body).await;
+    }
+
+    /// The id the emulator gives the next message anyone sends (what `send` or `reply` will get).
+    pub async fn last_message_id(&self) -> i64 {
+        let history = self.emulator.post("/getUpdatesHistory", json!({ "token": self.token })).await;
+        let items = history["result"].as_array().cloned().unwrap_or_default();
+        items
+            .iter()
+            .filter(|item| item["message"]["from"]["id"].as_i64() == Some(self.id))
+            .filter_map(|item| item["messageId"].as_i64())
+            .max()
+            .expect("a message of theirs")
+    }
+
+    /// Edits the message `message_id` they sent to say `text` (Telegram's `edited_message`).
+    pub async fn edit(&self, message_id: i64, text: &str) {
+        let body = json!({
+            "botToken": self.token, "message_id": message_id, "from": self.from(), "chat": self.chat(),
+            "date": Self::now(), "text": text,
+        });
+        self.emulator.post("/sendEditedMessage", body).await;
+    }
+
+    /// Presses a button whose update Hark cannot read: the sender has no first name, which the
+    /// Bot API always gives.
+    pub async fn press_unreadable(&self, message: &BotMessage, label: &str) {
+        let body = json!({
+            "botToken": self.token, "from": { "id": self.id, "is_bot": false }, "data": message.button(label),
+            "chat_instance": "1",
+            "message": { "message_id": message.message_id, "date": Self::now(), "chat": self.chat(), "text": message.text },
+        });
+        self.emulator.post("/sendCallback", body).await;
     }
 
     pub async fn reply(&self, to: &BotMessage, text: &str) {

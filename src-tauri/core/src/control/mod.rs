@@ -580,29 +580,18 @@ mod unix {
             Ok(text) if !text.trim().is_empty() => PathBuf::from(text.trim()),
             // No host said where it listens; the short path counts only in a folder of this user's
             // alone (another user could make one first and listen there).
-            _ => Some(short_socket_path(data_dir)).filter(|path| path.parent().is_some_and(mine)).unwrap_or(direct),
+            _ => Some(short_socket_path(data_dir))
+                .filter(|path| path.parent().is_some_and(crate::data_dir::private::is_mine))
+                .unwrap_or(direct),
         }
-    }
-
-    /// Whether `folder` is a directory only this user may use.
-    fn mine(folder: &Path) -> bool {
-        // SAFETY: getuid cannot fail.
-        let uid = unsafe { libc::getuid() };
-        std::fs::symlink_metadata(folder).is_ok_and(|m| m.is_dir() && m.uid() == uid && m.mode() & 0o077 == 0)
     }
 
     /// A short socket path for `data_dir`, in a folder of this user's: the runtime directory (the
     /// user's own), else one under the temporary directory.
     fn short_socket_path(data_dir: &Path) -> PathBuf {
-        // SAFETY: getuid cannot fail.
-        let uid = unsafe { libc::getuid() };
-        let base = std::env::var_os("XDG_RUNTIME_DIR")
-            .map(PathBuf::from)
-            .filter(|dir| dir.is_absolute())
-            .unwrap_or_else(std::env::temp_dir);
         // One socket per directory, the same name for every process.
         let hash = crate::data_dir::stable_hash(data_dir.as_os_str().as_encoded_bytes());
-        base.join(format!("hark-{uid}")).join(format!("{hash:016x}.sock"))
+        crate::data_dir::private::user_folder().join(format!("{hash:016x}.sock"))
     }
 
     /// The path the host of `data_dir` binds, with the pointer file written when it is not in the
@@ -614,14 +603,7 @@ mod unix {
             return Ok((direct, None));
         }
         let path = short_socket_path(data_dir);
-        let folder = path.parent().unwrap_or(Path::new("/"));
-        crate::data_dir::private::create_dir(folder)?;
-        if !mine(folder) {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::PermissionDenied,
-                format!("{} is not a folder of this user's alone", folder.display()),
-            ));
-        }
+        crate::data_dir::private::ensure_user_folder()?;
         let pointer = data_dir.join(SOCKET_POINTER_FILE);
         crate::data_dir::private::write(&pointer, path.as_os_str().as_encoded_bytes())?;
         Ok((path, Some(pointer)))

@@ -11,6 +11,8 @@ pub const MAX_TEXT_CHARS: usize = 4000;
 const MAX_PLAN_CHARS: usize = 3000;
 /// A button's text is cut here, so a long label still leaves room for its neighbours.
 const MAX_BUTTON_CHARS: usize = 60;
+/// An item that is not up, in a batch too long for one message, is one line of at most this.
+const MAX_LINE_CHARS: usize = 100;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Button {
@@ -34,7 +36,8 @@ pub struct Asker {
 }
 
 /// How a question left the phone's hands.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "how", content = "summary", rename_all = "snake_case")]
 pub enum Ended {
     /// Answered from this phone; the summary of what was sent.
     HereAnswered(String),
@@ -44,6 +47,8 @@ pub enum Ended {
     Closed,
     /// The agent took it back: no answer is needed.
     Withdrawn,
+    /// Found no longer waiting when Hark came back (it ended while Hark was closed).
+    Gone,
 }
 
 /// The card of a question still open: the asker, the question(s) with their options and where the
@@ -69,15 +74,51 @@ pub fn open_card(view: &QuestionView, asker: &Asker, draft: &Draft, only_that_it
         }
         Intent::Question => {
             let current = draft.current();
+            let count = view.questions.len();
+            let mut whole = text.clone();
             for (item, q) in view.questions.iter().enumerate() {
-                text.push_str("\n\n");
-                text.push_str(&question_text(q, item, view.questions.len(), draft, current));
+                whole.push_str("\n\n");
+                whole.push_str(&question_text(q, item, count, draft, current, None));
             }
+            let text =
+                if whole.chars().count() <= MAX_TEXT_CHARS { whole } else { compact(text, view, draft, current) };
             let rows =
                 current.and_then(|item| view.questions.get(item).map(|q| buttons(q, item, draft))).unwrap_or_default();
             Card { text: cut(&text, MAX_TEXT_CHARS, "…"), rows }
         }
     }
+}
+
+/// A batch too long for one message: every item but the one up is a line, and the one up is shown
+/// whole, its question cut to the room left, so the buttons always stand beside their question.
+fn compact(heading: String, view: &QuestionView, draft: &Draft, current: Option<usize>) -> String {
+    let count = view.questions.len();
+    let line = |item: usize, q: &Question| {
+        let name = q.header.as_deref().map(str::trim).filter(|h| !h.is_empty()).unwrap_or(&q.question);
+        let mut line = format!("{}/{count} {}", item + 1, cut(&one_line(name), MAX_LINE_CHARS, "…"));
+        if let Some(answer) = draft.answer(item) {
+            line.push_str(&format!(" ✓ {}", cut(&summary_of(answer), MAX_LINE_CHARS, "…")));
+        }
+        line
+    };
+    let others: usize = view
+        .questions
+        .iter()
+        .enumerate()
+        .filter(|(item, _)| Some(*item) != current)
+        .map(|(item, q)| line(item, q).chars().count() + 2)
+        .sum();
+    let room = MAX_TEXT_CHARS.saturating_sub(heading.chars().count() + others + 2);
+    let mut text = heading;
+    for (item, q) in view.questions.iter().enumerate() {
+        text.push_str("\n\n");
+        if Some(item) == current {
+            text.push_str(&question_text(q, item, count, draft, current, Some(room)));
+        } else {
+            text.push_str(&line(item, q));
+        }
+    }
+    text
 }
 
 /// The card once the question ended: what it asked, and how it ended; no buttons.
@@ -89,6 +130,7 @@ pub fn ended_card(view: &QuestionView, asker: &Asker, ended: &Ended, only_that_i
         Ended::Elsewhere => "✓ Already answered in Hark.".to_string(),
         Ended::Closed => "This question ended without an answer.".to_string(),
         Ended::Withdrawn => "The agent withdrew this question: no answer is needed.".to_string(),
+        Ended::Gone => "This question is no longer waiting.".to_string(),
     };
     let middle = if only_that_it_waits {
         String::new()
@@ -125,7 +167,16 @@ fn heading(view: &QuestionView, asker: &Asker) -> String {
     text
 }
 
-fn question_text(q: &Question, item: usize, count: usize, draft: &Draft, current: Option<usize>) -> String {
+/// One item of the card. `room`: the most characters it may take (the item up in a compact card):
+/// its options are kept whole (descriptions shortened) and its question is cut to what is left.
+fn question_text(
+    q: &Question,
+    item: usize,
+    count: usize,
+    draft: &Draft,
+    current: Option<usize>,
+    room: Option<usize>,
+) -> String {
     let mut text = String::new();
     if count > 1 {
         text.push_str(&format!("{}/{count} ", item + 1));
@@ -133,27 +184,39 @@ fn question_text(q: &Question, item: usize, count: usize, draft: &Draft, current
     if let Some(header) = q.header.as_deref().map(str::trim).filter(|h| !h.is_empty()) {
         text.push_str(&format!("{}: ", one_line(header)));
     }
-    text.push_str(q.question.trim());
     if let Some(answer) = draft.answer(item) {
+        text.push_str(q.question.trim());
         text.push_str(&format!("\n✓ {}", summary_of(answer)));
         return text;
     }
     if current != Some(item) {
+        text.push_str(q.question.trim());
         return text;
     }
+    let mut options = String::new();
     if q.multi_select {
-        text.push_str("\n(choose any, then Submit)");
+        options.push_str("\n(choose any, then Submit)");
     }
     for (i, option) in q.options.iter().enumerate() {
         let mark = if draft.is_ticked(item, i) { "☑" } else { "•" };
-        text.push_str(&format!("\n{mark} {}", one_line(option.shown_label())));
+        options.push_str(&format!("\n{mark} {}", one_line(option.shown_label())));
         if option.is_recommended() {
-            text.push_str(" (recommended)");
+            options.push_str(" (recommended)");
         }
         if let Some(d) = option.description.as_deref().map(str::trim).filter(|d| !d.is_empty()) {
-            text.push_str(&format!(" — {}", one_line(d)));
+            let d = one_line(d);
+            options.push_str(&format!(" — {}", if room.is_some() { cut(&d, MAX_LINE_CHARS, "…") } else { d }));
         }
     }
+    let question = match room {
+        Some(room) => {
+            let left = room.saturating_sub(text.chars().count() + options.chars().count());
+            cut(q.question.trim(), left.max(MAX_LINE_CHARS), "… (open Hark for the rest)")
+        }
+        None => q.question.trim().to_string(),
+    };
+    text.push_str(&question);
+    text.push_str(&options);
     text
 }
 
@@ -259,6 +322,36 @@ mod tests {
         let card = ended_card(&v, &asker, &Ended::Withdrawn, false);
         assert!(card.text.ends_with("The agent withdrew this question: no answer is needed."), "{}", card.text);
         assert!(card.rows.is_empty(), "no buttons left");
+    }
+
+    #[test]
+    fn in_a_batch_too_long_for_one_message_the_item_up_keeps_its_question_beside_its_buttons() {
+        let long = |n: usize| Question {
+            id: format!("q{n}"),
+            question: format!("Question {n}: {}", "words about it ".repeat(200)),
+            header: None,
+            options: vec![
+                QuestionOption { label: format!("Yes {n}"), description: Some("d".repeat(300)) },
+                QuestionOption { label: format!("No {n}"), description: None },
+            ],
+            multi_select: false,
+        };
+        let v = view(vec![long(1), long(2), long(3)]);
+        let asker = Asker { agent: "Codex".into(), session_title: "notes".into() };
+        let mut draft = Draft::new(&v.questions);
+        let step = draft.apply(&v.questions, Action::Pick { item: 0, option: 0 });
+        assert_eq!(step, crate::phone::Step::Redraw);
+        let card = open_card(&v, &asker, &draft, false);
+        assert!(card.text.chars().count() <= MAX_TEXT_CHARS, "{}", card.text.chars().count());
+        assert!(card.text.contains("2/3 Question 2: words about it"), "the item up is there: {}", card.text);
+        assert!(
+            card.text.contains("\n• Yes 2 — ddd") && card.text.contains("\n• No 2"),
+            "with its options: {}",
+            card.text
+        );
+        assert!(card.text.contains("1/3 Question 1: words") && card.text.contains("✓ Yes 1"), "{}", card.text);
+        let labels: Vec<&str> = card.rows.iter().flatten().map(|b| b.label.as_str()).collect();
+        assert_eq!(labels, ["Yes 2", "No 2", "Other…", "Skip"]);
     }
 
     #[test]

@@ -24,6 +24,12 @@ pub enum PhoneError {
     /// The paired person blocked the bot (or deleted the chat).
     #[error("The bot was blocked in Telegram: {0}")]
     Blocked(String),
+    /// Another program polls the same bot (Telegram's 409 Conflict): two Harks share one token.
+    #[error("This bot is in use by another Hark (Telegram: {0}); give each Hark a bot of its own")]
+    InUseElsewhere(String),
+    /// Telegram asked to wait this many seconds before the next request (429).
+    #[error("Telegram asked Hark to slow down for {retry_after} s")]
+    RateLimited { retry_after: u64 },
     #[error("Telegram refused the request: {0}")]
     Api(String),
 }
@@ -42,6 +48,8 @@ impl CodedError for PhoneError {
             PhoneError::Network(_) => "PHONE_OFFLINE",
             PhoneError::TokenRejected(_) => "TOKEN_REJECTED",
             PhoneError::Blocked(_) => "BOT_BLOCKED",
+            PhoneError::InUseElsewhere(_) => "BOT_IN_USE",
+            PhoneError::RateLimited { .. } => "RATE_LIMITED",
             PhoneError::Api(_) => "TELEGRAM_REFUSED",
         }
     }

@@ -11,19 +11,23 @@ mod card;
 mod draft;
 mod engine;
 mod error;
+mod ledger;
 mod pair;
+mod reader;
 pub mod settings;
 mod status;
 pub mod telegram;
 mod transport;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use tokio::sync::{mpsc, watch};
 use tokio_util::sync::CancellationToken;
 
 pub use card::{Asker, Button, Card, Ended};
 pub use draft::{Action, Draft, Step};
+pub use engine::MAX_OPEN_CARDS;
 pub use error::PhoneError;
 pub use pair::{pair_here, pairing_code, TOKEN_VARIABLE};
 pub use settings::{PairedUser, Pairing, PhoneSettings, DEFAULT_API_URL, DEFAULT_DELAY_SECS, PHONE_FILE};
@@ -67,19 +71,68 @@ pub fn start(host: &Arc<Host>, token: Option<BotToken>) -> Phone {
     };
     let settings = settings::load(host.data_dir()).and_then(|s| s.validate().map(|()| s));
     let (link_tx, link) = watch::channel(Link::Connecting);
-    let transport = match settings.and_then(|s| telegram::Telegram::new(s.api_base(), token, link_tx.clone())) {
-        Ok(t) => t,
+    let built = settings.and_then(|s| {
+        let api = s.api_base().to_string();
+        telegram::Telegram::new(&api, token.clone(), link_tx.clone()).map(|t| (t, api))
+    });
+    let (transport, api) = match built {
+        Ok(built) => built,
         Err(e) => {
             let _ = link_tx.send(Link::Misconfigured { reason: e.to_string() });
             report(link.clone(), stop.clone());
             return Phone { stop, link };
         }
     };
-    let (inbound_tx, inbound) = mpsc::unbounded_channel();
-    transport.poll(inbound_tx, stop.clone());
     report(link.clone(), stop.clone());
-    engine::Engine::spawn(host, transport, inbound, stop.clone());
+    let (host, dir, engine_link, stopped) =
+        (Arc::downgrade(host), host.data_dir().to_path_buf(), link.clone(), stop.clone());
+    tokio::spawn(async move {
+        let Some(_reader) = take_reader(&api, &token, &dir, &link_tx, &stopped).await else { return };
+        let Some(host) = host.upgrade() else { return };
+        let (inbound_tx, inbound) = mpsc::unbounded_channel();
+        transport.poll(inbound_tx, stopped.clone());
+        engine::Engine::spawn(&host, transport, inbound, engine_link, stopped.clone());
+        drop(host);
+        // The bot stays this host's until the relay stops.
+        stopped.cancelled().await;
+    });
     Phone { stop, link }
+}
+
+/// How often a host whose bot another Hark reads looks whether it is free.
+const TAKE_AGAIN: Duration = Duration::from_secs(3);
+
+/// Waits until this host may read the bot (no other Hark on this computer does), saying meanwhile
+/// that the bot is in use; `None` when the relay stopped first. When the lock cannot be made at
+/// all the relay goes on without it, and says why in the log.
+pub(crate) async fn take_reader(
+    api: &str,
+    token: &BotToken,
+    dir: &std::path::Path,
+    link: &watch::Sender<Link>,
+    stop: &CancellationToken,
+) -> Option<Option<reader::ReaderLock>> {
+    loop {
+        match reader::take(api, token, dir) {
+            Ok(lock) => return Some(Some(lock)),
+            Err(reader::Taken::Unavailable(reason)) => {
+                eprintln!("hark: phone: could not make sure no other Hark reads this bot ({reason})");
+                return Some(None);
+            }
+            Err(reader::Taken::Elsewhere(who)) => {
+                link.send_if_modified(|now| {
+                    let next = Link::InUseElsewhere { reason: format!("{who} reads it") };
+                    let changed = *now != next;
+                    *now = next;
+                    changed
+                });
+            }
+        }
+        tokio::select! {
+            _ = stop.cancelled() => return None,
+            _ = tokio::time::sleep(TAKE_AGAIN) => {}
+        }
+    }
 }
 
 /// Writes each change of the link to stderr, once.

@@ -60,6 +60,12 @@ pub(crate) async fn accept_start(
 pub async fn pair_here(dir: &Path, token: BotToken, pairing: &Pairing) -> Result<PairedUser, PhoneError> {
     let phone_settings = settings::load(dir)?;
     phone_settings.validate()?;
+    // Another Hark reading this bot would take the `/start` meant for this one.
+    let _reader = match super::reader::take(phone_settings.api_base(), &token, dir) {
+        Ok(lock) => Some(lock),
+        Err(super::reader::Taken::Elsewhere(who)) => return Err(PhoneError::InUseElsewhere(format!("{who} reads it"))),
+        Err(super::reader::Taken::Unavailable(_)) => None,
+    };
     let (link_tx, mut link) = watch::channel(Link::Connecting);
     let telegram: Arc<Telegram> = Telegram::new(phone_settings.api_base(), token, link_tx)?;
     let stop = CancellationToken::new();

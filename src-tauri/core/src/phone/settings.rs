@@ -143,7 +143,7 @@ pub fn load(dir: &Path) -> Result<PhoneSettings, PhoneError> {
 }
 
 /// Writes atomically (a temp file renamed over), so a reader never sees half a file.
-pub fn save(dir: &Path, settings: &PhoneSettings) -> Result<(), PhoneError> {
+fn save(dir: &Path, settings: &PhoneSettings) -> Result<(), PhoneError> {
     settings.validate()?;
     let path = dir.join(PHONE_FILE);
     let write = |e: std::io::Error| PhoneError::Write { path: path.display().to_string(), reason: e.to_string() };
@@ -155,11 +155,42 @@ pub fn save(dir: &Path, settings: &PhoneSettings) -> Result<(), PhoneError> {
     Ok(())
 }
 
-/// Reads, changes and writes the settings in one go.
+/// Reads, changes and writes the settings in one go. The host, Settings and `hark phone` all change
+/// this file, so each change holds a lock beside it from reading to writing: none is lost to
+/// another's write.
 pub fn update(dir: &Path, change: impl FnOnce(&mut PhoneSettings)) -> Result<PhoneSettings, PhoneError> {
-    let mut settings = load(dir)?;
+    locked(dir, load, change)
+}
+
+/// Like [`update`], but a file that cannot be read is replaced (Settings shows the defaults for it,
+/// and what the person saves there takes its place).
+pub fn update_over_unreadable(
+    dir: &Path,
+    change: impl FnOnce(&mut PhoneSettings),
+) -> Result<PhoneSettings, PhoneError> {
+    locked(dir, |dir| Ok(load(dir).unwrap_or_default()), change)
+}
+
+fn locked(
+    dir: &Path,
+    read: impl FnOnce(&Path) -> Result<PhoneSettings, PhoneError>,
+    change: impl FnOnce(&mut PhoneSettings),
+) -> Result<PhoneSettings, PhoneError> {
+    use fs4::fs_std::FileExt;
+    let path = dir.join(format!("{PHONE_FILE}.lock"));
+    let failed = |e: std::io::Error| PhoneError::Write { path: path.display().to_string(), reason: e.to_string() };
+    let lock = crate::data_dir::private::options()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .map_err(failed)?;
+    lock.lock_exclusive().map_err(failed)?;
+    let mut settings = read(dir)?;
     change(&mut settings);
     save(dir, &settings)?;
+    // Dropping the file lets the lock go.
     Ok(settings)
 }
 
@@ -195,5 +226,26 @@ mod tests {
         assert_eq!(load(dir.path()).unwrap(), saved);
         std::fs::write(dir.path().join(PHONE_FILE), "{not json").unwrap();
         assert!(load(dir.path()).is_err(), "an unreadable file is reported, not replaced");
+        assert!(update(dir.path(), |s| s.delay_secs = 5).is_err(), "nor replaced by a change");
+        assert_eq!(update_over_unreadable(dir.path(), |s| s.delay_secs = 5).unwrap().delay_secs, 5);
+    }
+
+    #[test]
+    fn changes_from_many_writers_at_once_are_all_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        update(dir.path(), |s| s.delay_secs = 0).unwrap();
+        // Each writer adds one to the delay many times, each through its own open of the lock, as
+        // separate processes do: a read-change-write without the lock loses some of them.
+        let (writers, each) = (8, 25);
+        std::thread::scope(|scope| {
+            for _ in 0..writers {
+                scope.spawn(|| {
+                    for _ in 0..each {
+                        update(dir.path(), |s| s.delay_secs += 1).unwrap();
+                    }
+                });
+            }
+        });
+        assert_eq!(load(dir.path()).unwrap().delay_secs, writers * each);
     }
 }

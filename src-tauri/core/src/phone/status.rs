@@ -27,6 +27,12 @@ pub enum Link {
     Blocked {
         reason: String,
     },
+    /// Another Hark reads this bot's updates (on this machine: named in `reason`; elsewhere:
+    /// Telegram's 409 Conflict). This host sends no cards while it does, so no tap meant for one
+    /// Hark is taken by the other.
+    InUseElsewhere {
+        reason: String,
+    },
 }
 
 impl Link {
@@ -39,6 +45,7 @@ impl Link {
             Link::Offline { reason } => Some(format!("Telegram cannot be reached ({reason}); retrying")),
             Link::TokenRejected { reason } => Some(format!("Telegram refused the bot token ({reason})")),
             Link::Blocked { reason } => Some(format!("the bot was blocked in Telegram ({reason})")),
+            Link::InUseElsewhere { reason } => Some(format!("this bot is in use by another Hark ({reason})")),
         }
     }
 }

@@ -11,10 +11,15 @@ use super::error::PhoneError;
 pub enum Inbound {
     /// `/start <code>`: a pairing attempt.
     Start { user: Sender, chat: String, private: bool, code: String },
-    /// A button pressed on one of the relay's messages.
-    Tap { id: String, user: Sender, message: Option<String>, data: String },
-    /// Typed text, maybe as a reply to one of the relay's messages.
-    Text { user: Sender, chat: String, reply_to: Option<String>, text: String },
+    /// A button pressed on one of the relay's messages (in `chat`, on `message`, when the messenger
+    /// still says which).
+    Tap { id: String, user: Sender, chat: Option<String>, message: Option<String>, data: String },
+    /// Typed text (`message` is its id), maybe as a reply to one of the relay's messages.
+    Text { user: Sender, chat: String, message: String, reply_to: Option<String>, text: String },
+    /// The person edited a message they sent before.
+    Edited { user: Sender, chat: String, message: String },
+    /// An update the relay could not read; a tap's id when it was one, so its spinner stops.
+    Unreadable { tap: Option<String> },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,10 +30,10 @@ pub struct Sender {
 
 #[async_trait]
 pub trait Transport: Send + Sync + 'static {
-    /// Posts a card; the message's id.
-    async fn post(&self, chat: &str, card: &Card, tag: u64) -> Result<String, PhoneError>;
-    /// Replaces a posted card's text and buttons.
-    async fn edit(&self, chat: &str, message: &str, card: &Card, tag: u64) -> Result<(), PhoneError>;
+    /// Posts a card whose buttons carry `token`; the message's id.
+    async fn post(&self, chat: &str, card: &Card, token: &str) -> Result<String, PhoneError>;
+    /// Replaces a posted card's text and buttons. An edit that changes nothing succeeds.
+    async fn edit(&self, chat: &str, message: &str, card: &Card, token: &str) -> Result<(), PhoneError>;
     /// Answers a tap (Telegram shows `text` as a short notice; it stops the button's spinner).
     async fn ack(&self, tap: &str, text: &str) -> Result<(), PhoneError>;
     /// Asks for a reply whose text answers `prompt`; the prompt message's id.

@@ -66,5 +66,10 @@ export function linkLine(link: Link): LinkLine {
       return { text: `The bot was blocked in Telegram (${link.reason}): unblock it in the chat with the bot.`, problem: true };
     case 'misconfigured':
       return { text: `Not started: ${link.reason}`, problem: true };
+    case 'in_use_elsewhere':
+      return {
+        text: `This bot is in use by another Hark (${link.reason}): questions go to the phone from that one; give each Hark a bot of its own.`,
+        problem: true,
+      };
   }
 }

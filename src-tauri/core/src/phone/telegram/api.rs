@@ -70,13 +70,17 @@ impl Bot {
 
 /// What a refused request means for the relay, by Telegram's error code.
 fn refused(status: reqwest::StatusCode, body: &str) -> PhoneError {
-    let description = serde_json::from_str::<ErrorResponse>(body)
-        .map(|e| e.description)
-        .unwrap_or_else(|_| status.canonical_reason().unwrap_or("error").to_string());
+    let parsed = serde_json::from_str::<ErrorResponse>(body).ok();
+    let retry_after = parsed.as_ref().and_then(|e| e.parameters.as_ref()).and_then(|p| p.retry_after);
+    let description =
+        parsed.map(|e| e.description).unwrap_or_else(|| status.canonical_reason().unwrap_or("error").to_string());
     let description: String = description.chars().take(200).collect();
     match status.as_u16() {
         401 | 404 => PhoneError::TokenRejected(description),
         403 => PhoneError::Blocked(description),
+        409 => PhoneError::InUseElsewhere(description),
+        // Telegram names the wait; without it, a second is the least it asks.
+        429 => PhoneError::RateLimited { retry_after: retry_after.map_or(1, u64::from).max(1) },
         _ => PhoneError::Api(format!("{} {description}", status.as_u16())),
     }
 }

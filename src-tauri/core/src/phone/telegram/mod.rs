@@ -30,6 +30,8 @@ const MAX_BACKOFF: Duration = Duration::from_secs(60);
 /// A poll that came back empty at once (an emulator, or a server that does not long-poll) waits
 /// this long before the next, so the relay never spins.
 const QUIET_POLL: Duration = Duration::from_millis(150);
+/// After Telegram said another program polls the bot, this long before polling again.
+const IN_USE_PAUSE: Duration = Duration::from_secs(5);
 
 pub struct Telegram {
     bot: Bot,
@@ -48,10 +50,17 @@ impl Telegram {
         tokio::spawn(async move {
             let mut offset: Option<i64> = None;
             let mut backoff = Duration::from_secs(1);
+            // The first poll returns at once, so the link shows online without waiting out a long
+            // poll; every later one waits on the server for news.
+            let mut hold = 0;
             loop {
                 let params = GetUpdatesParams::builder()
-                    .timeout(LONG_POLL_SECS)
-                    .allowed_updates(vec![AllowedUpdate::Message, AllowedUpdate::CallbackQuery])
+                    .timeout(hold)
+                    .allowed_updates(vec![
+                        AllowedUpdate::Message,
+                        AllowedUpdate::EditedMessage,
+                        AllowedUpdate::CallbackQuery,
+                    ])
                     .maybe_offset(offset)
                     .build();
                 let started = tokio::time::Instant::now();
@@ -62,6 +71,7 @@ impl Telegram {
                 let pause = match polled {
                     Ok(updates) => {
                         me.set_link(Link::Online);
+                        hold = LONG_POLL_SECS;
                         backoff = Duration::from_secs(1);
                         let empty = updates.result.is_empty();
                         for raw in updates.result {
@@ -69,7 +79,7 @@ impl Telegram {
                             if let Some(id) = raw.get("update_id").and_then(serde_json::Value::as_i64) {
                                 offset = Some(offset.map_or(id + 1, |o| o.max(id + 1)));
                             }
-                            if let Some(event) = serde_json::from_value::<Update>(raw).ok().and_then(inbound_of) {
+                            if let Some(event) = read_update(raw) {
                                 if inbound.send(event).is_err() {
                                     return;
                                 }
@@ -81,6 +91,12 @@ impl Telegram {
                         me.set_link(Link::TokenRejected { reason });
                         Some(MAX_BACKOFF)
                     }
+                    // Another program polls this bot: say so, and leave it the bot for a while.
+                    Err(PhoneError::InUseElsewhere(reason)) => {
+                        me.set_link(Link::InUseElsewhere { reason });
+                        Some(IN_USE_PAUSE)
+                    }
+                    Err(PhoneError::RateLimited { retry_after }) => Some(Duration::from_secs(retry_after)),
                     Err(e) => {
                         me.set_link(Link::Offline { reason: e.to_string() });
                         let pause = backoff;
@@ -126,8 +142,8 @@ fn message_id(message: &str) -> Result<i32, PhoneError> {
     message.parse().map_err(|_| PhoneError::Api(format!("{message:?} is not a Telegram message id")))
 }
 
-/// The card's buttons as an inline keyboard; each button's data is `<tag>:<action>`.
-fn keyboard(card: &Card, tag: u64) -> InlineKeyboardMarkup {
+/// The card's buttons as an inline keyboard; each button's data is `<token>:<action>`.
+fn keyboard(card: &Card, token: &str) -> InlineKeyboardMarkup {
     let rows = card
         .rows
         .iter()
@@ -136,7 +152,7 @@ fn keyboard(card: &Card, tag: u64) -> InlineKeyboardMarkup {
                 .map(|b| {
                     InlineKeyboardButton::builder()
                         .text(b.label.clone())
-                        .callback_data(format!("{tag}:{}", b.action.encode()))
+                        .callback_data(format!("{token}:{}", b.action.encode()))
                         .build()
                 })
                 .collect()
@@ -153,6 +169,21 @@ fn sender(user: &frankenstein::types::User) -> Sender {
     Sender { id: user.id.to_string(), name }
 }
 
+/// One update as the relay reads it. One Hark cannot read is said in the log and, when it was a
+/// tap, still answered (its button would spin otherwise); the others go on.
+fn read_update(raw: serde_json::Value) -> Option<Inbound> {
+    let id = raw.get("update_id").and_then(serde_json::Value::as_i64);
+    let tap = raw.pointer("/callback_query/id").and_then(serde_json::Value::as_str).map(str::to_string);
+    match serde_json::from_value::<Update>(raw) {
+        Ok(update) => inbound_of(update),
+        Err(e) => {
+            let id = id.map_or_else(|| "?".to_string(), |id| id.to_string());
+            eprintln!("hark: phone: skipped an update Hark cannot read (update {id}: {e})");
+            Some(Inbound::Unreadable { tap })
+        }
+    }
+}
+
 /// What an update means to the relay; `None` for what it does not read.
 fn inbound_of(update: Update) -> Option<Inbound> {
     match update.content {
@@ -167,14 +198,25 @@ fn inbound_of(update: Update) -> Option<Inbound> {
                 }
             }
             let reply_to = m.reply_to_message.as_ref().map(|r| r.message_id.to_string());
-            Some(Inbound::Text { user, chat, reply_to, text })
+            Some(Inbound::Text { user, chat, message: m.message_id.to_string(), reply_to, text })
+        }
+        UpdateContent::EditedMessage(m) => {
+            let user = sender(m.from.as_deref()?);
+            Some(Inbound::Edited { user, chat: m.chat.id.to_string(), message: m.message_id.to_string() })
         }
         UpdateContent::CallbackQuery(q) => {
-            let message = q.message.as_ref().map(|m| match m {
-                MaybeInaccessibleMessage::Message(m) => m.message_id.to_string(),
-                MaybeInaccessibleMessage::InaccessibleMessage(m) => m.message_id.to_string(),
-            });
-            Some(Inbound::Tap { id: q.id, user: sender(&q.from), message, data: q.data.unwrap_or_default() })
+            let (chat, message) = match q.message.as_ref() {
+                Some(MaybeInaccessibleMessage::Message(m)) => (Some(m.chat.id), Some(m.message_id)),
+                Some(MaybeInaccessibleMessage::InaccessibleMessage(m)) => (Some(m.chat.id), Some(m.message_id)),
+                None => (None, None),
+            };
+            Some(Inbound::Tap {
+                id: q.id,
+                user: sender(&q.from),
+                chat: chat.map(|c| c.to_string()),
+                message: message.map(|m| m.to_string()),
+                data: q.data.unwrap_or_default(),
+            })
         }
         _ => None,
     }
@@ -182,24 +224,28 @@ fn inbound_of(update: Update) -> Option<Inbound> {
 
 #[async_trait]
 impl Transport for Telegram {
-    async fn post(&self, chat: &str, card: &Card, tag: u64) -> Result<String, PhoneError> {
+    async fn post(&self, chat: &str, card: &Card, token: &str) -> Result<String, PhoneError> {
         let mut params = SendMessageParams::builder().chat_id(chat_id(chat)?).text(card.text.clone()).build();
         if !card.rows.is_empty() {
-            params.reply_markup = Some(ReplyMarkup::InlineKeyboardMarkup(keyboard(card, tag)));
+            params.reply_markup = Some(ReplyMarkup::InlineKeyboardMarkup(keyboard(card, token)));
         }
         let sent = self.noted(self.bot.send_message(&params).await)?;
         Ok(sent.result.message_id.to_string())
     }
 
-    async fn edit(&self, chat: &str, message: &str, card: &Card, tag: u64) -> Result<(), PhoneError> {
+    async fn edit(&self, chat: &str, message: &str, card: &Card, token: &str) -> Result<(), PhoneError> {
         // An empty keyboard, not none: it takes the old buttons away everywhere.
         let params = EditMessageTextParams::builder()
             .chat_id(chat_id(chat)?)
             .message_id(message_id(message)?)
             .text(card.text.clone())
-            .reply_markup(keyboard(card, tag))
+            .reply_markup(keyboard(card, token))
             .build();
-        self.noted(self.bot.call("editMessageText", &params).await)
+        match self.noted(self.bot.call("editMessageText", &params).await) {
+            // Telegram refuses an edit that changes nothing: the card already shows it.
+            Err(PhoneError::Api(reason)) if reason.contains("message is not modified") => Ok(()),
+            done => done,
+        }
     }
 
     async fn ack(&self, tap: &str, text: &str) -> Result<(), PhoneError> {
