@@ -225,7 +225,7 @@ export type KeySource = { "kind": "keyring" } | { "kind": "env", variable: strin
 
 export type KeyringStatus = { available: boolean, message: string | null, };
 
-export type Link = { "state": "no_token" } | { "state": "misconfigured", reason: string, } | { "state": "connecting" } | { "state": "online" } | { "state": "offline", reason: string, } | { "state": "token_rejected", reason: string, } | { "state": "blocked", reason: string, };
+export type Link = { "state": "no_token" } | { "state": "misconfigured", reason: string, } | { "state": "connecting" } | { "state": "online" } | { "state": "offline", reason: string, } | { "state": "token_rejected", reason: string, } | { "state": "blocked", reason: string, } | { "state": "in_use_elsewhere", reason: string, };
 
 /**
  * One server as Settings shows and edits it.

@@ -183,6 +183,15 @@ describe('PhoneSettings', () => {
     expect(screen.getByRole('alert').textContent).toContain('The bot was blocked in Telegram');
   });
 
+  it('says plainly when another Hark reads the same bot', async () => {
+    const reason = 'the Hark of /home/ada/.local/share/hark-work (pid 4242) on this computer reads it';
+    setup(phoneView({ token: { kind: 'keyring' }, paired: ada, link: { state: 'in_use_elsewhere', reason } }));
+    await waitFor(() => screen.getByRole('alert'));
+    expect(screen.getByRole('alert').textContent).toBe(
+      `This bot is in use by another Hark (${reason}): questions go to the phone from that one; give each Hark a bot of its own.`,
+    );
+  });
+
   it('reads the view again while the relay connects, until it says how that went', async () => {
     let reads = 0;
     setup(phoneView(), {
