@@ -271,10 +271,37 @@ fn answered(agent: Agent, original: &Value, input: &AgentInput, ids: &[String], 
         return deny(&skipped(agent));
     }
     match agent {
+        // Claude Code keys its answers by question text: two questions of one call with the same
+        // text could not both be answered that way. Its own schema refuses such a call before any
+        // hook runs, so this is for a call that reached the hook anyway.
+        Agent::ClaudeCode if !texts_unique(input) => {
+            let answers: serde_json::Map<String, Value> = given
+                .into_iter()
+                .map(|(i, values)| {
+                    let question = &input.questions[i];
+                    ((i + 1).to_string(), json!({ "question": question.question, "answers": values }))
+                })
+                .collect();
+            let result = json!({ "answers": answers });
+            deny(&format!(
+                "The person already answered these questions in Hark, so the AskUserQuestion call was not \
+                 shown again. Some of its questions have the same text, so each answer below is keyed by its \
+                 question's place in the call (\"1\" is the first). Treat the JSON below as the tool's result, \
+                 exactly as if it had returned it, and go on:\n{result}"
+            ))
+        }
         Agent::ClaudeCode => {
             let answers: serde_json::Map<String, Value> = given
                 .into_iter()
-                .map(|(i, values)| (input.questions[i].question.clone(), Value::String(values.join(", "))))
+                .map(|(i, values)| {
+                    let question = &input.questions[i];
+                    // A single choice and the person's own words go as they are; only several
+                    // labels need Claude Code's joining to be read back apart.
+                    let custom = batch.answers.iter().any(|a| a.id == ids[i] && a.custom.is_some());
+                    let value =
+                        if question.multi_select && !custom { claude_code_labels(&values) } else { values.concat() };
+                    (question.question.clone(), Value::String(value))
+                })
                 .collect();
             json!({ "hookSpecificOutput": {
                 "hookEventName": "PreToolUse",
@@ -294,6 +321,26 @@ fn answered(agent: Agent, original: &Value, input: &AgentInput, ids: &[String], 
             ))
         }
     }
+}
+
+/// Whether no two questions of the call have the same text (Claude Code's answers are keyed by it).
+fn texts_unique(input: &AgentInput) -> bool {
+    let texts: std::collections::HashSet<&str> = input.questions.iter().map(|q| q.question.as_str()).collect();
+    texts.len() == input.questions.len()
+}
+
+/// Chosen labels as Claude Code writes several in one answer, so that it reads them back label by
+/// label: joined with ", ", and a label that holds ", " or a quote written as a JSON string (its
+/// own prompt joins a multi-select's labels so, and its tool result splits them the same way).
+fn claude_code_labels(labels: &[String]) -> String {
+    let label = |l: &String| {
+        if l.contains(", ") || l.contains('"') {
+            serde_json::to_string(l).unwrap_or_else(|_| l.clone())
+        } else {
+            l.clone()
+        }
+    };
+    labels.iter().map(label).collect::<Vec<_>>().join(", ")
 }
 
 fn deny(reason: &str) -> Value {

@@ -2,15 +2,27 @@
 //! no decision on stdout, so the agent goes on as if no hook ran (its own prompt asks the person).
 //! The answered, closed and unanswered cases run against the real app in `tests/e2e/hooks.rs`.
 
+#[cfg(unix)]
+mod support;
+
 use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
 
 fn hook(args: &[&str], stdin: &[u8]) -> Output {
     let data = tempfile::tempdir().expect("temp dir");
+    start_hook(data.path(), args, stdin).wait_with_output().expect("hark's output")
+}
+
+/// `hark hook ARGS` for the data directory `dir`, given `stdin`.
+fn start_hook(dir: &Path, args: &[&str], stdin: &[u8]) -> Child {
     let mut child = Command::new(env!("CARGO_BIN_EXE_hark"))
         .arg("hook")
         .args(args)
-        .env("HARK_DATA_DIR", data.path())
+        .env("HARK_DATA_DIR", dir)
         // Were the hook to start an app, none would answer: a test that reaches it fails loudly.
         .env("HARK_DESKTOP", "/nonexistent/hark-desktop")
         .stdin(Stdio::piped())
@@ -22,10 +34,10 @@ fn hook(args: &[&str], stdin: &[u8]) -> Output {
     // A hook that stops reading early (an oversized event) closes the pipe: not a failure here.
     let _ = input.write_all(stdin);
     drop(input);
-    child.wait_with_output().expect("hark's output")
+    child
 }
 
-fn event(name: &str, tool: &str, input: serde_json::Value) -> Vec<u8> {
+fn event(name: &str, tool: &str, input: Value) -> Vec<u8> {
     serde_json::json!({
         "session_id": "s-1", "cwd": "/tmp", "hook_event_name": name,
         "tool_name": tool, "tool_use_id": "toolu_1", "tool_input": input,
@@ -102,4 +114,106 @@ fn with_no_app_to_ask_through_the_hook_gives_no_decision() {
     assert!(out.stdout.is_empty());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("/nonexistent/hark-desktop"), "names what it could not start: {err}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_host_that_never_answers_gets_no_decision_within_the_deadline() {
+    let data = tempfile::tempdir().unwrap();
+    let host = support::ChatHost::start(data.path());
+    host.suspend();
+    let one = json!({ "questions": [{ "question": "Which?", "header": "Pick", "multiSelect": false,
+        "options": [{ "label": "A", "description": "" }, { "label": "B", "description": "" }] }] });
+    let started = Instant::now();
+    let child = start_hook(data.path(), &["claude-code"], &event("PreToolUse", "AskUserQuestion", one));
+    let out = support::output_within(child, Duration::from_secs(60), "the hook on a suspended host");
+    let took = started.elapsed();
+    fails_with(&out, "HOST_NOT_ANSWERING");
+    let deadline = hark_core::control::HELLO_TIMEOUT;
+    assert!(took >= deadline && took < deadline + Duration::from_secs(5), "gave up after {took:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("did not answer within 10 s"));
+}
+
+/// Runs the Claude Code hook on `input` against a host in this process and answers its question with
+/// `answers` (by Hark's ids `q1`, `q2`, ...) once it waits: the decision the hook printed.
+#[cfg(unix)]
+async fn claude_code_answered(input: Value, answers: Vec<hark_core::question::Answer>) -> Value {
+    use hark_core::front_door::{FrontDoor, InProcess};
+    let data = tempfile::tempdir().unwrap();
+    let host = support::host(data.path());
+    let child = start_hook(data.path(), &["claude-code"], &event("PreToolUse", "AskUserQuestion", input));
+    let started = Instant::now();
+    let shown = loop {
+        if let Some(shown) = host.service().foreground(None).pop() {
+            break shown;
+        }
+        assert!(started.elapsed() < Duration::from_secs(30), "the hook's question never came");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let door = InProcess::new(std::sync::Arc::clone(&host));
+    let batch = hark_core::question::AnswerBatch { answers };
+    door.answer(&shown.session_id, &shown.call_id, batch, None).await.expect("answered");
+    let out = tokio::task::spawn_blocking(move || support::output_within(child, Duration::from_secs(30), "the hook"))
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    host.shutdown().await;
+    serde_json::from_slice(&out.stdout).expect("a decision")
+}
+
+#[cfg(unix)]
+fn answer(id: &str, selected: &[&str]) -> hark_core::question::Answer {
+    hark_core::question::Answer {
+        id: id.into(),
+        selected: selected.iter().map(|s| s.to_string()).collect(),
+        custom: None,
+    }
+}
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread")]
+async fn labels_holding_a_comma_reach_claude_code_as_it_writes_them_itself() {
+    let input = json!({ "questions": [
+        { "question": "Which regions?", "header": "Regions", "multiSelect": true, "options": [
+            { "label": "eu, west", "description": "" }, { "label": "us", "description": "" },
+            { "label": "the \"edge\"", "description": "" }] },
+        { "question": "Which size?", "header": "Size", "multiSelect": false, "options": [
+            { "label": "small, cheap", "description": "" }, { "label": "large", "description": "" }] },
+    ]});
+    let decision = claude_code_answered(
+        input.clone(),
+        vec![answer("q1", &["eu, west", "us", "the \"edge\""]), answer("q2", &["small, cheap"])],
+    )
+    .await;
+    let out = &decision["hookSpecificOutput"];
+    assert_eq!(out["permissionDecision"], "allow", "{decision}");
+    assert_eq!(out["updatedInput"]["questions"], input["questions"]);
+    // Claude Code's own joining: a label with ", " or a quote as a JSON string, so its result reads
+    // three labels here, not four; one label alone is written as it is.
+    assert_eq!(
+        out["updatedInput"]["answers"],
+        json!({ "Which regions?": "\"eu, west\", us, \"the \\\"edge\\\"\"", "Which size?": "small, cheap" })
+    );
+}
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread")]
+async fn questions_with_the_same_text_are_answered_by_their_place_not_mixed_up() {
+    let one = |header: &str| {
+        json!({ "question": "Which one?", "header": header, "multiSelect": false,
+        "options": [{ "label": "A", "description": "" }, { "label": "B", "description": "" }] })
+    };
+    let input = json!({ "questions": [one("First"), one("Second")] });
+    let decision = claude_code_answered(input, vec![answer("q1", &["A"]), answer("q2", &["B"])]).await;
+    let out = &decision["hookSpecificOutput"];
+    assert_eq!(out["permissionDecision"], "deny", "no answers keyed by a text two questions share: {decision}");
+    let reason = out["permissionDecisionReason"].as_str().unwrap();
+    let carried: Value = serde_json::from_str(&reason[reason.find('{').unwrap()..]).unwrap();
+    assert_eq!(
+        carried,
+        json!({ "answers": {
+            "1": { "question": "Which one?", "answers": ["A"] },
+            "2": { "question": "Which one?", "answers": ["B"] },
+        }})
+    );
 }

@@ -4,6 +4,8 @@
 //! (questions shown, answered, returned late) is in the e2e tests.
 #![cfg(unix)]
 
+mod support;
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -112,3 +114,143 @@ async fn an_app_that_goes_before_it_replies_is_a_coded_error_naming_the_call() {
     assert!(error["message"].as_str().unwrap().contains(&call_id), "{error}");
     server.shutdown().await;
 }
+
+fn question() -> Value {
+    serde_json::json!({ "questions": [{ "id": "db", "header": "DB", "question": "Which database?",
+        "options": [{ "label": "SQLite", "description": "a file" }, { "label": "Postgres", "description": "a server" }] }] })
+}
+
+#[test]
+fn a_host_that_never_answers_lists_the_tools_and_fails_a_call_with_a_code_in_time() {
+    let data = tempfile::tempdir().unwrap();
+    let host = support::ChatHost::start(data.path());
+    host.suspend();
+    // Waiting 1.5 s for the hello instead of 10, to keep the test short.
+    let hello_ms = 1500;
+    let env = [(hark_core::control::HELLO_TIMEOUT_ENV, "1500")];
+    let mut mcp = support::Mcp::start(data.path(), &[], false, &env);
+    let started = std::time::Instant::now();
+    let tools = mcp.request("tools/list", serde_json::json!({}));
+    let names: Vec<&str> =
+        tools["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert!(names.contains(&"ask_user_question") && names.contains(&"get_answers"), "{tools}");
+    let listed = started.elapsed();
+    assert!(listed < std::time::Duration::from_millis(hello_ms + 3000), "listed after {listed:?}");
+
+    let started = std::time::Instant::now();
+    let result = mcp.call("ask_user_question", question());
+    let failed = started.elapsed();
+    assert_eq!(result["isError"], true, "{result}");
+    let error = &result["structuredContent"]["error"];
+    assert_eq!(error["code"], "HOST_NOT_ANSWERING", "{result}");
+    assert!(error["message"].as_str().unwrap().contains("did not answer within 1.5 s"), "{error}");
+    assert!(failed < std::time::Duration::from_millis(hello_ms + 3000), "failed after {failed:?}");
+}
+
+/// Waits until `ready` holds, failing after 30 s.
+async fn until(what: &str, mut ready: impl FnMut() -> bool) {
+    let started = std::time::Instant::now();
+    while !ready() {
+        assert!(started.elapsed() < std::time::Duration::from_secs(30), "{what} never came");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn cancelling_a_task_whose_question_went_on_withdraws_it_in_hark_with_the_reason() {
+    use hark_core::front_door::{FrontDoor, InProcess};
+    use hark_core::service::Phase;
+    let data = tempfile::tempdir().unwrap();
+    let host = support::host(data.path());
+    let dir = data.path().to_path_buf();
+    let mut mcp =
+        tokio::task::spawn_blocking(move || support::Mcp::start(&dir, &["--timed", "--timeout", "1"], true, &[]))
+            .await
+            .unwrap();
+    let (created, mut mcp) =
+        tokio::task::spawn_blocking(move || (mcp.call("ask_user_question", question()), mcp)).await.unwrap();
+    assert_eq!(created["status"], "working", "{created}");
+    let task = created["taskId"].as_str().expect("a task id").to_string();
+
+    // Its timeout runs out: the question goes on waiting in Hark, answerable late.
+    let continued = |host: &hark_core::host::Host, task: &str| {
+        host.inbox()
+            .unwrap()
+            .into_iter()
+            .any(|e| e.question.call_id == task && matches!(e.question.phase, Phase::Continued { .. }))
+    };
+    until("the question to go on", || continued(&host, &task)).await;
+    let session = host.inbox().unwrap().remove(0).question.session_id;
+
+    let id = task.clone();
+    let (cancelled, got) = tokio::task::spawn_blocking(move || {
+        let cancelled = mcp.request("tasks/cancel", serde_json::json!({ "taskId": id }));
+        let got = mcp.request("tasks/get", serde_json::json!({ "taskId": id }));
+        (cancelled, got)
+    })
+    .await
+    .unwrap();
+    assert!(cancelled.get("error").is_none(), "{cancelled}");
+    assert_eq!(got["result"]["status"], "cancelled", "{got}");
+
+    // Withdrawn in Hark, with the reason: no longer waiting anywhere, recorded, and a late answer refused.
+    assert!(host.inbox().unwrap().iter().all(|e| e.question.call_id != task), "still waits in Hark");
+    let record = host.session(&session).unwrap().question_records().into_iter().find(|r| r.call_id == task).unwrap();
+    assert_eq!(record.withdrawn.as_deref(), Some("the agent cancelled its task"));
+    let door = InProcess::new(std::sync::Arc::clone(&host));
+    let batch = hark_core::question::AnswerBatch {
+        answers: vec![hark_core::question::Answer { id: "db".into(), selected: vec!["SQLite".into()], custom: None }],
+    };
+    let late = door.answer(&session, &task, batch, None).await.unwrap_err();
+    assert_eq!(late.code, "NOT_PENDING", "{late:?}");
+    assert!(late.message.contains("the agent cancelled its task"), "{late:?}");
+    host.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_finished_tasks_result_is_forgotten_past_the_newest_kept_and_then_says_it_expired() {
+    let data = tempfile::tempdir().unwrap();
+    let host = support::host(data.path());
+    let dir = data.path().to_path_buf();
+    let read = tokio::task::spawn_blocking(move || {
+        let mut mcp = support::Mcp::start(&dir, &["--timed"], true, &[]);
+        // A call Hark refuses (no questions) ends at once with its error, recording nothing in Hark.
+        let mut tasks = Vec::new();
+        for _ in 0..=KEPT {
+            let created = mcp.call("ask_user_question", serde_json::json!({ "questions": [] }));
+            let task = created["taskId"].as_str().expect("a task id").to_string();
+            let started = std::time::Instant::now();
+            loop {
+                let got = mcp.request("tasks/get", serde_json::json!({ "taskId": task }));
+                if got["result"]["status"] == "completed" {
+                    assert_eq!(
+                        got["result"]["result"]["structuredContent"]["error"]["code"], "INVALID_REQUEST",
+                        "{got}"
+                    );
+                    assert!(
+                        got["result"]["ttlMs"].as_u64().is_some(),
+                        "a finished task says how long it is kept: {got}"
+                    );
+                    break;
+                }
+                assert!(started.elapsed() < std::time::Duration::from_secs(10), "{got}");
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            tasks.push(task);
+        }
+        let first = mcp.request("tasks/get", serde_json::json!({ "taskId": tasks[0] }));
+        let second = mcp.request("tasks/get", serde_json::json!({ "taskId": tasks[1] }));
+        let never = mcp.request("tasks/get", serde_json::json!({ "taskId": "mcp-never-asked" }));
+        (first, second, never)
+    });
+    let (first, second, never) = read.await.unwrap();
+    let message = first["error"]["message"].as_str().unwrap_or_else(|| panic!("the oldest was kept: {first}"));
+    assert!(message.contains("expired"), "{first}");
+    assert_eq!(second["result"]["status"], "completed", "the newest are kept: {second}");
+    let message = never["error"]["message"].as_str().unwrap();
+    assert!(message.contains("no task") && !message.contains("expired"), "{never}");
+    host.shutdown().await;
+}
+
+/// How many finished tasks `hark mcp` keeps, as its documentation says.
+const KEPT: usize = 128;

@@ -5,10 +5,10 @@
 //! started again after the agent restarted still reports it. Clients without tasks instead get
 //! progress notifications while the question waits (see [`with_progress`]).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::future::Future;
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use hark_core::control::CLOSED;
 use hark_core::error::BoundaryError;
@@ -60,24 +60,86 @@ pub(super) async fn with_progress<T>(
     }
 }
 
-/// The calls this process runs as tasks, while it runs them.
+/// How long a finished task's result is kept after it finished. An agent polls its tasks every few
+/// seconds (see [`POLL_MS`]); one that has not read a result in an hour has moved on.
+pub(super) const KEEP_FINISHED: Duration = Duration::from_secs(60 * 60);
+/// The most finished tasks kept at once; past it the oldest is forgotten first.
+pub(super) const MAX_FINISHED: usize = 128;
+/// The most forgotten task ids remembered, so that reading one says it expired rather than that it
+/// never was (only the id is kept).
+const MAX_FORGOTTEN: usize = 4096;
+
+/// The calls this process runs as tasks: each while it runs, and once it finished for
+/// [`KEEP_FINISHED`] (the newest [`MAX_FINISHED`] of them), so a long-lived `hark mcp` does not
+/// keep every result it ever had.
 #[derive(Default)]
 pub(super) struct Tasks {
-    slots: Arc<Mutex<HashMap<String, Slot>>>,
+    slots: Arc<Mutex<Slots>>,
+}
+
+#[derive(Default)]
+struct Slots {
+    by_id: HashMap<String, Slot>,
+    /// Ids of finished tasks let go, oldest first.
+    forgotten: VecDeque<String>,
 }
 
 struct Slot {
     created_at: String,
     /// Ends the foreground wait (the connection closes, which withdraws the question).
     stop: CancellationToken,
-    /// How the call ended while this process waited on it; `None` while it waits, and after it
-    /// went on waiting in Hark (the log then says how it stands).
-    ended: Option<Ended>,
+    state: State,
+    /// When it stopped being this process's to wait on (the clock of [`KEEP_FINISHED`]).
+    finished: Option<Instant>,
+}
+
+enum State {
+    /// The question waits in the foreground of this call.
+    Asking,
+    /// The question went on waiting in Hark after its timeout: the log says how it stands.
+    WentOn,
+    /// How the call ended while this process waited on it.
+    Ended(Ended),
 }
 
 enum Ended {
     Result(CallToolResult),
     Cancelled,
+}
+
+impl Slots {
+    fn insert(&mut self, id: String, slot: Slot) {
+        self.prune(Instant::now());
+        self.by_id.insert(id, slot);
+    }
+
+    fn finish(&mut self, id: &str, state: State) {
+        if let Some(slot) = self.by_id.get_mut(id) {
+            slot.state = state;
+            slot.finished = Some(Instant::now());
+        }
+    }
+
+    /// Forgets the finished tasks past their time, then the oldest past the count.
+    fn prune(&mut self, now: Instant) {
+        let mut finished: Vec<(Instant, String)> =
+            self.by_id.iter().filter_map(|(id, slot)| slot.finished.map(|at| (at, id.clone()))).collect();
+        finished.sort();
+        let over = finished.len().saturating_sub(MAX_FINISHED);
+        for (i, (at, id)) in finished.into_iter().enumerate() {
+            if i < over || now.duration_since(at) >= KEEP_FINISHED {
+                self.by_id.remove(&id);
+                self.forgotten.push_back(id);
+            }
+        }
+        while self.forgotten.len() > MAX_FORGOTTEN {
+            self.forgotten.pop_front();
+        }
+    }
+
+    fn was_forgotten(&self, id: &str) -> bool {
+        self.forgotten.iter().any(|f| f == id)
+    }
 }
 
 fn now() -> String {
@@ -100,9 +162,35 @@ fn completed(id: &str, created_at: &str, outcome: &CallToolResult) -> Result<Det
     Ok(DetailedTask::new(task(id, TaskStatus::Completed, created_at), TaskPayload::Completed { result }))
 }
 
+/// A task kept here that finished: its time to live runs from its creation to [`KEEP_FINISHED`]
+/// after it finished (a working one has none: the person may answer days later).
+fn kept(mut detailed: DetailedTask, created: &str, finished: Option<Instant>) -> DetailedTask {
+    if let (Some(finished), Ok(created)) = (finished, chrono::DateTime::parse_from_rfc3339(created)) {
+        let lived = (chrono::Utc::now() - created.with_timezone(&chrono::Utc)).to_std().unwrap_or_default();
+        let left = KEEP_FINISHED.saturating_sub(finished.elapsed());
+        detailed.task.ttl_ms = Some(u64::try_from((lived + left).as_millis()).unwrap_or(u64::MAX));
+    }
+    detailed
+}
+
 fn unknown(id: &str) -> McpError {
     McpError::invalid_params(format!("no task {id:?}: Hark has no question of this client by that id"), None)
 }
+
+fn expired(id: &str) -> McpError {
+    McpError::invalid_params(
+        format!(
+            "task {id:?} expired: hark mcp keeps a finished task's result for {} minutes (the newest {MAX_FINISHED} \
+             of them), and Hark's log holds no answer to it. An answer the person gave is never dropped: it is \
+             returned here, and stays in its session in Hark",
+            KEEP_FINISHED.as_secs() / 60
+        ),
+        None,
+    )
+}
+
+/// The reason a cancelled task's question is withdrawn with, shown wherever it was asked.
+const CANCELLED_REASON: &str = "the agent cancelled its task";
 
 impl HarkServer {
     /// Asks in the background and returns the task at once. The question keeps the settings in
@@ -112,25 +200,36 @@ impl HarkServer {
         let call_id = new_call_id();
         let created_at = now();
         let stop = CancellationToken::new();
-        lock(&self.tasks.slots)
-            .insert(call_id.clone(), Slot { created_at: created_at.clone(), stop: stop.clone(), ended: None });
+        let slot = Slot { created_at: created_at.clone(), stop: stop.clone(), state: State::Asking, finished: None };
+        lock(&self.tasks.slots).insert(call_id.clone(), slot);
         let (slots, id) = (Arc::clone(&self.tasks.slots), call_id.clone());
         let asking = self.asking(arguments, &call_id, false).await;
         let reply = async move {
             tokio::select! {
+                // A reply that came is taken even when the task was cancelled meanwhile: a question
+                // that went on must then be withdrawn, not left waiting.
+                biased;
                 reply = asking => Some(reply),
                 _ = stop.cancelled() => None,
             }
         };
+        let (door, client) = (self.door.clone(), self.client());
         tokio::spawn(async move {
             let Some(reply) = reply.await else { return };
-            // Gone on waiting in Hark: the log says how it ends.
-            if matches!(&reply, Ok(answer) if answer.answers.is_none()) {
-                return;
-            }
-            let outcome = asked_result(&id, reply);
-            if let Some(slot) = lock(&slots).get_mut(&id) {
-                slot.ended.get_or_insert(Ended::Result(outcome));
+            let went_on = matches!(&reply, Ok(answer) if answer.answers.is_none());
+            let cancelled = {
+                let mut slots = lock(&slots);
+                let cancelled = slots.by_id.get(&id).is_some_and(|slot| matches!(slot.state, State::Ended(_)));
+                if !cancelled {
+                    // Gone on waiting in Hark: the log says how it ends.
+                    let state =
+                        if went_on { State::WentOn } else { State::Ended(Ended::Result(asked_result(&id, reply))) };
+                    slots.finish(&id, state);
+                }
+                cancelled
+            };
+            if cancelled && went_on {
+                let _ = door.withdraw(&client, &id, CANCELLED_REASON).await;
             }
         });
         CreateTaskResult::new(task(&call_id, TaskStatus::Working, &created_at))
@@ -138,21 +237,29 @@ impl HarkServer {
 
     /// `tasks/get`: how the call ended here, else where it stands in Hark's log.
     pub(super) async fn task_state(&self, id: &str) -> Result<DetailedTask, McpError> {
-        let (created_at, ended, ours) = match lock(&self.tasks.slots).get(id) {
-            Some(slot) => (
-                slot.created_at.clone(),
-                slot.ended.as_ref().map(|e| match e {
-                    Ended::Result(r) => Some(r.clone()),
-                    Ended::Cancelled => None,
-                }),
-                true,
-            ),
-            None => (now(), None, false),
+        let (created_at, finished, ended, ours, forgotten) = {
+            let mut slots = lock(&self.tasks.slots);
+            slots.prune(Instant::now());
+            match slots.by_id.get(id) {
+                Some(slot) => (
+                    slot.created_at.clone(),
+                    slot.finished,
+                    match &slot.state {
+                        State::Ended(Ended::Result(r)) => Some(Some(r.clone())),
+                        State::Ended(Ended::Cancelled) => Some(None),
+                        State::Asking | State::WentOn => None,
+                    },
+                    true,
+                    false,
+                ),
+                None => (now(), None, None, false, slots.was_forgotten(id)),
+            }
         };
         match ended {
-            Some(Some(outcome)) => return completed(id, &created_at, &outcome),
+            Some(Some(outcome)) => return completed(id, &created_at, &outcome).map(|t| kept(t, &created_at, finished)),
             Some(None) => {
-                return Ok(DetailedTask::new(task(id, TaskStatus::Cancelled, &created_at), TaskPayload::Cancelled))
+                let cancelled = DetailedTask::new(task(id, TaskStatus::Cancelled, &created_at), TaskPayload::Cancelled);
+                return Ok(kept(cancelled, &created_at, finished));
             }
             None => {}
         }
@@ -164,6 +271,8 @@ impl HarkServer {
                 let structured = serde_json::json!({ "call_id": id, "pending": false, "answers": answers.answers });
                 completed(id, &created_at, &result(text, structured, false))
             }
+            // What a forgotten task ended with (an error, a cancel) was kept only here.
+            Ok(ClientCall::Ended { .. }) if forgotten => Err(expired(id)),
             Ok(ClientCall::Ended { .. }) => {
                 let error = BoundaryError::new(
                     "ToolError",
@@ -176,37 +285,77 @@ impl HarkServer {
             Err(error) if error.code == "INVALID_ARGUMENT" && ours => {
                 Ok(DetailedTask::new(task(id, TaskStatus::Working, &created_at), TaskPayload::Working))
             }
+            Err(error) if error.code == "INVALID_ARGUMENT" && forgotten => Err(expired(id)),
             Err(error) if error.code == "INVALID_ARGUMENT" => Err(unknown(id)),
             Err(error) => Err(McpError::internal_error(error.message, None)),
         }
     }
 
     /// `tasks/cancel`: a question still in its foreground wait here is withdrawn (its connection
-    /// closes); one waiting in Hark is closed there if it is live again, else (continued after its
-    /// timeout) withdrawn, and the task reads cancelled from now on.
+    /// closes); one that went on waiting in Hark after its timeout is withdrawn there, with the
+    /// reason; one waiting in Hark that this process did not ask (it was started again) is closed
+    /// if it is live, else withdrawn. The task reads cancelled from now on.
     pub(super) async fn withdraw_task(&self, id: &str) -> Result<(), McpError> {
-        let running = lock(&self.tasks.slots).get_mut(id).map(|slot| {
-            slot.stop.cancel();
-            slot.ended.get_or_insert(Ended::Cancelled);
-        });
-        if running.is_some() {
-            return Ok(());
+        let running = {
+            let mut slots = lock(&self.tasks.slots);
+            match slots.by_id.get(id).map(|slot| (&slot.state, slot.stop.clone())) {
+                None => None,
+                // Ended already: cancelling changes nothing.
+                Some((State::Ended(_), _)) => return Ok(()),
+                Some((State::WentOn, _)) => Some(true),
+                Some((State::Asking, stop)) => {
+                    stop.cancel();
+                    slots.finish(id, State::Ended(Ended::Cancelled));
+                    Some(false)
+                }
+            }
+        };
+        match running {
+            Some(true) => {
+                if self.withdraw_in_hark(id).await? {
+                    lock(&self.tasks.slots).finish(id, State::Ended(Ended::Cancelled));
+                }
+                return Ok(());
+            }
+            Some(false) => return Ok(()),
+            None => {}
         }
         match self.door.call(&self.client(), id).await {
             Ok(ClientCall::Waiting { session_id }) => {
                 if self.door.cancel(&session_id, id).await.is_err() {
-                    let _ = self.door.withdraw(&self.client(), id, "the agent cancelled its task").await;
+                    self.withdraw_in_hark(id).await?;
                 }
-                lock(&self.tasks.slots).insert(
-                    id.to_string(),
-                    Slot { created_at: now(), stop: CancellationToken::new(), ended: Some(Ended::Cancelled) },
-                );
+                let slot = Slot {
+                    created_at: now(),
+                    stop: CancellationToken::new(),
+                    state: State::Ended(Ended::Cancelled),
+                    finished: Some(Instant::now()),
+                };
+                lock(&self.tasks.slots).insert(id.to_string(), slot);
                 Ok(())
             }
             Ok(_) => Ok(()),
-            Err(error) if error.code == CLOSED => Err(McpError::internal_error("Hark stopped", None)),
-            Err(error) if error.name == "ControlError" => Err(McpError::internal_error(error.message, None)),
-            Err(_) => Err(unknown(id)),
+            Err(error) => Err(door_failed(id, error)),
         }
+    }
+
+    /// Withdraws the task's question that went on waiting in Hark; whether it was. One whose answer
+    /// is already on its way, or that ended, is left as it is (the task then reads how it ended):
+    /// the answer is the person's.
+    async fn withdraw_in_hark(&self, id: &str) -> Result<bool, McpError> {
+        match self.door.withdraw(&self.client(), id, CANCELLED_REASON).await {
+            Ok(()) => Ok(true),
+            Err(error) if error.code == "NOT_PENDING" => Ok(false),
+            Err(error) => Err(door_failed(id, error)),
+        }
+    }
+}
+
+/// Why the app could not be asked about task `id`.
+fn door_failed(id: &str, error: BoundaryError) -> McpError {
+    match error.code.as_str() {
+        CLOSED => McpError::internal_error("Hark stopped", None),
+        _ if error.name == "ControlError" => McpError::internal_error(error.message, None),
+        _ => unknown(id),
     }
 }

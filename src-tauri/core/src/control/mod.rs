@@ -223,6 +223,26 @@ pub const UNAVAILABLE: &str = "CONTROL_UNAVAILABLE";
 /// The code of [`ControlError::Closed`]: the host closed the connection before it replied (it quit).
 pub const CLOSED: &str = "CONTROL_CLOSED";
 
+/// The code of [`ControlError::NotAnswering`]: a host took the connection but never greeted it.
+pub const NOT_ANSWERING: &str = "HOST_NOT_ANSWERING";
+
+/// How long a host may take to take a connection and send its hello. The hello is written by the
+/// socket's own task before any request is read, so a live host sends it at once, whatever its
+/// requests cost; one that does not is stopped (a `hark chat` suspended with Ctrl-Z) or hung, and a
+/// client must not wait on it for ever (a hook would hold its agent for the whole hook timeout).
+pub const HELLO_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Milliseconds to wait for a host's hello instead of [`HELLO_TIMEOUT`]: for tests, which should not
+/// wait ten seconds for a host they stopped.
+pub const HELLO_TIMEOUT_ENV: &str = "HARK_HELLO_TIMEOUT_MS";
+
+fn hello_timeout() -> std::time::Duration {
+    std::env::var(HELLO_TIMEOUT_ENV)
+        .ok()
+        .and_then(|ms| ms.trim().parse::<u64>().ok())
+        .map_or(HELLO_TIMEOUT, std::time::Duration::from_millis)
+}
+
 /// Talking to the host over the socket failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ControlError {
@@ -236,6 +256,13 @@ pub enum ControlError {
     /// The host closed the connection before its reply: it quit or crashed meanwhile.
     #[error("the Hark app on {path} closed the connection before it replied")]
     Closed { path: PathBuf },
+    /// Something took the connection but sent no hello in time: the host is suspended or hung.
+    #[error(
+        "the Hark app on {path} took the connection but did not answer within {} s: it is stopped \
+         (suspended with Ctrl-Z?) or hung. Resume or quit it, then try again",
+        waited.as_secs_f32()
+    )]
+    NotAnswering { path: PathBuf, waited: std::time::Duration },
     /// What serves the control pipe is not this user's (Windows): another user's program made a
     /// pipe of that name first. Nothing was sent to it.
     #[error(
@@ -258,6 +285,7 @@ impl CodedError for ControlError {
             ControlError::Io { .. } => "CONTROL_IO",
             ControlError::Protocol(_) => "CONTROL_PROTOCOL",
             ControlError::Closed { .. } => CLOSED,
+            ControlError::NotAnswering { .. } => NOT_ANSWERING,
             ControlError::NotYours { .. } => "CONTROL_NOT_YOURS",
             ControlError::VersionMismatch { .. } => "VERSION_MISMATCH",
         }
@@ -446,6 +474,29 @@ where
     serde_json::from_str(&line).map_err(|e| ControlError::Protocol(format!("{e}: {line:?}")))
 }
 
+/// Sends `request` to the host of `data_dir`; its replies are read from what this returns. Connecting
+/// and the host's hello must come within [`HELLO_TIMEOUT`] (else [`ControlError::NotAnswering`]);
+/// the replies after it take as long as the request does (an ask waits for the person).
+pub async fn open(data_dir: &Path, request: &Request) -> Result<ReplyStream, ControlError> {
+    let waited = hello_timeout();
+    match tokio::time::timeout(waited, connect(data_dir, request)).await {
+        Ok(opened) => opened,
+        Err(_) => Err(ControlError::NotAnswering { path: control_path(data_dir), waited }),
+    }
+}
+
+/// Where the host of `data_dir` listens, as errors name it.
+fn control_path(data_dir: &Path) -> PathBuf {
+    #[cfg(unix)]
+    {
+        socket_path(data_dir)
+    }
+    #[cfg(windows)]
+    {
+        PathBuf::from(pipe_name(data_dir))
+    }
+}
+
 /// Sends `request` to the host of `data_dir` and waits for its (first) reply, however long it takes
 /// (an ask waits for the person); dropping the future withdraws it.
 pub async fn call(data_dir: &Path, request: &Request) -> Result<Reply, ControlError> {
@@ -543,9 +594,13 @@ where
 }
 
 #[cfg(unix)]
-pub use unix::{open, request, serve, socket_path, ControlServer, SOCKET_POINTER_FILE};
+use unix::connect;
+#[cfg(unix)]
+pub use unix::{request, serve, socket_path, ControlServer, SOCKET_POINTER_FILE};
 #[cfg(windows)]
-pub use windows::{open, pipe_name, request, serve, ControlServer};
+use windows::connect;
+#[cfg(windows)]
+pub use windows::{pipe_name, request, serve, ControlServer};
 
 #[cfg(unix)]
 mod unix {
@@ -710,8 +765,8 @@ mod unix {
         answer(stream, same_user, handler, gone, admission).await;
     }
 
-    /// Sends `request` to the host of `data_dir`; its replies are read from what this returns.
-    pub async fn open(data_dir: &Path, request: &Request) -> Result<ReplyStream, ControlError> {
+    /// Connects to the host of `data_dir` and sends `request` (see [`super::open`]).
+    pub(super) async fn connect(data_dir: &Path, request: &Request) -> Result<ReplyStream, ControlError> {
         let path = socket_path(data_dir);
         let stream = UnixStream::connect(&path).await.map_err(|e| not_connected(&path, e))?;
         exchange(stream, request, &path).await
@@ -1011,8 +1066,8 @@ mod windows {
         Ok(ControlServer { name, stop, requests, accepting })
     }
 
-    /// Sends `request` to the host of `data_dir`; its replies are read from what this returns.
-    pub async fn open(data_dir: &Path, request: &Request) -> Result<ReplyStream, ControlError> {
+    /// Connects to the host of `data_dir` and sends `request` (see [`super::open`]).
+    pub(super) async fn connect(data_dir: &Path, request: &Request) -> Result<ReplyStream, ControlError> {
         use tokio::net::windows::named_pipe::ClientOptions;
         let name = pipe_name(data_dir);
         let path = std::path::PathBuf::from(&name);
