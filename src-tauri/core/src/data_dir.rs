@@ -116,6 +116,30 @@ pub mod private {
         file.sync_all()
     }
 
+    /// Replaces `path` with `bytes` at once (a private temp file beside it renamed over it), so a
+    /// reader never sees half a file.
+    pub fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let tmp = path.with_file_name(format!(".{name}.{}.tmp", uuid::Uuid::new_v4().simple()));
+        write(&tmp, bytes)?;
+        std::fs::rename(&tmp, path).inspect_err(|_| {
+            let _ = std::fs::remove_file(&tmp);
+        })
+    }
+
+    /// Runs `change` while holding an OS lock on `<path>.lock`: the read-change-write of a file that
+    /// several processes change (the host, Settings, the CLI) loses none of their changes.
+    pub fn with_lock<T>(path: &Path, change: impl FnOnce() -> T) -> std::io::Result<T> {
+        use fs4::fs_std::FileExt;
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let lock = options().read(true).write(true).create(true).truncate(false).open(path.with_file_name(format!("{name}.lock")))?;
+        lock.lock_exclusive()?;
+        let changed = change();
+        // Dropping the file lets the lock go.
+        drop(lock);
+        Ok(changed)
+    }
+
     /// Creates `path` empty and owner-only unless it exists, so what a library creates in its place
     /// later (SQLite's journal files copy the database's mode) is owner-only too.
     pub fn touch(path: &Path) -> std::io::Result<()> {

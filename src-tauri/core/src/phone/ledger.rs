@@ -66,9 +66,7 @@ pub fn load(dir: &Path) -> Vec<CardRecord> {
 /// Writes the record atomically and owner-only (it holds question text).
 pub fn save(dir: &Path, records: &[CardRecord]) -> std::io::Result<()> {
     let text = serde_json::to_vec_pretty(records).map_err(std::io::Error::other)?;
-    let tmp = dir.join(format!(".{CARDS_FILE}.tmp"));
-    crate::data_dir::private::write(&tmp, &text)?;
-    std::fs::rename(&tmp, dir.join(CARDS_FILE))
+    crate::data_dir::private::replace(&dir.join(CARDS_FILE), &text)
 }
 
 /// Which ended cards are forgotten at `now`: those ended longer ago than a week, and the oldest

@@ -149,10 +149,7 @@ fn save(dir: &Path, settings: &PhoneSettings) -> Result<(), PhoneError> {
     let write = |e: std::io::Error| PhoneError::Write { path: path.display().to_string(), reason: e.to_string() };
     let text = serde_json::to_string_pretty(settings)
         .map_err(|e| PhoneError::Write { path: path.display().to_string(), reason: e.to_string() })?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(write)?;
-    std::io::Write::write_all(&mut tmp, text.as_bytes()).map_err(write)?;
-    tmp.persist(&path).map_err(|e| write(e.error))?;
-    Ok(())
+    crate::data_dir::private::replace(&path, text.as_bytes()).map_err(write)
 }
 
 /// Reads, changes and writes the settings in one go. The host, Settings and `hark phone` all change
@@ -176,22 +173,15 @@ fn locked(
     read: impl FnOnce(&Path) -> Result<PhoneSettings, PhoneError>,
     change: impl FnOnce(&mut PhoneSettings),
 ) -> Result<PhoneSettings, PhoneError> {
-    use fs4::fs_std::FileExt;
-    let path = dir.join(format!("{PHONE_FILE}.lock"));
+    let path = dir.join(PHONE_FILE);
     let failed = |e: std::io::Error| PhoneError::Write { path: path.display().to_string(), reason: e.to_string() };
-    let lock = crate::data_dir::private::options()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&path)
-        .map_err(failed)?;
-    lock.lock_exclusive().map_err(failed)?;
-    let mut settings = read(dir)?;
-    change(&mut settings);
-    save(dir, &settings)?;
-    // Dropping the file lets the lock go.
-    Ok(settings)
+    crate::data_dir::private::with_lock(&path, || {
+        let mut settings = read(dir)?;
+        change(&mut settings);
+        save(dir, &settings)?;
+        Ok(settings)
+    })
+    .map_err(failed)?
 }
 
 #[cfg(test)]
