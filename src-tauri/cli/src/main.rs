@@ -14,6 +14,8 @@ mod hook;
 mod mcp;
 mod phone;
 mod questions;
+#[cfg(unix)]
+mod remote;
 mod schema;
 mod sessions;
 mod setup;
@@ -82,6 +84,13 @@ commands:
                      question waits before it goes to the phone (default 60, 0: at
                      once); the relay runs in whichever Hark hosts the data
                      directory (the app, hark chat, hark tui)
+  remote add HOST | list | remove HOST
+                     agents on another machine you reach over SSH ask here: the
+                     running Hark keeps an `ssh -N -R` tunnel to HOST with your own
+                     ssh (HARK_SSH overrides the command), forwarding
+                     ~/.hark/agents.sock there to a door that can only ask you;
+                     the same `hark` on HOST finds it by itself; list shows each
+                     tunnel's state
   help               show this help
   version            print the version
 ";
@@ -109,6 +118,8 @@ fn main() -> ExitCode {
         "hook" => hook::run(rest),
         "setup" => setup::run(rest),
         "phone" => phone::run(rest),
+        #[cfg(unix)]
+        "remote" => remote::run(rest),
         "help" | "--help" | "-h" => {
             print!("{USAGE}");
             ExitCode::SUCCESS

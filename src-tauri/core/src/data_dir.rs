@@ -132,7 +132,12 @@ pub mod private {
     pub fn with_lock<T>(path: &Path, change: impl FnOnce() -> T) -> std::io::Result<T> {
         use fs4::fs_std::FileExt;
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let lock = options().read(true).write(true).create(true).truncate(false).open(path.with_file_name(format!("{name}.lock")))?;
+        let lock = options()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path.with_file_name(format!("{name}.lock")))?;
         lock.lock_exclusive()?;
         let changed = change();
         // Dropping the file lets the lock go.

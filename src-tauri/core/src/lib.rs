@@ -18,6 +18,7 @@ pub mod open_session;
 pub mod phone;
 pub mod ptc;
 pub mod question;
+pub mod remote_hosts;
 pub mod safe_env;
 pub mod service;
 pub mod session;

@@ -478,10 +478,23 @@ where
 /// and the host's hello must come within [`HELLO_TIMEOUT`] (else [`ControlError::NotAnswering`]);
 /// the replies after it take as long as the request does (an ask waits for the person).
 pub async fn open(data_dir: &Path, request: &Request) -> Result<ReplyStream, ControlError> {
+    within_hello_timeout(connect(data_dir, request), control_path(data_dir)).await
+}
+
+/// [`open`] for the host listening on the socket `path` (an agents' door forwarded from a desk).
+#[cfg(unix)]
+pub async fn open_at(path: &Path, request: &Request) -> Result<ReplyStream, ControlError> {
+    within_hello_timeout(unix::connect_at(path, request), path.to_path_buf()).await
+}
+
+async fn within_hello_timeout(
+    connecting: impl std::future::Future<Output = Result<ReplyStream, ControlError>>,
+    path: PathBuf,
+) -> Result<ReplyStream, ControlError> {
     let waited = hello_timeout();
-    match tokio::time::timeout(waited, connect(data_dir, request)).await {
+    match tokio::time::timeout(waited, connecting).await {
         Ok(opened) => opened,
-        Err(_) => Err(ControlError::NotAnswering { path: control_path(data_dir), waited }),
+        Err(_) => Err(ControlError::NotAnswering { path, waited }),
     }
 }
 
@@ -596,7 +609,7 @@ where
 #[cfg(unix)]
 use unix::connect;
 #[cfg(unix)]
-pub use unix::{request, serve, socket_path, ControlServer, SOCKET_POINTER_FILE};
+pub use unix::{request, serve, serve_at, socket_path, ControlServer, SOCKET_POINTER_FILE};
 #[cfg(windows)]
 use windows::connect;
 #[cfg(windows)]
@@ -718,6 +731,16 @@ mod unix {
     /// replaced; one a live host answers on is not (AddrInUse). Call inside a tokio runtime.
     pub fn serve(data_dir: &Path, handler: Handler) -> std::io::Result<ControlServer> {
         let (path, pointer) = path_to_serve(data_dir)?;
+        serve_path(path, pointer, handler)
+    }
+
+    /// Listens on the socket `path` (a door other than the data directory's, such as an agents'
+    /// door), as [`serve`] does.
+    pub fn serve_at(path: &Path, handler: Handler) -> std::io::Result<ControlServer> {
+        serve_path(path.to_path_buf(), None, handler)
+    }
+
+    fn serve_path(path: PathBuf, pointer: Option<PathBuf>, handler: Handler) -> std::io::Result<ControlServer> {
         // Only a socket nobody answers on is taken over; anything else in its place is left alone.
         if let Ok(meta) = std::fs::symlink_metadata(&path) {
             let refused = meta.file_type().is_socket()
@@ -767,9 +790,13 @@ mod unix {
 
     /// Connects to the host of `data_dir` and sends `request` (see [`super::open`]).
     pub(super) async fn connect(data_dir: &Path, request: &Request) -> Result<ReplyStream, ControlError> {
-        let path = socket_path(data_dir);
-        let stream = UnixStream::connect(&path).await.map_err(|e| not_connected(&path, e))?;
-        exchange(stream, request, &path).await
+        connect_at(&socket_path(data_dir), request).await
+    }
+
+    /// Connects to the host listening on the socket `path` and sends `request`.
+    pub(super) async fn connect_at(path: &Path, request: &Request) -> Result<ReplyStream, ControlError> {
+        let stream = UnixStream::connect(path).await.map_err(|e| not_connected(path, e))?;
+        exchange(stream, request, path).await
     }
 
     /// Why connecting failed: no host listens there (no socket, or one nobody answers on), or the

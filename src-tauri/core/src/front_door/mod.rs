@@ -5,6 +5,7 @@
 //! ([`control_handler`]), so a request means the same thing whichever way it arrives, and an
 //! operation is added once: a [`crate::control::Request`] entry, a `Host` function, and a method here.
 
+mod agents;
 mod local;
 mod remote;
 mod serve;
@@ -24,6 +25,7 @@ use crate::service::{QuestionEvent, SessionQuestions};
 use crate::session::{SessionSummary, Transcript};
 use crate::tools::QuestionSettings;
 
+pub use agents::{agents_handler, AGENTS_ONLY};
 pub use local::InProcess;
 pub use remote::{AppStarter, Remote};
 pub use serve::control_handler;

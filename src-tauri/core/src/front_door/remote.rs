@@ -53,6 +53,13 @@ impl Remote {
     async fn open(&self, request: &Request) -> Result<ReplyStream> {
         match control::open(&self.dir, request).await {
             Err(ControlError::Unavailable { .. }) if self.start.is_some() => {
+                // On a machine a desk's Hark reaches through a tunnel, the agent asks the person at
+                // that desk; with the tunnel down this fails at once (the agent asks in its own
+                // terminal) rather than starting an app here that nobody sits at.
+                #[cfg(unix)]
+                if let Some(socket) = crate::remote_hosts::forwarded_socket() {
+                    return control::open_at(&socket, request).await.map_err(|e| e.boundary());
+                }
                 if let Some(start) = &self.start {
                     start(self.dir.clone()).await.map_err(|e| e.boundary())?;
                 }

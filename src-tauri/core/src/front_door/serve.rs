@@ -14,12 +14,21 @@ use crate::host::{ClientId, Host};
 impl Host {
     /// Opens this host's front door to other processes: its data directory's control socket (a
     /// named pipe on Windows), which `hark answer`, `hark mcp` and `hark tui` reach it through,
-    /// whichever front door hosts the directory. Closed by [`Host::shutdown`]. Call inside a tokio
+    /// whichever front door hosts the directory; with it, the tunnels of the remote hosts the person
+    /// keeps (see [`crate::remote_hosts`]). Closed by [`Host::shutdown`]. Call inside a tokio
     /// runtime. A failure (the path cannot hold a socket) costs only that way in: the caller reports it.
     #[cfg(any(unix, windows))]
     pub fn serve(self: &Arc<Self>) -> std::io::Result<()> {
         let server = crate::control::serve(self.data_dir(), control_handler(Arc::clone(self)))?;
         self.keep_front_door(server);
+        // Agents on the person's other machines reach the host that other processes reach.
+        #[cfg(unix)]
+        {
+            let host = Arc::downgrade(self);
+            let open_door: crate::remote_hosts::DoorOpener =
+                Arc::new(move |via: &str| host.upgrade().map(|host| host.serve_agents(via)));
+            self.keep_tunnels(crate::remote_hosts::start(self.data_dir(), open_door));
+        }
         Ok(())
     }
 }

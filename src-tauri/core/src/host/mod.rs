@@ -80,6 +80,9 @@ pub struct Host {
     /// The control socket other processes reach this host through, once [`serve`](Host::serve)d.
     #[cfg(any(unix, windows))]
     front_door: Mutex<Option<crate::control::ControlServer>>,
+    /// The tunnels agents on the person's other machines ask through, kept while the socket is served.
+    #[cfg(unix)]
+    tunnels: Mutex<Option<crate::remote_hosts::Tunnels>>,
     // Dropped last: the surface before the lock, so questions end before another host may start.
     _surface: ProviderRegistration,
     _lock: HostLock,
@@ -119,6 +122,8 @@ impl Host {
             created: broadcast::channel(64).0,
             #[cfg(any(unix, windows))]
             front_door: Mutex::new(None),
+            #[cfg(unix)]
+            tunnels: Mutex::new(None),
             _surface: registration,
             _lock: lock,
         })
@@ -420,6 +425,12 @@ impl Host {
         *guard(&self.front_door) = Some(server);
     }
 
+    /// Keeps the tunnels to the person's remote hosts (see `Host::serve`) until shutdown.
+    #[cfg(unix)]
+    pub(crate) fn keep_tunnels(&self, tunnels: crate::remote_hosts::Tunnels) {
+        *guard(&self.tunnels) = Some(tunnels);
+    }
+
     /// Quitting, the same from every front door: a live timed question and a live plan review
     /// continue (their result is recorded pending, so they are answerable after the next start), a
     /// live blocking question ends `ASK_ABORTED`, every running turn ends recorded as aborted, and queued input stays queued.
@@ -428,6 +439,8 @@ impl Host {
     /// waiting agent is told `PENDING` while the socket can still say so), then the control socket
     /// stops (waiting for the requests it took), then the rest.
     pub async fn shutdown(&self) {
+        #[cfg(unix)]
+        drop(guard(&self.tunnels).take());
         self.end_client_asks();
         #[cfg(any(unix, windows))]
         {

@@ -1,0 +1,298 @@
+//! The tunnels: one `ssh -N -R` per remote host, run with the person's own `ssh` and kept open with a
+//! growing pause between attempts. Each forwards the remote user's `~/.hark/agents.sock` to an
+//! agents' door of this host. Their states are written to `remote-status.json` for `hark remote
+//! list` and Settings.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::Command;
+use tokio_util::sync::CancellationToken;
+
+use super::{config, REMOTE_FOLDER, REMOTE_SOCKET};
+use crate::control::ControlServer;
+use crate::sync::lock;
+
+/// Opens the agents' door a tunnel to the named host forwards to; `None` once the host is gone.
+pub type DoorOpener = Arc<dyn Fn(&str) -> Option<std::io::Result<ControlServer>> + Send + Sync>;
+
+pub const REMOTE_STATUS_FILE: &str = "remote-status.json";
+/// The ssh command to run instead of `ssh` (a program and its arguments, split at spaces), as
+/// `GIT_SSH_COMMAND` does for git: another ssh, or `ssh -F <config>`.
+pub const SSH_ENV: &str = "HARK_SSH";
+/// How often the host looks whether the person added or removed a remote host.
+const FOLLOW: Duration = Duration::from_secs(2);
+/// The longest pause between two attempts.
+const MAX_PAUSE: Duration = Duration::from_secs(30);
+
+/// How one tunnel stands.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum TunnelState {
+    Connecting,
+    /// Agents on the host reach this Hark.
+    Connected,
+    /// The last attempt ended (the reason is ssh's); the next one comes after a pause.
+    Reconnecting {
+        reason: String,
+    },
+    /// ssh refused it (keys, host key, the forward itself): tried again, but someone has to act.
+    Refused {
+        reason: String,
+    },
+}
+
+/// The running tunnels of one host. Dropping it closes them.
+pub struct Tunnels {
+    stop: CancellationToken,
+}
+
+impl Drop for Tunnels {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+/// Keeps a tunnel to every remote host kept in the data directory `dir`, following changes of the
+/// list; each forwards to the door `open_door` opens for it. The host that serves its socket calls
+/// this; call inside a tokio runtime.
+pub fn start(dir: &Path, open_door: DoorOpener) -> Tunnels {
+    let stop = CancellationToken::new();
+    let (dir, stopped) = (dir.to_path_buf(), stop.clone());
+    tokio::spawn(async move {
+        let states = Arc::new(Mutex::new(BTreeMap::new()));
+        let mut running: HashMap<String, CancellationToken> = HashMap::new();
+        loop {
+            let wanted: Vec<String> = config::load(&dir).unwrap_or_default().into_iter().map(|h| h.host).collect();
+            running.retain(|name, token| {
+                let keep = wanted.contains(name);
+                if !keep {
+                    token.cancel();
+                    lock(&states).remove(name);
+                }
+                keep
+            });
+            for name in wanted {
+                if let std::collections::hash_map::Entry::Vacant(slot) = running.entry(name.clone()) {
+                    let token = stopped.child_token();
+                    let tunnel =
+                        Tunnel { open_door: open_door.clone(), name, dir: dir.clone(), states: states.clone() };
+                    tokio::spawn(tunnel.run(token.clone()));
+                    slot.insert(token);
+                }
+            }
+            write_status(&dir, &lock(&states));
+            tokio::select! {
+                _ = stopped.cancelled() => break,
+                _ = tokio::time::sleep(FOLLOW) => {}
+            }
+        }
+        let _ = std::fs::remove_file(dir.join(REMOTE_STATUS_FILE));
+    });
+    Tunnels { stop }
+}
+
+/// How each tunnel stands, as the running host last wrote it; empty when no host runs tunnels.
+pub fn status(dir: &Path) -> BTreeMap<String, TunnelState> {
+    std::fs::read_to_string(dir.join(REMOTE_STATUS_FILE))
+        .ok()
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or_default()
+}
+
+fn write_status(dir: &Path, states: &BTreeMap<String, TunnelState>) {
+    if let Ok(text) = serde_json::to_vec_pretty(states) {
+        let _ = crate::data_dir::private::replace(&dir.join(REMOTE_STATUS_FILE), &text);
+    }
+}
+
+struct Tunnel {
+    open_door: DoorOpener,
+    name: String,
+    dir: PathBuf,
+    states: Arc<Mutex<BTreeMap<String, TunnelState>>>,
+}
+
+/// How an attempt ended.
+struct Ended {
+    reason: String,
+    refused: bool,
+    /// It was connected for a while: the next attempt comes at once.
+    was_up: bool,
+}
+
+impl Tunnel {
+    fn set(&self, state: TunnelState) {
+        let mut states = lock(&self.states);
+        if states.get(&self.name) != Some(&state) {
+            states.insert(self.name.clone(), state);
+            write_status(&self.dir, &states);
+        }
+    }
+
+    async fn run(self, stop: CancellationToken) {
+        self.set(TunnelState::Connecting);
+        let mut pause = Duration::from_secs(1);
+        loop {
+            let ended = self.attempt(&stop).await;
+            let Some(ended) = ended else { return };
+            if ended.was_up {
+                pause = Duration::from_secs(1);
+            }
+            self.set(if ended.refused {
+                TunnelState::Refused { reason: ended.reason }
+            } else {
+                TunnelState::Reconnecting { reason: ended.reason }
+            });
+            tokio::select! {
+                _ = stop.cancelled() => return,
+                _ = tokio::time::sleep(pause) => {}
+            }
+            pause = (pause * 2).min(MAX_PAUSE);
+        }
+    }
+
+    /// One attempt: the agents' door, the remote folder made ready, the forward held until ssh
+    /// ends. `None` when the tunnel was stopped.
+    async fn attempt(&self, stop: &CancellationToken) -> Option<Ended> {
+        // The door lives as long as this attempt: while it is closed nobody on the host can ask.
+        let door = match (self.open_door)(&self.name)? {
+            Ok(door) => door,
+            Err(e) => {
+                return Some(Ended {
+                    reason: format!("the agents' door could not open: {e}"),
+                    refused: true,
+                    was_up: false,
+                })
+            }
+        };
+        let remote = tokio::select! {
+            _ = stop.cancelled() => return None,
+            prepared = self.prepare() => match prepared {
+                Ok(path) => path,
+                Err(ended) => return Some(ended),
+            },
+        };
+        let forward = format!("{remote}:{}", door.path().display());
+        let mut child = match ssh(&[
+            "-v",
+            "-N",
+            "-o",
+            "ExitOnForwardFailure=yes",
+            "-o",
+            "ServerAliveInterval=15",
+            "-o",
+            "ServerAliveCountMax=2",
+            "-o",
+            "StreamLocalBindMask=0177",
+            "-R",
+            &forward,
+            &self.name,
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        {
+            Ok(child) => child,
+            Err(e) => return Some(Ended { reason: format!("ssh could not start: {e}"), refused: true, was_up: false }),
+        };
+        let mut lines = child.stderr.take().map(|e| BufReader::new(e).lines());
+        let (mut said, mut up) = (String::new(), false);
+        loop {
+            tokio::select! {
+                _ = stop.cancelled() => {
+                    let _ = child.kill().await;
+                    return None;
+                }
+                line = async { match lines.as_mut() { Some(l) => l.next_line().await, None => Ok(None) } } => match line {
+                    Ok(Some(line)) => {
+                        if line.contains("remote forward success") {
+                            up = true;
+                            self.set(TunnelState::Connected);
+                        } else if !line.starts_with("debug") && !line.trim().is_empty() {
+                            said = line;
+                        }
+                    }
+                    _ => break,
+                },
+            }
+        }
+        let status = child.wait().await;
+        drop(door);
+        let reason = if said.is_empty() {
+            status.map_or_else(|e| format!("ssh failed: {e}"), |s| format!("ssh ended ({s})"))
+        } else {
+            said
+        };
+        let refused = refused(&reason);
+        Some(Ended { reason, refused, was_up: up })
+    }
+
+    /// Makes the remote folder owner-only, removes a socket a dead forward left (sshd replaces it
+    /// only when its config says so), and returns the remote socket's absolute path.
+    async fn prepare(&self) -> Result<String, Ended> {
+        let script = format!(
+            "umask 077 && mkdir -p \"$HOME/{REMOTE_FOLDER}\" && chmod 700 \"$HOME/{REMOTE_FOLDER}\" && rm -f \"$HOME/{REMOTE_FOLDER}/{REMOTE_SOCKET}\" && printf '%s\\n' \"$HOME/{REMOTE_FOLDER}/{REMOTE_SOCKET}\""
+        );
+        let output = ssh(&[&self.name, &script]).stdin(Stdio::null()).output().await;
+        let output = match output {
+            Ok(output) => output,
+            Err(e) => return Err(Ended { reason: format!("ssh could not start: {e}"), refused: true, was_up: false }),
+        };
+        let path = String::from_utf8_lossy(&output.stdout).trim().to_string();
+        if output.status.success() && path.starts_with('/') {
+            return Ok(path);
+        }
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let reason = stderr
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("the remote host could not be prepared")
+            .trim()
+            .to_string();
+        let refused = refused(&reason);
+        Err(Ended { reason, refused, was_up: false })
+    }
+}
+
+/// What ssh says when a person has to act (a key, a host key, a setting), not just wait.
+fn refused(reason: &str) -> bool {
+    ["Permission denied", "Host key verification failed", "forwarding failed", "Could not resolve hostname"]
+        .iter()
+        .any(|s| reason.contains(s))
+}
+
+/// The person's ssh, never asking anything (no terminal to ask in) and never sharing a connection
+/// (a `ControlMaster` in their config would make `ssh -N` hand the forward to another process and
+/// exit at once). Killed with this process's handle on drop, and (on Linux) when this process dies.
+fn ssh(args: &[&str]) -> Command {
+    let configured = std::env::var(SSH_ENV).ok().filter(|c| !c.trim().is_empty());
+    let mut words: Vec<String> =
+        configured.map(|c| c.split_whitespace().map(str::to_string).collect()).unwrap_or_else(|| vec!["ssh".into()]);
+    let program = words.remove(0);
+    let mut command = Command::new(program);
+    command
+        .args(words)
+        .args(["-o", "BatchMode=yes", "-o", "ControlMaster=no", "-o", "ControlPath=none", "-o", "ConnectTimeout=15"])
+        .args(args)
+        .kill_on_drop(true);
+    // A host that dies without closing its tunnels (killed) takes its ssh with it: a forward left
+    // running would keep the remote socket for a Hark that is gone.
+    #[cfg(target_os = "linux")]
+    // SAFETY: prctl is async-signal-safe and only sets this child's parent-death signal.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    command
+}
