@@ -58,7 +58,7 @@ pub async fn app_info(
     // A data directory another process hosts is reported here too: the window has nothing to show.
     let hub = state.hub()?;
     let page = hub.page();
-    let launched = state.launched();
+    let launched = state.page_started();
     if let Some(session) = &launched.session {
         state.set_last_shown(session);
     }
