@@ -54,11 +54,12 @@ pub async fn app_info(
     turns: Option<usize>,
     channel: Channel<AgentEvent>,
 ) -> CommandResult<AppInfo> {
+    // Read first: the page has started, whatever else fails, and a later show is told to it.
+    let launched = state.page_started();
     let dir = state.data_dir()?.display().to_string();
     // A data directory another process hosts is reported here too: the window has nothing to show.
     let hub = state.hub()?;
     let page = hub.page();
-    let launched = state.launched();
     if let Some(session) = &launched.session {
         state.set_last_shown(session);
     }

@@ -105,6 +105,7 @@ pub fn run() {
             if hidden {
                 settle_in_the_tray(app.handle(), HIDDEN_START);
             } else {
+                app.state::<AppState>().first_window();
                 let window = window::build(app.handle())?;
                 if let Some(n) = app.try_state::<Arc<notifier::Notifier>>() {
                     n.set_focused(window.is_focused().unwrap_or(false));
@@ -203,6 +204,7 @@ fn on_window_event(window: &tauri::Window, event: &tauri::WindowEvent) {
             }
         }
         tauri::WindowEvent::Destroyed => {
+            app.state::<AppState>().window_closed();
             if let Ok(hub) = app.state::<AppState>().hub() {
                 // Its take-overs go back to their deadlines and its streams stop; a late call from
                 // the page is refused as coming from a page before.

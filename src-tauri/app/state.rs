@@ -23,10 +23,12 @@ pub struct AppState {
     /// The session the window last opened, shown again when the window is built anew for nothing
     /// in particular (the tray's Open).
     last_shown: Mutex<Option<String>>,
+    /// What a window being built opens on, until its page reads it.
+    opening: Mutex<Opening>,
 }
 
 /// What a window's page shows when it starts.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Launched {
     pub session: Option<String>,
     /// A question of `session` to open.
@@ -51,6 +53,67 @@ impl Launched {
     pub fn question(session: &str, call_id: &str, notice: Option<BoundaryError>) -> Self {
         Launched { call_id: Some(call_id.to_string()), notice, ..Launched::session(session) }
     }
+
+    /// Whether it names something to show (a show naming nothing only brings the window up).
+    fn names_something(&self) -> bool {
+        self.session.is_some() || self.inbox || self.error.is_some()
+    }
+}
+
+/// What the window opens on while it is being built. Its page reads what to show first once, when it
+/// starts (`app_info`), and hears no event before that; so a show that comes meanwhile (the tray's
+/// Open, then at once a notification's Answer) changes what the page will read rather than sending
+/// an event nobody hears: the last target wanted wins. A show naming nothing changes no target.
+#[derive(Debug, Default)]
+pub struct Opening {
+    /// What the page of the window being built will read; `None` once it has (or no window is
+    /// being built).
+    pending: Option<Launched>,
+}
+
+/// Where a show goes.
+#[derive(Debug, PartialEq)]
+pub enum Route {
+    /// No window: build one, whose page reads the target.
+    Build,
+    /// A window is being built: its page will read the target (already recorded).
+    Pending,
+    /// A window's page has started: bring the window up and tell the page.
+    Tell(Launched),
+}
+
+impl Opening {
+    /// A show of `wanted`, while a window exists or not.
+    pub fn show(&mut self, wanted: Launched, window_exists: bool) -> Route {
+        if !window_exists {
+            self.pending = Some(wanted);
+            return Route::Build;
+        }
+        match &mut self.pending {
+            Some(pending) => {
+                if wanted.names_something() {
+                    *pending = wanted;
+                }
+                Route::Pending
+            }
+            None => Route::Tell(wanted),
+        }
+    }
+
+    /// A window is being built for `first` (the first window, at start-up).
+    pub fn building(&mut self, first: Launched) {
+        self.pending = Some(first);
+    }
+
+    /// The page started: what its window was built for, when it is the first to read it.
+    pub fn started(&mut self) -> Option<Launched> {
+        self.pending.take()
+    }
+
+    /// The window is gone: whatever brings it back builds a new one.
+    pub fn closed(&mut self) {
+        self.pending = None;
+    }
 }
 
 impl AppState {
@@ -60,7 +123,13 @@ impl AppState {
             Ok(dir) => Hub::start(dir, launch).map(Arc::new),
             Err(e) => Err(e.clone()),
         };
-        Self { data_dir, hub, launched: Mutex::new(Launched::default()), last_shown: Mutex::new(None) }
+        Self {
+            data_dir,
+            hub,
+            launched: Mutex::new(Launched::default()),
+            last_shown: Mutex::new(None),
+            opening: Mutex::new(Opening::default()),
+        }
     }
 
     pub fn data_dir(&self) -> Result<&PathBuf, CommandError> {
@@ -77,24 +146,77 @@ impl AppState {
         Ok(self.hub()?.door())
     }
 
-    pub fn launched(&self) -> Launched {
-        hark_core::sync::lock(&self.launched).clone()
-    }
-
     pub fn set_launched(&self, launched: Launched) {
         *hark_core::sync::lock(&self.launched) = launched;
     }
 
-    /// What a window about to be built shows: `first`, or else the session last shown. The launch's
-    /// own session and error were for the first window and are not shown again.
-    pub fn set_first_shown(&self, mut first: Launched) {
-        if first.session.is_none() {
-            first.session = hark_core::sync::lock(&self.last_shown).clone();
+    /// Where a show of `wanted` goes (see [`Opening`]). A window built for nothing in particular
+    /// opens on the session last shown; the launch's own session and error were for the first window
+    /// and are not shown again.
+    pub fn route_show(&self, mut wanted: Launched, window_exists: bool) -> Route {
+        if !window_exists && wanted.session.is_none() {
+            wanted.session = hark_core::sync::lock(&self.last_shown).clone();
         }
-        self.set_launched(first);
+        hark_core::sync::lock(&self.opening).show(wanted, window_exists)
+    }
+
+    /// The first window is being built at start-up, for what the launch opened.
+    pub fn first_window(&self) {
+        let launched = hark_core::sync::lock(&self.launched).clone();
+        hark_core::sync::lock(&self.opening).building(launched);
+    }
+
+    /// A page starts: what it shows first. What its window was built for, kept for a reload of
+    /// the page, which shows it again.
+    pub fn page_started(&self) -> Launched {
+        if let Some(first) = hark_core::sync::lock(&self.opening).started() {
+            self.set_launched(first);
+        }
+        hark_core::sync::lock(&self.launched).clone()
+    }
+
+    pub fn window_closed(&self) {
+        hark_core::sync::lock(&self.opening).closed();
     }
 
     pub fn set_last_shown(&self, session: &str) {
         *hark_core::sync::lock(&self.last_shown) = Some(session.to_string());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_show_while_the_window_is_built_changes_what_its_page_opens_on() {
+        let mut opening = Opening::default();
+        // The tray's Open: no window, one is built for nothing in particular.
+        assert_eq!(opening.show(Launched::default(), false), Route::Build);
+        // At once a notification's Answer, while it is being built: the page will open on it.
+        let answer = Launched::question("s-1", "call-1", None);
+        assert_eq!(opening.show(answer.clone(), true), Route::Pending);
+        // A show naming nothing (Open again) does not take the target away; a later target wins.
+        assert_eq!(opening.show(Launched::default(), true), Route::Pending);
+        let inbox = Launched::inbox();
+        assert_eq!(opening.show(inbox.clone(), true), Route::Pending);
+        assert_eq!(opening.started(), Some(inbox));
+        // Once the page started it hears events: the next show is told to it.
+        assert_eq!(opening.started(), None, "read once");
+        assert_eq!(opening.show(answer.clone(), true), Route::Tell(answer.clone()));
+        // Closed, then shown again: a new window is built for it.
+        opening.closed();
+        assert_eq!(opening.show(answer.clone(), false), Route::Build);
+        assert_eq!(opening.started(), Some(answer));
+    }
+
+    #[test]
+    fn a_reload_shows_what_its_window_was_built_for_and_a_target_naming_no_session_gets_the_last_one() {
+        let state = AppState::prepare(Err(DataDirError::Unknown), crate::launch::LaunchOptions::default());
+        state.set_last_shown("s-last");
+        assert_eq!(state.route_show(Launched::inbox(), false), Route::Build);
+        let first = state.page_started();
+        assert_eq!((first.session.as_deref(), first.inbox), (Some("s-last"), true));
+        assert_eq!(state.page_started(), first, "a reload reads it again");
     }
 }

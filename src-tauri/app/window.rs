@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use hark_core::sync::lock;
 use tauri::{AppHandle, Manager, WebviewWindow, WebviewWindowBuilder};
 
-use crate::state::{AppState, Launched};
+use crate::state::{AppState, Launched, Route};
 
 /// The label of the window in `tauri.conf.json`, which the IPC capabilities are granted to.
 pub const MAIN: &str = "main";
@@ -32,7 +32,8 @@ pub fn build(app: &AppHandle) -> Result<WebviewWindow, WindowError> {
 
 /// Brings the main window up showing `first` (a session, a question in it, why an answer was not
 /// taken, a launch's error). An open window is raised and told; a closed one is built, and its page
-/// reads `first` when it starts (`app_info`), since it cannot hear events sent before it listens.
+/// reads `first` when it starts (`app_info`), since it cannot hear events sent before it listens; a
+/// show while it is being built changes what its page will read (see [`crate::state::Opening`]).
 /// Runs on the main thread, which serialises every caller: two clicks cannot build two windows.
 pub fn show(app: &AppHandle, first: Launched) {
     let handle = app.clone();
@@ -49,29 +50,37 @@ fn show_now(app: &AppHandle, first: Launched) {
         });
         return;
     }
-    if let Some(window) = app.get_webview_window(MAIN) {
+    let Some(state) = app.try_state::<AppState>() else { return };
+    let window = app.get_webview_window(MAIN);
+    match state.route_show(first, window.is_some()) {
+        Route::Build => match build(app) {
+            Ok(window) => {
+                let _ = window.set_focus();
+            }
+            Err(e) => eprintln!("hark-desktop: {e}"),
+        },
+        // Its page opens on the target when it starts.
+        Route::Pending => raise(window.as_ref()),
+        Route::Tell(first) => {
+            raise(window.as_ref());
+            if let Some(session) = &first.session {
+                crate::events::focus_with(app, session, first.call_id.as_deref(), first.notice.clone());
+            }
+            if let Some(error) = &first.error {
+                crate::events::launch_error(app, error);
+            }
+            if first.inbox {
+                crate::events::open_inbox(app);
+            }
+        }
+    }
+}
+
+fn raise(window: Option<&WebviewWindow>) {
+    if let Some(window) = window {
         let _ = window.unminimize();
         let _ = window.show();
         let _ = window.set_focus();
-        if let Some(session) = &first.session {
-            crate::events::focus_with(app, session, first.call_id.as_deref(), first.notice.clone());
-        }
-        if let Some(error) = &first.error {
-            crate::events::launch_error(app, error);
-        }
-        if first.inbox {
-            crate::events::open_inbox(app);
-        }
-        return;
-    }
-    if let Some(state) = app.try_state::<AppState>() {
-        state.set_first_shown(first);
-    }
-    match build(app) {
-        Ok(window) => {
-            let _ = window.set_focus();
-        }
-        Err(e) => eprintln!("hark-desktop: {e}"),
     }
 }
 

@@ -175,6 +175,47 @@ async fn the_window_reopened_from_the_tray_shows_the_question_that_arrived_meanw
     app.close().await;
 }
 
+#[tokio::test]
+async fn a_question_picked_in_the_tray_while_the_window_is_built_is_the_one_it_opens_on() {
+    if !e2e_enabled("a_question_picked_in_the_tray_while_the_window_is_built_is_the_one_it_opens_on") {
+        return;
+    }
+    let tray = Tray::start().await;
+    let _server = NotificationServer::start(true).await;
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let data_dir = tmp.path().join("hark-data");
+    used_before(&data_dir);
+    let app = App::launch("tray-open-then-question", Launch::with_args(&data_dir, &["--script", "blocking"])).await;
+    app.find("nav[aria-label='Sessions']").await;
+    let item = tray.wait_for_item(WAIT).await;
+    let first = app.client.window().await.expect("the first window's handle");
+    assert_eq!(close_windows_titled("Hark"), 1);
+    wait_for("the window to be gone", WAIT, || windows_titled("Hark") == 0).await;
+    ask_through_a_second_launch(&data_dir, "publish it");
+    tray.wait_for_entry(&item, "publish it — 1 question waiting", WAIT).await;
+
+    // Open, and at once the waiting session's entry: the second comes while the window is built,
+    // before its page listens, and is the one the window opens on.
+    tray.click(&item, "Open Hark").await;
+    tray.click(&item, "publish it").await;
+    wait_for("a window to open", WAIT, || windows_titled("Hark") == 1).await;
+    let start = Instant::now();
+    let reopened = loop {
+        let handles = app.client.windows().await.unwrap_or_default();
+        if let Some(h) = handles.into_iter().find(|h| *h != first) {
+            break h;
+        }
+        assert!(start.elapsed() < WAIT, "WebDriver never saw the new window");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    app.client.switch_to_window(reopened).await.expect("switch to the new window");
+    let panel = app.find_x(&format!("{PANEL}[contains(., 'Publish the demo site to production now?')]")).await;
+    assert!(panel.is_displayed().await.unwrap_or(false), "the question is shown");
+    app.screenshot("tray-open-then-question").await;
+    assert_eq!(windows_titled("Hark"), 1, "one window");
+    app.close().await;
+}
+
 /// The app started as the login entry starts it, straight, not through WebDriver (there is no window
 /// to drive). Dropping it ends its process group.
 struct Started {

@@ -359,3 +359,29 @@ fn door_failed(id: &str, error: BoundaryError) -> McpError {
         _ => unknown(id),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn slot(state: State, finished: Option<Instant>) -> Slot {
+        Slot { created_at: now(), stop: CancellationToken::new(), state, finished }
+    }
+
+    #[test]
+    fn a_finished_task_is_forgotten_after_its_time_and_one_still_asking_never_is() {
+        let start = Instant::now();
+        let mut slots = Slots::default();
+        slots.by_id.insert("done".into(), slot(State::Ended(Ended::Cancelled), Some(start)));
+        slots.by_id.insert("went-on".into(), slot(State::WentOn, Some(start + Duration::from_secs(60))));
+        slots.by_id.insert("asking".into(), slot(State::Asking, None));
+        slots.prune(start + KEEP_FINISHED - Duration::from_secs(1));
+        assert_eq!(slots.by_id.len(), 3, "nothing past its time yet");
+        slots.prune(start + KEEP_FINISHED);
+        assert!(!slots.by_id.contains_key("done") && slots.was_forgotten("done"));
+        assert!(slots.by_id.contains_key("went-on") && !slots.was_forgotten("went-on"));
+        slots.prune(start + KEEP_FINISHED * 100);
+        assert!(slots.was_forgotten("went-on"));
+        assert!(slots.by_id.contains_key("asking"), "a question still asked here is never let go");
+    }
+}
