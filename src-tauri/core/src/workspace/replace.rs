@@ -62,20 +62,34 @@ pub(crate) fn write_then_rename(file: &Path, content: &[u8], keep: Option<Permis
     let dir = file
         .parent()
         .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "the path has no parent folder"))?;
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".hark-write-").suffix(".tmp");
-    // A new file gets the usual mode (the umask still applies), not tempfile's owner-only default.
-    #[cfg(unix)]
-    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-    let mut temp = builder.tempfile_in(dir)?;
+    let mut temp = create_temp(dir, keep.as_ref())?;
     temp.write_all(content)?;
     if let Some(permissions) = keep {
+        // Puts back bits the umask took at creation: the temporary file was never wider than this.
         temp.as_file().set_permissions(permissions)?;
     }
     temp.as_file().sync_all()?;
     temp.persist(file).map_err(|e| e.error)?;
     sync_dir(dir);
     Ok(())
+}
+
+/// An empty temporary file in `dir`, created with `keep` as its mode (less what the umask takes) so
+/// that it never holds content under wider permissions than the file it replaces: the settings Hark
+/// rewrites can hold credentials. Without `keep` it gets the usual mode of a new file (0666 less the
+/// umask), not tempfile's owner-only default.
+pub(crate) fn create_temp(dir: &Path, keep: Option<&Permissions>) -> std::io::Result<tempfile::NamedTempFile> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".hark-write-").suffix(".tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = keep.map_or(0o666, |p| p.mode() & 0o777);
+        builder.permissions(Permissions::from_mode(mode));
+    }
+    #[cfg(not(unix))]
+    let _ = keep;
+    builder.tempfile_in(dir)
 }
 
 /// Makes the rename itself durable. Best effort: some file systems refuse to sync a folder, and the
