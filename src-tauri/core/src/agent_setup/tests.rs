@@ -542,6 +542,46 @@ fn files_are_created_written_once_and_backed_up_when_they_change() {
     assert!(leftovers.is_empty(), "{leftovers:?}");
 }
 
+/// Claude Code rewrites `.claude.json` often, also while setup runs: here another process replaces
+/// it (as Claude Code does, through a rename) after setup read it and before setup renames its own.
+#[cfg(unix)]
+#[test]
+fn an_agents_write_between_setups_read_and_its_rename_is_kept() {
+    let tmp = tempfile::tempdir().unwrap();
+    let files = claude_files(tmp.path());
+    let state = &files[1].1;
+    std::fs::write(state, "{\n  \"numStartups\": 1\n}\n").unwrap();
+    let planned = plan(Action::Setup, Path::new(HARK), &files).unwrap();
+
+    let agents = "{\n  \"numStartups\": 2,\n  \"projects\": {\"/p\": {}}\n}\n";
+    let wrote = std::process::Command::new("sh")
+        .args(["-c", r#"printf %s "$1" > "$2.new" && mv "$2.new" "$2""#, "agent", agents])
+        .arg(state)
+        .status()
+        .unwrap();
+    assert!(wrote.success());
+
+    apply(&planned).unwrap();
+    let now = parsed(&std::fs::read_to_string(state).unwrap());
+    assert_eq!(now["numStartups"], 2, "the agent's write stays: {now}");
+    assert_eq!(now["projects"], json!({"/p": {}}));
+    assert_eq!(now["mcpServers"]["hark"]["command"], HARK, "and Hark's entry is in it");
+    assert_eq!(std::fs::read_to_string(backup(state)).unwrap(), agents, "the backup holds what was replaced");
+}
+
+/// A file the agent created after setup found none keeps what the agent wrote in it.
+#[test]
+fn a_file_the_agent_created_after_setups_read_is_merged_into() {
+    let tmp = tempfile::tempdir().unwrap();
+    let files = claude_files(tmp.path());
+    let planned = plan(Action::Setup, Path::new(HARK), &files).unwrap();
+    std::fs::write(&files[1].1, "{\"numStartups\": 1}").unwrap();
+    apply(&planned).unwrap();
+    let now = parsed(&std::fs::read_to_string(&files[1].1).unwrap());
+    assert_eq!(now["numStartups"], 1);
+    assert_eq!(now["mcpServers"]["hark"]["command"], HARK);
+}
+
 #[test]
 fn one_bad_file_stops_the_run_before_anything_is_written() {
     let tmp = tempfile::tempdir().unwrap();

@@ -59,6 +59,19 @@ fn link_count(_meta: &Metadata) -> u64 {
 /// file's permissions) if any, syncs it and renames it over `file`. On any failure the temporary file
 /// is removed when it is dropped, so nothing is left behind.
 pub(crate) fn write_then_rename(file: &Path, content: &[u8], keep: Option<Permissions>) -> std::io::Result<()> {
+    write_then_rename_if(file, content, keep, || Ok(true)).map(|_| ())
+}
+
+/// [`write_then_rename`], but `still` is asked right before the rename, once the new content is on
+/// the disk, whether the rename should go ahead: when it says no, the temporary file is removed,
+/// `file` is left as it is and this returns `false`. This keeps the time between that last look at
+/// `file` and its replacement as short as it can be.
+pub(crate) fn write_then_rename_if(
+    file: &Path,
+    content: &[u8],
+    keep: Option<Permissions>,
+    still: impl FnOnce() -> std::io::Result<bool>,
+) -> std::io::Result<bool> {
     let dir = file
         .parent()
         .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "the path has no parent folder"))?;
@@ -69,9 +82,12 @@ pub(crate) fn write_then_rename(file: &Path, content: &[u8], keep: Option<Permis
         temp.as_file().set_permissions(permissions)?;
     }
     temp.as_file().sync_all()?;
+    if !still()? {
+        return Ok(false);
+    }
     temp.persist(file).map_err(|e| e.error)?;
     sync_dir(dir);
-    Ok(())
+    Ok(true)
 }
 
 /// An empty temporary file in `dir`, created with `keep` as its mode (less what the umask takes) so
