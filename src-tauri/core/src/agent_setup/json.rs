@@ -62,6 +62,10 @@ impl Object {
         self.0.is_empty()
     }
 
+    pub(crate) fn into_pairs(self) -> Vec<(String, Json)> {
+        self.0
+    }
+
     pub(crate) fn from_pairs(pairs: Vec<(&str, Json)>) -> Object {
         Object(pairs.into_iter().map(|(k, v)| (k.to_string(), v)).collect())
     }

@@ -7,8 +7,9 @@
 //! - Only Hark's own entries are touched: a hook whose command runs a program named `hark` with
 //!   `hook <agent>`, and the MCP server named `hark`. Everything else (other hooks and matchers, other
 //!   servers, keys Hark does not know, TOML comments and layout, JSON key order) stays as it was.
-//! - Setting up twice changes nothing; a Hark entry that differs (the binary moved) is replaced in its
-//!   place. Undoing removes Hark's entries and only the containers that removal left empty.
+//! - Setting up twice changes nothing; a Hark entry that differs (the binary moved) is updated in its
+//!   place, keeping what the person added to it (its `env`, arguments after Hark's own, any key Hark
+//!   does not write). Undoing removes Hark's entries and only the containers that removal left empty.
 //! - Every file is read and merged before any is written, so a file Hark cannot read as JSON or TOML,
 //!   or whose `hooks` or servers are not what the agent expects, stops the whole run with nothing
 //!   written. A changed file is replaced atomically, and its previous text kept beside it in

@@ -182,6 +182,36 @@ fn claude_state_keeps_claude_codes_own_data() {
 }
 
 #[test]
+fn claude_setup_again_keeps_what_the_person_added_to_harks_entries() {
+    let state = json!({"mcpServers": {"hark": {
+        "type": "stdio",
+        "command": "/old/place/hark",
+        "args": ["mcp", "--timed", "--timeout", "600"],
+        "env": {"HARK_DATA_DIR": "/srv/hark"},
+        "alwaysAllow": ["ask_user_question"],
+    }}});
+    let edit = setup(FileKind::ClaudeState, Some(&state.to_string()));
+    assert_eq!(edit.outcome, Outcome::Updated);
+    let mut expected = state.clone();
+    expected["mcpServers"]["hark"]["command"] = json!(HARK);
+    assert_eq!(parsed(text(&edit)), expected, "only the program moved");
+    assert_eq!(setup(FileKind::ClaudeState, Some(text(&edit))).outcome, Outcome::AlreadySetUp);
+
+    // Arguments that do not start with Hark's own would not run its server: they become Hark's.
+    let other = json!({"mcpServers": {"hark": {"type": "stdio", "command": HARK, "args": ["serve"], "env": {}}}});
+    let edit = setup(FileKind::ClaudeState, Some(&other.to_string()));
+    assert_eq!(parsed(text(&edit))["mcpServers"]["hark"]["args"], json!(["mcp"]));
+
+    let mut handler = claude_hook("/old/place/hark");
+    handler["statusMessage"] = json!("Asking in Hark");
+    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "AskUserQuestion", "hooks": [handler]}]}});
+    let edit = setup(FileKind::ClaudeSettings, Some(&settings.to_string()));
+    let mut expected = settings.clone();
+    expected["hooks"]["PreToolUse"][0]["hooks"][0]["command"] = json!(format!("{HARK} hook claude-code"));
+    assert_eq!(parsed(text(&edit)), expected);
+}
+
+#[test]
 fn bad_json_files_are_refused() {
     let cases: &[(FileKind, &str, &str)] = &[
         (FileKind::ClaudeSettings, "{\"hooks\": {", "not valid JSON"),
@@ -432,6 +462,35 @@ hooks = [{ type = "command", command = "/a/hark hook codex" }, { type = "command
         ])
     );
     assert_eq!(data["mcp_servers"]["hark"], codex_server(HARK));
+}
+
+#[test]
+fn codex_setup_again_keeps_what_the_person_added_to_harks_entries() {
+    let old = r#"[mcp_servers.hark]
+command = "/old/place/hark"
+args = ["mcp", "--blocking"]
+tool_timeout_sec = 3600
+enabled = false
+startup_timeout_sec = 20
+env = { HARK_DATA_DIR = "/srv/hark" }
+
+[[hooks.PreToolUse]]
+matcher = "request_user_input"
+
+[[hooks.PreToolUse.hooks]]
+type = "command"
+command = "/old/place/hark hook codex"
+timeout = 3600
+status_message = "Asking in Hark"
+"#;
+    let edit = setup(FileKind::CodexConfig, Some(old));
+    assert_eq!(edit.outcome, Outcome::Updated);
+    assert_eq!(text(&edit), old.replace("/old/place/hark", HARK), "only the program moved");
+    assert_eq!(setup(FileKind::CodexConfig, Some(text(&edit))).outcome, Outcome::AlreadySetUp);
+
+    let other = format!("[mcp_servers.hark]\ncommand = \"{HARK}\"\nargs = [\"serve\"]\ntool_timeout_sec = 3600\n");
+    let edit = setup(FileKind::CodexConfig, Some(&other));
+    assert_eq!(toml_data(text(&edit))["mcp_servers"]["hark"]["args"], json!(["mcp"]));
 }
 
 #[test]
