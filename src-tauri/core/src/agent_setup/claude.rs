@@ -2,7 +2,7 @@
 //! `{"matcher": ..., "hooks": [handlers]}`; `.claude.json` holds the user-scope MCP servers under
 //! `mcpServers` (with much of Claude Code's own state, which is left as it is).
 
-use super::json::{Json, Object};
+use super::json::{Json, Object, Style};
 use super::{hook_command, is_hark_hook, Action, Agent, Edit, Outcome, Problem, HOOK_TIMEOUT_SECS, MCP_SERVER_NAME};
 
 const EVENT: &str = "PreToolUse";
@@ -202,10 +202,8 @@ fn wrong(key: &str, expected: &'static str, found: &Json) -> Problem {
     Problem::WrongType { key: key.to_string(), expected, found: found.kind() }
 }
 
-/// The file's new text when the merge changed it. A file that ended with a newline (or a new one)
-/// ends with one.
+/// The file's new text when the merge changed it, laid out as the file was.
 fn finish(action: Action, had_hark: bool, before: &Json, after: &Json, old: Option<&str>) -> Edit {
     let changed = before != after;
-    let newline = old.is_none_or(|t| t.ends_with('\n') || t.trim().is_empty());
-    Edit { outcome: Outcome::of(action, had_hark, changed), text: changed.then(|| after.print(newline)) }
+    Edit { outcome: Outcome::of(action, had_hark, changed), text: changed.then(|| after.print(&Style::of(old))) }
 }

@@ -14,7 +14,7 @@
 //!   or whose `hooks` or servers are not what the agent expects, stops the whole run with nothing
 //!   written. A changed file is replaced atomically, and its previous text kept beside it in
 //!   `<file>.hark-backup`; when the agent wrote it after Hark read it, Hark merges again into what
-//!   the agent wrote.
+//!   the agent wrote. A JSON file keeps its indentation and line ends.
 //!
 //! The merges are pure functions of a file's old text ([`edit`]); [`plan`] and [`apply`] add the
 //! file system.

@@ -212,6 +212,31 @@ fn claude_setup_again_keeps_what_the_person_added_to_harks_entries() {
 }
 
 #[test]
+fn claude_files_keep_their_indentation_line_ends_and_final_newline() {
+    let tabs_crlf = "{\r\n\t\"model\": \"opus\",\r\n\t\"permissions\": {\r\n\t\t\"allow\": []\r\n\t}\r\n}";
+    let new = setup(FileKind::ClaudeSettings, Some(tabs_crlf)).text.unwrap();
+    assert!(
+        new.starts_with("{\r\n\t\"model\": \"opus\",\r\n\t\"permissions\": {\r\n\t\t\"allow\": []\r\n\t},"),
+        "{new:?}"
+    );
+    assert_eq!(new.matches('\n').count(), new.matches("\r\n").count(), "every line ends in CRLF: {new:?}");
+    assert!(new.ends_with("\t\t]\r\n\t}\r\n}"), "no final newline, as before: {new:?}");
+
+    let four = "{\n    \"numStartups\": 3\n}\n";
+    let new = setup(FileKind::ClaudeState, Some(four)).text.unwrap();
+    assert!(new.starts_with("{\n    \"numStartups\": 3,\n    \"mcpServers\": {\n        \"hark\": {"), "{new:?}");
+    assert!(new.ends_with("\n    }\n}\n") && !new.contains('\r'), "{new:?}");
+
+    let one_line = "{\"numStartups\": 3}";
+    let new = setup(FileKind::ClaudeState, Some(one_line)).text.unwrap();
+    assert!(!new.contains('\n'), "a file on one line stays on one line: {new:?}");
+
+    // A new file is written as Claude Code writes its own.
+    let new = setup(FileKind::ClaudeState, None).text.unwrap();
+    assert!(new.starts_with("{\n  \"mcpServers\": {\n    \"hark\": {") && new.ends_with("}\n"), "{new:?}");
+}
+
+#[test]
 fn bad_json_files_are_refused() {
     let cases: &[(FileKind, &str, &str)] = &[
         (FileKind::ClaudeSettings, "{\"hooks\": {", "not valid JSON"),
