@@ -209,6 +209,40 @@ fn claude_code_files_are_created_and_a_moved_binary_is_fixed() {
     assert_eq!(std::fs::read_to_string(backup(&settings)).unwrap(), moved);
 }
 
+/// Claude Code's state written on Windows (CRLF, tabs), owner-only, with Hark's server entry from an
+/// earlier install that the person extended: setting up again moves only the program, in the file's
+/// own layout, and neither the file nor its backup is readable by others.
+#[test]
+fn setting_up_again_keeps_the_files_layout_mode_and_what_the_person_added() {
+    let home = tempfile::tempdir().unwrap();
+    let state = home.path().join(".claude.json");
+    let old = "{\r\n\t\"numStartups\": 7,\r\n\t\"mcpServers\": {\r\n\t\t\"hark\": {\r\n\t\t\t\"type\": \"stdio\",\r\n\
+               \t\t\t\"command\": \"/old/place/hark\",\r\n\t\t\t\"args\": [\"mcp\", \"--blocking\"],\r\n\
+               \t\t\t\"env\": {\"HARK_TOKEN\": \"secret\"}\r\n\t\t}\r\n\t}\r\n}\r\n";
+    std::fs::write(&state, old).unwrap();
+    #[cfg(unix)]
+    std::fs::set_permissions(&state, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+
+    let said = stdout_ok(&hark(home.path(), &[], &["setup", "claude-code"]));
+    assert!(said.contains(&format!("{}: updated", state.display())), "{said}");
+    let new = std::fs::read_to_string(&state).unwrap();
+    let mut expected: Value = serde_json::from_str(old).unwrap();
+    expected["mcpServers"]["hark"]["command"] = json!(program());
+    assert_eq!(read_json(&state), expected, "only the program moved");
+    assert_eq!(new.matches('\n').count(), new.matches("\r\n").count(), "CRLF throughout: {new:?}");
+    assert!(new.starts_with("{\r\n\t\"numStartups\": 7,\r\n\t\"mcpServers\": {\r\n\t\t\"hark\": {"), "{new:?}");
+    assert!(new.ends_with("\r\n}\r\n"), "{new:?}");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!((mode(&state), mode(&backup(&state))), (0o600, 0o600));
+    }
+    assert_eq!(std::fs::read_to_string(backup(&state)).unwrap(), old);
+    let again = stdout_ok(&hark(home.path(), &[], &["setup", "claude-code"]));
+    assert!(again.contains(&format!("{}: already set up", state.display())), "{again}");
+}
+
 /// Sets Codex up twice and undoes it in `config` (already holding the person's entries).
 fn codex_round_trip(home: &Path, vars: &[(&str, &Path)], config: &Path) {
     let said = stdout_ok(&hark(home, vars, &["setup", "codex"]));

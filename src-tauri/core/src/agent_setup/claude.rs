@@ -2,7 +2,7 @@
 //! `{"matcher": ..., "hooks": [handlers]}`; `.claude.json` holds the user-scope MCP servers under
 //! `mcpServers` (with much of Claude Code's own state, which is left as it is).
 
-use super::json::{Json, Object};
+use super::json::{Json, Object, Style};
 use super::{hook_command, is_hark_hook, Action, Agent, Edit, Outcome, Problem, HOOK_TIMEOUT_SECS, MCP_SERVER_NAME};
 
 const EVENT: &str = "PreToolUse";
@@ -40,9 +40,16 @@ pub(super) fn state(old: Option<&str>, program: &str, action: Action) -> Result<
                 Json::Object(servers) => servers,
                 other => return Err(wrong("mcpServers", "an object", other)),
             };
-            let had_hark = servers.get(MCP_SERVER_NAME).is_some();
-            servers.insert(MCP_SERVER_NAME, mcp_server(program));
-            had_hark
+            match servers.get_mut(MCP_SERVER_NAME) {
+                Some(entry) => {
+                    keep_additions(entry, mcp_server(program));
+                    true
+                }
+                None => {
+                    servers.insert(MCP_SERVER_NAME, Json::Object(mcp_server(program)));
+                    false
+                }
+            }
         }
         Action::Undo => match root.get_mut("mcpServers") {
             None => false,
@@ -53,21 +60,41 @@ pub(super) fn state(old: Option<&str>, program: &str, action: Action) -> Result<
     Ok(finish(action, had_hark, &before, &doc, old))
 }
 
-fn mcp_server(program: &str) -> Json {
-    Json::Object(Object::from_pairs(vec![
+fn mcp_server(program: &str) -> Object {
+    Object::from_pairs(vec![
         ("type", Json::str("stdio")),
         ("command", Json::str(program)),
         ("args", Json::Array(vec![Json::str("mcp")])),
         ("env", Json::Object(Object::default())),
-    ]))
+    ])
 }
 
-fn handler(command: &str) -> Json {
-    Json::Object(Object::from_pairs(vec![
+fn handler(command: &str) -> Object {
+    Object::from_pairs(vec![
         ("type", Json::str("command")),
         ("command", Json::str(command)),
         ("timeout", Json::Number(HOOK_TIMEOUT_SECS.into())),
-    ]))
+    ])
+}
+
+/// Brings an entry of Hark's that is already there up to `ours`, keeping what the person added to
+/// it: Hark owns the values it writes, except that arguments after its own and the content of `env`
+/// are the person's, as is every key it does not write. An entry that is not an object becomes ours.
+fn keep_additions(entry: &mut Json, ours: Object) {
+    let Json::Object(entry) = entry else {
+        *entry = Json::Object(ours);
+        return;
+    };
+    for (key, value) in ours.into_pairs() {
+        let kept = match (key.as_str(), entry.get(&key), &value) {
+            ("args", Some(Json::Array(have)), Json::Array(want)) => have.starts_with(want),
+            ("env", Some(Json::Object(_)), _) => true,
+            (_, have, _) => have == Some(&value),
+        };
+        if !kept {
+            entry.insert(&key, value);
+        }
+    }
 }
 
 fn is_ours(handler: &Json) -> bool {
@@ -101,10 +128,10 @@ fn set_hook(groups: &mut Vec<Json>, command: &str) -> bool {
     let had_hark = remove_handlers(groups, keep);
     let ours = handler(command);
     match keep.and_then(|(g, h)| groups.get_mut(g).and_then(handlers_mut).and_then(|hs| hs.get_mut(h))) {
-        Some(slot) => *slot = ours,
+        Some(slot) => keep_additions(slot, ours),
         None => groups.push(Json::Object(Object::from_pairs(vec![
             ("matcher", Json::str(Agent::ClaudeCode.question_tool())),
-            ("hooks", Json::Array(vec![ours])),
+            ("hooks", Json::Array(vec![Json::Object(ours)])),
         ]))),
     }
     had_hark
@@ -175,10 +202,8 @@ fn wrong(key: &str, expected: &'static str, found: &Json) -> Problem {
     Problem::WrongType { key: key.to_string(), expected, found: found.kind() }
 }
 
-/// The file's new text when the merge changed it. A file that ended with a newline (or a new one)
-/// ends with one.
+/// The file's new text when the merge changed it, laid out as the file was.
 fn finish(action: Action, had_hark: bool, before: &Json, after: &Json, old: Option<&str>) -> Edit {
     let changed = before != after;
-    let newline = old.is_none_or(|t| t.ends_with('\n') || t.trim().is_empty());
-    Edit { outcome: Outcome::of(action, had_hark, changed), text: changed.then(|| after.print(newline)) }
+    Edit { outcome: Outcome::of(action, had_hark, changed), text: changed.then(|| after.print(&Style::of(old))) }
 }

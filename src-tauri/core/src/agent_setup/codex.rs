@@ -160,16 +160,6 @@ fn is_ours(handler: &dyn TableLike) -> bool {
     handler.get("command").and_then(Item::as_str).is_some_and(|c| is_hark_hook(c, Agent::Codex))
 }
 
-/// Whether `table` holds exactly `expected`'s keys and values. Comparing values (not text) keeps an
-/// entry that is already right untouched, formatting and all.
-fn holds(table: &dyn TableLike, expected: &Table) -> bool {
-    table.len() == expected.len()
-        && expected.iter().all(|(key, want)| match (table.get(key).and_then(Item::as_value), want.as_value()) {
-            (Some(have), Some(want)) => same(have, want),
-            _ => false,
-        })
-}
-
 fn same(have: &Value, want: &Value) -> bool {
     match (have, want) {
         (Value::String(a), Value::String(b)) => a.value() == b.value(),
@@ -179,16 +169,23 @@ fn same(have: &Value, want: &Value) -> bool {
     }
 }
 
-/// Replaces `table`'s content with `wanted`'s where it is, so its place in the file and the comments
-/// above it stay; nothing when it already holds that.
+/// Sets `wanted`'s values in `table` where it is, so its place in the file and the comments above it
+/// stay. What the person added stays too: keys Hark does not write, and arguments after Hark's own.
+/// Comparing values (not text) leaves a value that is already right as it was written.
 fn replace_in_place(table: &mut dyn TableLike, wanted: &Table) {
-    if holds(table, wanted) {
-        return;
-    }
-    table.clear();
     for (key, item) in wanted.iter() {
-        if let Some(value) = item.as_value() {
-            table.insert(key, Item::Value(value.clone()));
+        let Some(want) = item.as_value() else {
+            continue;
+        };
+        let have = table.get(key).and_then(Item::as_value);
+        let kept = have.is_some_and(|have| match (key, have, want) {
+            ("args", Value::Array(have), Value::Array(want)) => {
+                have.len() >= want.len() && want.iter().zip(have.iter()).all(|(w, h)| same(h, w))
+            }
+            _ => same(have, want),
+        });
+        if !kept {
+            table.insert(key, Item::Value(want.clone()));
         }
     }
 }

@@ -3,7 +3,7 @@
 //! `serde_json::Value` sorts object keys (the workspace does not enable its `preserve_order`
 //! feature, and turning it on would change every JSON Hark prints). Writing a person's settings back
 //! sorted would reorder everything they and their agent wrote, so these files are read into this
-//! small tree instead and printed the way Claude Code writes them: two-space indentation.
+//! small tree instead, and printed back in the file's own layout ([`Style`]).
 
 use std::fmt;
 
@@ -60,6 +60,10 @@ impl Object {
 
     pub(crate) fn is_empty(&self) -> bool {
         self.0.is_empty()
+    }
+
+    pub(crate) fn into_pairs(self) -> Vec<(String, Json)> {
+        self.0
     }
 
     pub(crate) fn from_pairs(pairs: Vec<(&str, Json)>) -> Object {
@@ -121,14 +125,60 @@ impl Json {
         serde_json::from_str(text)
     }
 
-    /// Two-space indented, as Claude Code writes its files, ending with a newline when `newline`.
-    pub(crate) fn print(&self, newline: bool) -> String {
-        // Printing a tree of strings, numbers and containers cannot fail.
-        let mut text = serde_json::to_string_pretty(self).unwrap_or_default();
-        if newline {
+    /// The text of a file laid out in `style`.
+    pub(crate) fn print(&self, style: &Style) -> String {
+        let mut out = Vec::new();
+        // Printing a tree of strings, numbers and containers into memory cannot fail.
+        let _ = match &style.indent {
+            None => serde_json::to_writer(&mut out, self),
+            Some(indent) => {
+                let formatter = serde_json::ser::PrettyFormatter::with_indent(indent.as_bytes());
+                self.serialize(&mut serde_json::Serializer::with_formatter(&mut out, formatter))
+            }
+        };
+        let mut text = String::from_utf8(out).unwrap_or_default();
+        if style.final_newline {
             text.push('\n');
         }
+        // JSON escapes a line break inside a string, so every one in the text is between tokens.
+        if style.crlf {
+            text = text.replace('\n', "\r\n");
+        }
         text
+    }
+}
+
+/// How a file lays its JSON out, so that rewriting it changes only what changed: the indentation
+/// of one level, the line ending, and whether the text ends with a line break.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Style {
+    /// `None`: the whole value on one line.
+    indent: Option<String>,
+    crlf: bool,
+    final_newline: bool,
+}
+
+impl Style {
+    /// The layout of `old`. A new or blank file (and one too plain to tell, `{}`) gets Claude Code's
+    /// own: two spaces, `\n`, a final line break.
+    pub(crate) fn of(old: Option<&str>) -> Style {
+        let usual = Style { indent: Some("  ".to_string()), crlf: false, final_newline: true };
+        let Some(text) = old.filter(|t| !t.trim().is_empty()) else {
+            return usual;
+        };
+        let crlf = text.find('\n').is_some_and(|at| text[..at].ends_with('\r'));
+        let body = text.trim();
+        let indent = if body.contains('\n') {
+            // The first indented line is one level in: its leading white space is one level.
+            let first =
+                body.lines().skip(1).map(|line| &line[..line.len() - line.trim_start().len()]).find(|w| !w.is_empty());
+            Some(first.unwrap_or("  ").to_string())
+        } else if body.len() > 2 {
+            None
+        } else {
+            usual.indent.clone()
+        };
+        Style { indent, crlf, final_newline: text.ends_with('\n') }
     }
 }
 

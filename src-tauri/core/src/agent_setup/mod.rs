@@ -7,12 +7,14 @@
 //! - Only Hark's own entries are touched: a hook whose command runs a program named `hark` with
 //!   `hook <agent>`, and the MCP server named `hark`. Everything else (other hooks and matchers, other
 //!   servers, keys Hark does not know, TOML comments and layout, JSON key order) stays as it was.
-//! - Setting up twice changes nothing; a Hark entry that differs (the binary moved) is replaced in its
-//!   place. Undoing removes Hark's entries and only the containers that removal left empty.
+//! - Setting up twice changes nothing; a Hark entry that differs (the binary moved) is updated in its
+//!   place, keeping what the person added to it (its `env`, arguments after Hark's own, any key Hark
+//!   does not write). Undoing removes Hark's entries and only the containers that removal left empty.
 //! - Every file is read and merged before any is written, so a file Hark cannot read as JSON or TOML,
 //!   or whose `hooks` or servers are not what the agent expects, stops the whole run with nothing
 //!   written. A changed file is replaced atomically, and its previous text kept beside it in
-//!   `<file>.hark-backup`.
+//!   `<file>.hark-backup`; when the agent wrote it after Hark read it, Hark merges again into what
+//!   the agent wrote. A JSON file keeps its indentation and line ends.
 //!
 //! The merges are pure functions of a file's old text ([`edit`]); [`plan`] and [`apply`] add the
 //! file system.
@@ -30,6 +32,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::error::CodedError;
+use crate::workspace::replace::{write_then_rename, write_then_rename_if};
 
 /// How long the agent lets `hark hook` run before giving up on it. The hook waits for the person's
 /// answer, which may take a while, so the agent must not cut it short after its default minute.
@@ -220,6 +223,13 @@ pub enum SetupError {
     Read { path: PathBuf, detail: String },
     #[error("could not write {path}: {detail}")]
     Write { path: PathBuf, detail: String },
+    /// The agent rewrote the file each time Hark merged its entries in, and Hark gave up rather
+    /// than undo the agent's write.
+    #[error(
+        "{path} kept changing while Hark added its entries (the agent rewrites it often); it was left as the agent \
+         wrote it. Run this again, or again once the agent is idle."
+    )]
+    Busy { path: PathBuf },
     #[error("no home folder to find the agent's settings in: set HOME, or {variable} to the agent's folder")]
     NoHome { variable: &'static str },
     #[error("this program's path ({path}) is not UTF-8 text, which the agent's settings cannot hold")]
@@ -251,6 +261,7 @@ impl CodedError for SetupError {
             SetupError::Refused { problem: Problem::NotToml(_), .. } => "SETUP_INVALID_TOML",
             SetupError::Refused { problem: Problem::WrongType { .. }, .. } => "SETUP_WRONG_TYPE",
             SetupError::Read { .. } | SetupError::Write { .. } => "SETUP_IO",
+            SetupError::Busy { .. } => "SETUP_FILE_BUSY",
             SetupError::NoHome { .. } => "SETUP_NO_HOME",
             SetupError::ProgramPath { .. } => "SETUP_PROGRAM_PATH",
             SetupError::NoProgram { .. } => "SETUP_NO_HARK",
@@ -385,6 +396,9 @@ pub struct Planned {
     /// The file's content and permissions before, when it exists.
     old: Option<(Vec<u8>, Permissions)>,
     new: Option<String>,
+    /// What the merge was asked for, to do it again when the agent wrote the file in the meantime.
+    action: Action,
+    program: String,
 }
 
 /// Reads `files` (from [`locate`]) and merges Hark's entries into each, writing nothing: a file that
@@ -394,23 +408,58 @@ pub fn plan(action: Action, program: &Path, files: &[(FileKind, PathBuf)]) -> Re
     files
         .iter()
         .map(|(kind, path)| {
-            let refused = |problem| SetupError::Refused { path: path.clone(), problem };
             let old = read(path)?;
-            let text = match &old {
-                Some((bytes, _)) => Some(std::str::from_utf8(bytes).map_err(|_| refused(Problem::NotText))?),
-                None => None,
-            };
-            let edit = edit(*kind, text, program_text, action).map_err(refused)?;
-            Ok(Planned { kind: *kind, path: path.clone(), outcome: edit.outcome, new: edit.text, old })
+            let edit = merge(*kind, path, old.as_ref(), program_text, action)?;
+            let program = program_text.to_string();
+            Ok(Planned { kind: *kind, path: path.clone(), outcome: edit.outcome, new: edit.text, old, action, program })
         })
         .collect()
 }
 
+/// [`edit`] on a file's content as read from `path`.
+fn merge(
+    kind: FileKind,
+    path: &Path,
+    old: Option<&(Vec<u8>, Permissions)>,
+    program: &str,
+    action: Action,
+) -> Result<Edit, SetupError> {
+    let refused = |problem| SetupError::Refused { path: path.to_path_buf(), problem };
+    let text = match old {
+        Some((bytes, _)) => Some(std::str::from_utf8(bytes).map_err(|_| refused(Problem::NotText))?),
+        None => None,
+    };
+    edit(kind, text, program, action).map_err(refused)
+}
+
+/// How many times a file is merged again because the agent wrote it meanwhile, before Hark gives up.
+const MERGE_ATTEMPTS: usize = 5;
+
 /// Writes the files of a plan that change: each atomically, after a copy of its previous content.
+///
+/// The agent may write a file at any time (Claude Code rewrites `.claude.json` often), also after
+/// the plan read it. So right before each rename the file is read again: when it is no longer what
+/// the merge started from, the new content is dropped and Hark's entries are merged into what the
+/// agent wrote instead. Only a write landing in the instant between that read and the rename could
+/// still be undone: no rename can be made conditional on the file it replaces.
 pub fn apply(plan: &[Planned]) -> Result<(), SetupError> {
     for file in plan {
-        if let Some(new) = &file.new {
-            write(&file.path, file.old.as_ref(), new.as_bytes())?;
+        let Some(mut new) = file.new.clone() else {
+            continue;
+        };
+        let mut base = file.old.clone();
+        let mut attempts = 0;
+        while !write(&file.path, base.as_ref(), new.as_bytes())? {
+            attempts += 1;
+            if attempts == MERGE_ATTEMPTS {
+                return Err(SetupError::Busy { path: file.path.clone() });
+            }
+            base = read(&file.path)?;
+            match merge(file.kind, &file.path, base.as_ref(), &file.program, file.action)?.text {
+                Some(text) => new = text,
+                // What the agent wrote needs nothing from Hark.
+                None => break,
+            }
         }
     }
     Ok(())
@@ -474,13 +523,19 @@ pub fn run(agent: Agent, action: Action, program: &Path, home: Option<&Path>) ->
 
 fn read(path: &Path) -> Result<Option<(Vec<u8>, Permissions)>, SetupError> {
     let failed = |e: std::io::Error| SetupError::Read { path: path.to_path_buf(), detail: e.to_string() };
+    let Some(bytes) = read_bytes(path).map_err(failed)? else {
+        return Ok(None);
+    };
+    let permissions = std::fs::metadata(path).map_err(failed)?.permissions();
+    Ok(Some((bytes, permissions)))
+}
+
+/// The file's content, `None` when there is no file.
+fn read_bytes(path: &Path) -> std::io::Result<Option<Vec<u8>>> {
     match std::fs::read(path) {
-        Ok(bytes) => {
-            let permissions = std::fs::metadata(path).map_err(failed)?.permissions();
-            Ok(Some((bytes, permissions)))
-        }
+        Ok(bytes) => Ok(Some(bytes)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(failed(e)),
+        Err(e) => Err(e),
     }
 }
 
@@ -488,8 +543,9 @@ fn read(path: &Path) -> Result<Option<(Vec<u8>, Permissions)>, SetupError> {
 /// it at any moment) sees the old file or the new one, never half of one. The previous content goes
 /// to `<path>.hark-backup` first. A symbolic link (a dotfiles manager's) stays a link: the file it
 /// points to is replaced. A new file is the person's alone (0600), as the agents make theirs; a
-/// replaced one keeps its permissions.
-fn write(path: &Path, old: Option<&(Vec<u8>, Permissions)>, content: &[u8]) -> Result<(), SetupError> {
+/// replaced one keeps its permissions. Returns `false`, writing nothing but the backup, when the file
+/// no longer holds `old` (`None`: no file) right before the rename.
+fn write(path: &Path, old: Option<&(Vec<u8>, Permissions)>, content: &[u8]) -> Result<bool, SetupError> {
     let failed = |at: &Path, e: std::io::Error| SetupError::Write { path: at.to_path_buf(), detail: e.to_string() };
     let target = match std::fs::symlink_metadata(path) {
         Ok(meta) if meta.file_type().is_symlink() => std::fs::canonicalize(path).map_err(|e| failed(path, e))?,
@@ -510,11 +566,8 @@ fn write(path: &Path, old: Option<&(Vec<u8>, Permissions)>, content: &[u8]) -> R
             new_file_permissions()
         }
     };
-    write_then_rename(&target, content, permissions).map_err(|e| failed(&target, e))
-}
-
-fn write_then_rename(path: &Path, content: &[u8], permissions: Option<Permissions>) -> std::io::Result<()> {
-    crate::workspace::replace::write_then_rename(path, content, permissions)
+    let unchanged = || Ok(read_bytes(path)?.as_deref() == old.map(|(bytes, _)| bytes.as_slice()));
+    write_then_rename_if(&target, content, permissions, unchanged).map_err(|e| failed(&target, e))
 }
 
 #[cfg(unix)]

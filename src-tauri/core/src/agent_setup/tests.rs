@@ -182,6 +182,61 @@ fn claude_state_keeps_claude_codes_own_data() {
 }
 
 #[test]
+fn claude_setup_again_keeps_what_the_person_added_to_harks_entries() {
+    let state = json!({"mcpServers": {"hark": {
+        "type": "stdio",
+        "command": "/old/place/hark",
+        "args": ["mcp", "--timed", "--timeout", "600"],
+        "env": {"HARK_DATA_DIR": "/srv/hark"},
+        "alwaysAllow": ["ask_user_question"],
+    }}});
+    let edit = setup(FileKind::ClaudeState, Some(&state.to_string()));
+    assert_eq!(edit.outcome, Outcome::Updated);
+    let mut expected = state.clone();
+    expected["mcpServers"]["hark"]["command"] = json!(HARK);
+    assert_eq!(parsed(text(&edit)), expected, "only the program moved");
+    assert_eq!(setup(FileKind::ClaudeState, Some(text(&edit))).outcome, Outcome::AlreadySetUp);
+
+    // Arguments that do not start with Hark's own would not run its server: they become Hark's.
+    let other = json!({"mcpServers": {"hark": {"type": "stdio", "command": HARK, "args": ["serve"], "env": {}}}});
+    let edit = setup(FileKind::ClaudeState, Some(&other.to_string()));
+    assert_eq!(parsed(text(&edit))["mcpServers"]["hark"]["args"], json!(["mcp"]));
+
+    let mut handler = claude_hook("/old/place/hark");
+    handler["statusMessage"] = json!("Asking in Hark");
+    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "AskUserQuestion", "hooks": [handler]}]}});
+    let edit = setup(FileKind::ClaudeSettings, Some(&settings.to_string()));
+    let mut expected = settings.clone();
+    expected["hooks"]["PreToolUse"][0]["hooks"][0]["command"] = json!(format!("{HARK} hook claude-code"));
+    assert_eq!(parsed(text(&edit)), expected);
+}
+
+#[test]
+fn claude_files_keep_their_indentation_line_ends_and_final_newline() {
+    let tabs_crlf = "{\r\n\t\"model\": \"opus\",\r\n\t\"permissions\": {\r\n\t\t\"allow\": []\r\n\t}\r\n}";
+    let new = setup(FileKind::ClaudeSettings, Some(tabs_crlf)).text.unwrap();
+    assert!(
+        new.starts_with("{\r\n\t\"model\": \"opus\",\r\n\t\"permissions\": {\r\n\t\t\"allow\": []\r\n\t},"),
+        "{new:?}"
+    );
+    assert_eq!(new.matches('\n').count(), new.matches("\r\n").count(), "every line ends in CRLF: {new:?}");
+    assert!(new.ends_with("\t\t]\r\n\t}\r\n}"), "no final newline, as before: {new:?}");
+
+    let four = "{\n    \"numStartups\": 3\n}\n";
+    let new = setup(FileKind::ClaudeState, Some(four)).text.unwrap();
+    assert!(new.starts_with("{\n    \"numStartups\": 3,\n    \"mcpServers\": {\n        \"hark\": {"), "{new:?}");
+    assert!(new.ends_with("\n    }\n}\n") && !new.contains('\r'), "{new:?}");
+
+    let one_line = "{\"numStartups\": 3}";
+    let new = setup(FileKind::ClaudeState, Some(one_line)).text.unwrap();
+    assert!(!new.contains('\n'), "a file on one line stays on one line: {new:?}");
+
+    // A new file is written as Claude Code writes its own.
+    let new = setup(FileKind::ClaudeState, None).text.unwrap();
+    assert!(new.starts_with("{\n  \"mcpServers\": {\n    \"hark\": {") && new.ends_with("}\n"), "{new:?}");
+}
+
+#[test]
 fn bad_json_files_are_refused() {
     let cases: &[(FileKind, &str, &str)] = &[
         (FileKind::ClaudeSettings, "{\"hooks\": {", "not valid JSON"),
@@ -435,6 +490,35 @@ hooks = [{ type = "command", command = "/a/hark hook codex" }, { type = "command
 }
 
 #[test]
+fn codex_setup_again_keeps_what_the_person_added_to_harks_entries() {
+    let old = r#"[mcp_servers.hark]
+command = "/old/place/hark"
+args = ["mcp", "--blocking"]
+tool_timeout_sec = 3600
+enabled = false
+startup_timeout_sec = 20
+env = { HARK_DATA_DIR = "/srv/hark" }
+
+[[hooks.PreToolUse]]
+matcher = "request_user_input"
+
+[[hooks.PreToolUse.hooks]]
+type = "command"
+command = "/old/place/hark hook codex"
+timeout = 3600
+status_message = "Asking in Hark"
+"#;
+    let edit = setup(FileKind::CodexConfig, Some(old));
+    assert_eq!(edit.outcome, Outcome::Updated);
+    assert_eq!(text(&edit), old.replace("/old/place/hark", HARK), "only the program moved");
+    assert_eq!(setup(FileKind::CodexConfig, Some(text(&edit))).outcome, Outcome::AlreadySetUp);
+
+    let other = format!("[mcp_servers.hark]\ncommand = \"{HARK}\"\nargs = [\"serve\"]\ntool_timeout_sec = 3600\n");
+    let edit = setup(FileKind::CodexConfig, Some(&other));
+    assert_eq!(toml_data(text(&edit))["mcp_servers"]["hark"]["args"], json!(["mcp"]));
+}
+
+#[test]
 fn bad_toml_files_are_refused() {
     let cases = [
         ("model = \"o3\"\n[mcp_servers.hark\n", "not valid TOML", "line 2"),
@@ -540,6 +624,46 @@ fn files_are_created_written_once_and_backed_up_when_they_change() {
         .filter(|n| n.contains(".hark-write-"))
         .collect();
     assert!(leftovers.is_empty(), "{leftovers:?}");
+}
+
+/// Claude Code rewrites `.claude.json` often, also while setup runs: here another process replaces
+/// it (as Claude Code does, through a rename) after setup read it and before setup renames its own.
+#[cfg(unix)]
+#[test]
+fn an_agents_write_between_setups_read_and_its_rename_is_kept() {
+    let tmp = tempfile::tempdir().unwrap();
+    let files = claude_files(tmp.path());
+    let state = &files[1].1;
+    std::fs::write(state, "{\n  \"numStartups\": 1\n}\n").unwrap();
+    let planned = plan(Action::Setup, Path::new(HARK), &files).unwrap();
+
+    let agents = "{\n  \"numStartups\": 2,\n  \"projects\": {\"/p\": {}}\n}\n";
+    let wrote = std::process::Command::new("sh")
+        .args(["-c", r#"printf %s "$1" > "$2.new" && mv "$2.new" "$2""#, "agent", agents])
+        .arg(state)
+        .status()
+        .unwrap();
+    assert!(wrote.success());
+
+    apply(&planned).unwrap();
+    let now = parsed(&std::fs::read_to_string(state).unwrap());
+    assert_eq!(now["numStartups"], 2, "the agent's write stays: {now}");
+    assert_eq!(now["projects"], json!({"/p": {}}));
+    assert_eq!(now["mcpServers"]["hark"]["command"], HARK, "and Hark's entry is in it");
+    assert_eq!(std::fs::read_to_string(backup(state)).unwrap(), agents, "the backup holds what was replaced");
+}
+
+/// A file the agent created after setup found none keeps what the agent wrote in it.
+#[test]
+fn a_file_the_agent_created_after_setups_read_is_merged_into() {
+    let tmp = tempfile::tempdir().unwrap();
+    let files = claude_files(tmp.path());
+    let planned = plan(Action::Setup, Path::new(HARK), &files).unwrap();
+    std::fs::write(&files[1].1, "{\"numStartups\": 1}").unwrap();
+    apply(&planned).unwrap();
+    let now = parsed(&std::fs::read_to_string(&files[1].1).unwrap());
+    assert_eq!(now["numStartups"], 1);
+    assert_eq!(now["mcpServers"]["hark"]["command"], HARK);
 }
 
 #[test]

@@ -59,23 +59,53 @@ fn link_count(_meta: &Metadata) -> u64 {
 /// file's permissions) if any, syncs it and renames it over `file`. On any failure the temporary file
 /// is removed when it is dropped, so nothing is left behind.
 pub(crate) fn write_then_rename(file: &Path, content: &[u8], keep: Option<Permissions>) -> std::io::Result<()> {
+    write_then_rename_if(file, content, keep, || Ok(true)).map(|_| ())
+}
+
+/// [`write_then_rename`], but `still` is asked right before the rename, once the new content is on
+/// the disk, whether the rename should go ahead: when it says no, the temporary file is removed,
+/// `file` is left as it is and this returns `false`. This keeps the time between that last look at
+/// `file` and its replacement as short as it can be.
+pub(crate) fn write_then_rename_if(
+    file: &Path,
+    content: &[u8],
+    keep: Option<Permissions>,
+    still: impl FnOnce() -> std::io::Result<bool>,
+) -> std::io::Result<bool> {
     let dir = file
         .parent()
         .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::InvalidInput, "the path has no parent folder"))?;
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".hark-write-").suffix(".tmp");
-    // A new file gets the usual mode (the umask still applies), not tempfile's owner-only default.
-    #[cfg(unix)]
-    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-    let mut temp = builder.tempfile_in(dir)?;
+    let mut temp = create_temp(dir, keep.as_ref())?;
     temp.write_all(content)?;
     if let Some(permissions) = keep {
+        // Puts back bits the umask took at creation: the temporary file was never wider than this.
         temp.as_file().set_permissions(permissions)?;
     }
     temp.as_file().sync_all()?;
+    if !still()? {
+        return Ok(false);
+    }
     temp.persist(file).map_err(|e| e.error)?;
     sync_dir(dir);
-    Ok(())
+    Ok(true)
+}
+
+/// An empty temporary file in `dir`, created with `keep` as its mode (less what the umask takes) so
+/// that it never holds content under wider permissions than the file it replaces: the settings Hark
+/// rewrites can hold credentials. Without `keep` it gets the usual mode of a new file (0666 less the
+/// umask), not tempfile's owner-only default.
+pub(crate) fn create_temp(dir: &Path, keep: Option<&Permissions>) -> std::io::Result<tempfile::NamedTempFile> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".hark-write-").suffix(".tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = keep.map_or(0o666, |p| p.mode() & 0o777);
+        builder.permissions(Permissions::from_mode(mode));
+    }
+    #[cfg(not(unix))]
+    let _ = keep;
+    builder.tempfile_in(dir)
 }
 
 /// Makes the rename itself durable. Best effort: some file systems refuse to sync a folder, and the

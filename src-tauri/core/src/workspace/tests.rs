@@ -170,6 +170,28 @@ fn a_failed_replacement_leaves_no_temporary_file() {
     assert_eq!(std::fs::read_to_string(folder.join("inside")).unwrap(), "x");
 }
 
+/// A replaced file's content can be private (an agent's settings with credentials), so the
+/// temporary file that replaces it has the file's mode from its creation, before it holds anything.
+#[cfg(unix)]
+#[test]
+fn a_temporary_file_has_the_replaced_files_mode_from_the_start() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    // The usual umask, which would leave a 0666 file readable by everyone.
+    // SAFETY: umask only swaps the process's file-creation mask; it cannot fail.
+    let before = unsafe { libc::umask(0o022) };
+    let private = replace::create_temp(dir.path(), Some(&std::fs::Permissions::from_mode(0o600)));
+    let usual = replace::create_temp(dir.path(), None);
+    // SAFETY: as above.
+    unsafe { libc::umask(before) };
+    let (private, usual) = (private.unwrap(), usual.unwrap());
+    let meta = std::fs::metadata(private.path()).unwrap();
+    assert_eq!(meta.len(), 0, "nothing was written yet");
+    assert_eq!(meta.permissions().mode() & 0o777, 0o600);
+    let usual = std::fs::metadata(usual.path()).unwrap();
+    assert_eq!(usual.permissions().mode() & 0o777, 0o644, "a new file gets the umask's mode");
+}
+
 #[cfg(unix)]
 #[tokio::test]
 async fn a_new_file_gets_the_mode_a_plain_create_would() {
