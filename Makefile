@@ -143,6 +143,8 @@ test-e2e: ui tauri-driver mcp-test-servers
 
 bench: check-tools system-deps ui mcp-test-servers
 	cargo bench -p hark-core --bench store --bench service --bench agent --bench phone
+	# A question from another machine through a real SSH tunnel (root and openssh-server: it says so otherwise).
+	cargo test -q -p hark-cli --test cli_remote -- --ignored --nocapture bench_ 2>&1 | grep -E '^(remote_|skipped)'
 	@$(MAKE) --no-print-directory bench-cli
 	@$(MAKE) --no-print-directory bench-desktop
 

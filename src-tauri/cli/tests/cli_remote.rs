@@ -161,13 +161,32 @@ fn remote_list(desk: &Path) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-#[test]
-fn an_agent_on_a_remote_host_asks_the_desk_through_an_ssh_tunnel() {
+/// Everything both ends need: sshd and the remote user, the desk (a real `hark chat` with its phone
+/// on a local Bot API) and the remote host added, its tunnel up.
+struct Lab {
+    desk: PathBuf,
+    home: PathBuf,
+    hark: PathBuf,
+    ssh_config: PathBuf,
+    sshd: Sshd,
+    runtime: tokio::runtime::Runtime,
+    emulator: Emulator,
+    desk_host: Option<Started>,
+    _dir: tempfile::TempDir,
+    // One lab at a time: they share the remote user.
+    _one: std::sync::MutexGuard<'static, ()>,
+}
+
+static ONE_LAB: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// The lab, or `None` (said on stderr) where it cannot run.
+fn lab() -> Option<Lab> {
     // SAFETY: geteuid cannot fail.
     if unsafe { libc::geteuid() } != 0 || !Path::new(SSHD).exists() {
         eprintln!("skipped: needs root and openssh-server (make test installs it and runs as root in CI)");
-        return;
+        return None;
     }
+    let one = ONE_LAB.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let lab = tempfile::tempdir().unwrap();
     // The remote user must pass through to its home; nothing else in here is theirs.
     std::fs::set_permissions(lab.path(), std::fs::Permissions::from_mode(0o711)).unwrap();
@@ -176,7 +195,7 @@ fn an_agent_on_a_remote_host_asks_the_desk_through_an_ssh_tunnel() {
     let key = lab.path().join("user_key");
     run("ssh-keygen", &["-q", "-t", "ed25519", "-N", "", "-f", key.to_str().unwrap()]);
     remote_user(&home, &key);
-    let mut sshd = Sshd::start(lab.path());
+    let sshd = Sshd::start(lab.path());
     // The desk person's ssh config names the remote host, as theirs would.
     let ssh_config = lab.path().join("ssh_config");
     std::fs::write(
@@ -222,6 +241,31 @@ fn an_agent_on_a_remote_host_asks_the_desk_through_an_ssh_tunnel() {
             .expect("run hark chat"),
     );
     until("the desk's socket", || control::request(&desk, &Request::Settings).ok());
+    let out = Command::new(env!("CARGO_BIN_EXE_hark"))
+        .args(["remote", "add", "devbox"])
+        .env("HARK_DATA_DIR", &desk)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    until("the tunnel", || remote_list(&desk).contains("devbox\tconnected").then_some(()));
+    Some(Lab {
+        desk,
+        home,
+        hark,
+        ssh_config,
+        sshd,
+        runtime,
+        emulator,
+        desk_host: Some(desk_host),
+        _dir: lab,
+        _one: one,
+    })
+}
+
+#[test]
+fn an_agent_on_a_remote_host_asks_the_desk_through_an_ssh_tunnel() {
+    let Some(mut lab) = lab() else { return };
+    let (desk, home, hark, ssh_config) = (lab.desk.clone(), lab.home.clone(), lab.hark.clone(), lab.ssh_config.clone());
     for bad in ["-oProxyCommand=touch /tmp/pwned", "dev box"] {
         let out = Command::new(env!("CARGO_BIN_EXE_hark"))
             .args(["remote", "add", bad])
@@ -231,13 +275,6 @@ fn an_agent_on_a_remote_host_asks_the_desk_through_an_ssh_tunnel() {
         assert_eq!(out.status.code(), Some(1), "{bad:?} is refused");
         assert!(String::from_utf8_lossy(&out.stderr).contains("BAD_HOST"), "{}", String::from_utf8_lossy(&out.stderr));
     }
-    let out = Command::new(env!("CARGO_BIN_EXE_hark"))
-        .args(["remote", "add", "devbox"])
-        .env("HARK_DATA_DIR", &desk)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    until("the tunnel", || remote_list(&desk).contains("devbox\tconnected").then_some(()));
 
     // The forwarded socket is the remote user's alone.
     let socket = home.join(".hark/agents.sock");
@@ -261,7 +298,7 @@ fn an_agent_on_a_remote_host_asks_the_desk_through_an_ssh_tunnel() {
         Request::Overview { session: None, turns: 1 },
         Request::Start { text: "rm -rf".into(), workspace: None, by: None, plan_first: None, ptc: None },
     ] {
-        let reply = runtime.block_on(async {
+        let reply = lab.runtime.block_on(async {
             let mut replies = control::open_at(&socket, &op).await.expect("the tunnel carries it");
             replies.next().await.expect("a reply")
         });
@@ -287,7 +324,7 @@ fn an_agent_on_a_remote_host_asks_the_desk_through_an_ssh_tunnel() {
 
     // The tunnel goes down (sshd stops, the tunnel's ssh is killed): a question fails at once, with
     // no decision, so the agent asks in its own terminal.
-    sshd.stop();
+    lab.sshd.stop();
     let tunnel_ssh = until("the tunnel's ssh", || {
         std::fs::read_dir("/proc").ok()?.flatten().find_map(|entry| {
             let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
@@ -309,23 +346,24 @@ fn an_agent_on_a_remote_host_asks_the_desk_through_an_ssh_tunnel() {
     assert!(!String::from_utf8_lossy(&out.stderr).is_empty(), "it says why");
 
     // Back up: the desk reconnects by itself and the next question goes through.
-    sshd.resume();
+    lab.sshd.resume();
     until("the tunnel again", || remote_list(&desk).contains("devbox\tconnected").then_some(()));
     // This one is answered from the phone, whose card names the host.
     let hook = remote_hook(&hark, &home, "Deploy now that it is back?");
     desk_question(&desk);
-    runtime.block_on(async {
-        let card = emulator
+    lab.runtime.block_on(async {
+        let card = lab
+            .emulator
             .wait_message(TOKEN, "the remote question's card", |m| m.text.contains("Deploy now that it is back?"))
             .await;
         assert!(card.text.starts_with("❓ Question from Claude Code on devbox"), "{}", card.text);
-        emulator.person(TOKEN, PERSON, "ada").press(&card, "Wait").await;
+        lab.emulator.person(TOKEN, PERSON, "ada").press(&card, "Wait").await;
     });
     let out = finished(hook, WAIT);
     assert!(String::from_utf8_lossy(&out.stdout).contains("Wait"), "{}", String::from_utf8_lossy(&out.stdout));
 
     // A desk that dies (killed, no goodbye) takes its tunnel with it.
-    drop(desk_host);
+    lab.desk_host = None;
     until("the tunnel's ssh to end with the desk", || {
         let left = std::fs::read_dir("/proc").ok()?.flatten().any(|entry| {
             std::fs::read(entry.path().join("cmdline"))
@@ -342,4 +380,47 @@ fn an_agent_on_a_remote_host_asks_the_desk_through_an_ssh_tunnel() {
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(remote_list(&desk).contains("no remote hosts"));
+}
+
+/// `make bench`: how long a question from the remote host takes to reach the desk through the
+/// tunnel (the hook started on the host until the desk lists it), and an answer on the desk to reach
+/// the agent (until the hook printed its decision and ended); medians of 20.
+#[test]
+#[ignore = "a benchmark: make bench runs it"]
+fn bench_a_question_through_the_tunnel() {
+    let Some(lab) = lab() else { return };
+    let (mut to_desk, mut to_agent) = (Vec::new(), Vec::new());
+    for i in 0..20 {
+        let asked = Instant::now();
+        let hook = remote_hook(&lab.hark, &lab.home, &format!("Deploy build {i}?"));
+        let (session, call) = loop {
+            if let Ok(Reply::Inbox { entries }) = control::request(&lab.desk, &Request::Inbox) {
+                if let Some(e) = entries.into_iter().find(|e| e.asker.contains("on devbox")) {
+                    break (e.question.session_id, e.question.call_id);
+                }
+            }
+            assert!(asked.elapsed() < WAIT, "question {i} never reached the desk");
+            std::thread::sleep(Duration::from_millis(2));
+        };
+        to_desk.push(asked.elapsed());
+        let answered_at = Instant::now();
+        let answers = hark_core::question::AnswerBatch {
+            answers: vec![hark_core::question::Answer {
+                id: "q1".into(),
+                selected: vec!["Ship it".into()],
+                custom: None,
+            }],
+        };
+        let answered = control::request(&lab.desk, &Request::Answer { session, call_id: call, answers, path: None });
+        assert!(matches!(answered, Ok(Reply::Answered { .. })), "{answered:?}");
+        let out = finished(hook, WAIT);
+        assert!(String::from_utf8_lossy(&out.stdout).contains("Ship it"));
+        to_agent.push(answered_at.elapsed());
+    }
+    let median = |v: &mut Vec<Duration>| {
+        v.sort();
+        v[v.len() / 2].as_secs_f64() * 1000.0
+    };
+    println!("remote_question_to_desk_ms {:.1} ms", median(&mut to_desk));
+    println!("remote_answer_to_agent_ms {:.1} ms", median(&mut to_agent));
 }
