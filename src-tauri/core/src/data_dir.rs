@@ -127,6 +127,26 @@ pub mod private {
         })
     }
 
+    /// Takes an OS lock on the file `path` without waiting and writes `note` in it (who holds it), or
+    /// returns the note of the process that holds it. The OS lets go of a dead process's lock, so a
+    /// crash never leaves one behind.
+    pub fn try_lock(path: &Path, note: &str) -> std::io::Result<Result<std::fs::File, String>> {
+        use fs4::fs_std::FileExt;
+        use std::io::{Read, Seek, SeekFrom};
+        // Not truncated on open: the holder's note must stay readable to a process that loses the race.
+        let mut file = options().read(true).write(true).create(true).truncate(false).open(path)?;
+        if !file.try_lock_exclusive()? {
+            let mut held_by = String::new();
+            let _ = file.read_to_string(&mut held_by);
+            return Ok(Err(held_by.trim().to_string()));
+        }
+        file.set_len(0)?;
+        file.seek(SeekFrom::Start(0))?;
+        file.write_all(note.as_bytes())?;
+        file.flush()?;
+        Ok(Ok(file))
+    }
+
     /// Runs `change` while holding an OS lock on `<path>.lock`: the read-change-write of a file that
     /// several processes change (the host, Settings, the CLI) loses none of their changes.
     pub fn with_lock<T>(path: &Path, change: impl FnOnce() -> T) -> std::io::Result<T> {

@@ -4,7 +4,6 @@
 //! process dies, so a crash never leaves a stale lock behind.
 
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use fs4::fs_std::FileExt;
@@ -55,23 +54,9 @@ impl HostLock {
     pub fn acquire(data_dir: &Path) -> Result<HostLock, LockError> {
         let path = data_dir.join(LOCK_FILE);
         let io = |e: std::io::Error| LockError::Io { path: path.clone(), detail: e.to_string() };
-        // Not truncated on open: the holder's pid must stay readable to a process that loses the race.
-        let mut file = crate::data_dir::private::options()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(&path)
-            .map_err(io)?;
-        if !file.try_lock_exclusive().map_err(io)? {
-            let mut text = String::new();
-            let _ = file.read_to_string(&mut text);
-            return Err(LockError::Busy { path: data_dir.to_path_buf(), pid: text.trim().parse().ok() });
-        }
-        file.set_len(0).map_err(io)?;
-        file.seek(SeekFrom::Start(0)).map_err(io)?;
-        write!(file, "{}", std::process::id()).map_err(io)?;
-        file.flush().map_err(io)?;
+        let file = crate::data_dir::private::try_lock(&path, &std::process::id().to_string())
+            .map_err(io)?
+            .map_err(|held_by| LockError::Busy { path: data_dir.to_path_buf(), pid: held_by.parse().ok() })?;
         Ok(HostLock { file, path })
     }
 

@@ -4,10 +4,7 @@
 //! the bot is in use, and takes over when the first one ends (the OS drops a dead process's lock).
 
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::Path;
-
-use fs4::fs_std::FileExt;
 
 use super::telegram::BotToken;
 
@@ -35,26 +32,10 @@ pub fn take(api_base: &str, token: &BotToken, data_dir: &Path) -> Result<ReaderL
     let key = format!("{}\n{}", api_base.trim_end_matches('/'), token.expose());
     let hash = crate::data_dir::stable_hash(key.as_bytes());
     let path = folder.join(format!("bot-{hash:016x}.lock"));
-    // Not truncated on open: the holder's words must stay readable to the one that loses the race.
-    let mut file = crate::data_dir::private::options()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&path)
-        .map_err(unavailable)?;
-    if !file.try_lock_exclusive().map_err(unavailable)? {
-        let mut holder = String::new();
-        let _ = file.read_to_string(&mut holder);
-        let holder = holder.trim();
-        let who = if holder.is_empty() { "another Hark on this computer".to_string() } else { holder.to_string() };
-        return Err(Taken::Elsewhere(who));
-    }
-    let holder = format!("the Hark of {} (pid {}) on this computer", data_dir.display(), std::process::id());
-    file.set_len(0).map_err(unavailable)?;
-    file.seek(SeekFrom::Start(0)).map_err(unavailable)?;
-    file.write_all(holder.as_bytes()).map_err(unavailable)?;
-    file.flush().map_err(unavailable)?;
+    let note = format!("the Hark of {} (pid {}) on this computer", data_dir.display(), std::process::id());
+    let file = crate::data_dir::private::try_lock(&path, &note).map_err(unavailable)?.map_err(|held_by| {
+        Taken::Elsewhere(if held_by.is_empty() { "another Hark on this computer".to_string() } else { held_by })
+    })?;
     Ok(ReaderLock { _file: file })
 }
 
