@@ -120,7 +120,22 @@ fn status() -> ExitCode {
     println!("only that a question waits: {}", if s.only_that_it_waits { "yes" } else { "no" });
     let source = if token().is_some() { TOKEN_VARIABLE } else { "none in this terminal" };
     println!("token: {source}");
+    println!("relay: {}", relay_line(&dir));
     ExitCode::SUCCESS
+}
+
+/// How the relay of the Hark hosting `dir` stands now, in words.
+fn relay_line(dir: &std::path::Path) -> String {
+    let running = hark_core::control::request(dir, &hark_core::control::Request::Settings).is_ok();
+    if !running {
+        return "not running (the Hark that hosts this data directory relays: the app, hark chat or hark tui)".into();
+    }
+    match phone::published_link(dir) {
+        None => "unknown (the running Hark says nothing of its relay)".into(),
+        Some(phone::Link::NoToken) => "off in the running Hark: it has no bot token".into(),
+        Some(phone::Link::Connecting) => "connecting to Telegram…".into(),
+        Some(link) => link.describe().unwrap_or_default(),
+    }
 }
 
 fn unpair() -> ExitCode {

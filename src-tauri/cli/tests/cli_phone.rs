@@ -75,11 +75,15 @@ async fn pair_prints_the_start_line_exits_once_paired_and_chat_relays_the_questi
 
     let (ok, status, _) = output(data.path(), &["phone", "status"]).await;
     assert!(ok && status.contains("paired: @ada") && status.contains("delay: 0 s"), "{status}");
+    assert!(status.contains("relay: not running"), "no Hark hosts the directory yet: {status}");
 
     // `hark chat` hosts the data directory: its relay sends the question, the tap answers it.
     let mut chat =
         hark(data.path(), &["chat", "--script", "blocking", "publish it"]).stdin(Stdio::piped()).spawn().unwrap();
     let card = emulator.wait_message(TOKEN, "the question's card", |m| m.text.starts_with("❓")).await;
+    // While it runs, status tells the live link, as the running relay knows it.
+    let (_, status, _) = output(data.path(), &["phone", "status"]).await;
+    assert!(status.contains("relay: connected to Telegram"), "{status}");
     emulator.person(TOKEN, PERSON, "ada").press(&card, "Publish now").await;
     let out = tokio::time::timeout(WAIT, async {
         let mut stdout = String::new();

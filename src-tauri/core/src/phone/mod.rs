@@ -31,7 +31,7 @@ pub use engine::MAX_OPEN_CARDS;
 pub use error::PhoneError;
 pub use pair::{pair_here, pairing_code, TOKEN_VARIABLE};
 pub use settings::{PairedUser, Pairing, PhoneSettings, DEFAULT_API_URL, DEFAULT_DELAY_SECS, PHONE_FILE};
-pub use status::Link;
+pub use status::{published as published_link, Link, LINK_FILE};
 pub use telegram::BotToken;
 pub use transport::{Inbound, Sender, Transport};
 
@@ -66,8 +66,11 @@ impl Drop for Phone {
 /// tokio runtime. Changes of the link are written to stderr once each, never the token.
 pub fn start(host: &Arc<Host>, token: Option<BotToken>) -> Phone {
     let stop = CancellationToken::new();
+    let dir = host.data_dir().to_path_buf();
     let Some(token) = token else {
-        return Phone { stop, link: watch::channel(Link::NoToken).1 };
+        let link = watch::channel(Link::NoToken).1;
+        report(&dir, link.clone(), stop.clone());
+        return Phone { stop, link };
     };
     let settings = settings::load(host.data_dir()).and_then(|s| s.validate().map(|()| s));
     let (link_tx, link) = watch::channel(Link::Connecting);
@@ -79,13 +82,12 @@ pub fn start(host: &Arc<Host>, token: Option<BotToken>) -> Phone {
         Ok(built) => built,
         Err(e) => {
             let _ = link_tx.send(Link::Misconfigured { reason: e.to_string() });
-            report(link.clone(), stop.clone());
+            report(&dir, link.clone(), stop.clone());
             return Phone { stop, link };
         }
     };
-    report(link.clone(), stop.clone());
-    let (host, dir, engine_link, stopped) =
-        (Arc::downgrade(host), host.data_dir().to_path_buf(), link.clone(), stop.clone());
+    report(&dir, link.clone(), stop.clone());
+    let (host, engine_link, stopped) = (Arc::downgrade(host), link.clone(), stop.clone());
     tokio::spawn(async move {
         let Some(_reader) = take_reader(&api, &token, &dir, &link_tx, &stopped).await else { return };
         let Some(host) = host.upgrade() else { return };
@@ -135,12 +137,15 @@ pub(crate) async fn take_reader(
     }
 }
 
-/// Writes each change of the link to stderr, once.
-fn report(mut link: watch::Receiver<Link>, stop: CancellationToken) {
+/// Writes each change of the link to stderr, once, and publishes it for `hark phone status` (taken
+/// back when the relay stops).
+fn report(dir: &std::path::Path, mut link: watch::Receiver<Link>, stop: CancellationToken) {
+    let dir = dir.to_path_buf();
     tokio::spawn(async move {
         let mut said: Option<String> = None;
         loop {
             let state = link.borrow_and_update().clone();
+            status::publish(&dir, &state);
             let now = state.describe();
             // Being online is news only after a problem was reported.
             let quiet = state == Link::Online && said.is_none();
@@ -151,9 +156,10 @@ fn report(mut link: watch::Receiver<Link>, stop: CancellationToken) {
                 said = now;
             }
             tokio::select! {
-                _ = stop.cancelled() => return,
-                changed = link.changed() => if changed.is_err() { return },
+                _ = stop.cancelled() => break,
+                changed = link.changed() => if changed.is_err() { break },
             }
         }
+        let _ = std::fs::remove_file(dir.join(LINK_FILE));
     });
 }

@@ -1,9 +1,14 @@
 //! How the relay's link to the messenger stands, for Settings → Phone and `hark phone status`:
 //! reported when it changes, never once per failed attempt.
 
-use serde::Serialize;
+use std::path::Path;
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
+use serde::{Deserialize, Serialize};
+
+/// The running relay's link, as it last changed: for `hark phone status` in another process.
+pub const LINK_FILE: &str = "phone-link.json";
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum Link {
     /// No bot token: the relay does not run.
@@ -48,4 +53,17 @@ impl Link {
             Link::InUseElsewhere { reason } => Some(format!("this bot is in use by another Hark ({reason})")),
         }
     }
+}
+
+/// Writes the link for other processes to read (the running host does, at each change).
+pub(crate) fn publish(dir: &Path, link: &Link) {
+    if let Ok(text) = serde_json::to_vec(link) {
+        let _ = crate::data_dir::private::replace(&dir.join(LINK_FILE), &text);
+    }
+}
+
+/// The link of the relay running for `dir`, as it last published it; `None` when none did. Only
+/// meaningful while a host of `dir` runs (a killed one leaves its last word behind).
+pub fn published(dir: &Path) -> Option<Link> {
+    serde_json::from_slice(&std::fs::read(dir.join(LINK_FILE)).ok()?).ok()
 }
