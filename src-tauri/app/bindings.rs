@@ -41,6 +41,7 @@ fn roots(out: &mut Collect<'_>) {
     out.visit::<crate::phone_settings::PhoneView>();
     out.visit::<crate::phone_settings::PhoneForm>();
     out.visit::<crate::phone_settings::PairingView>();
+    out.visit::<crate::remote_settings::RemoteHostsView>();
 }
 
 /// Declarations by name, so each type is written once and the file's order does not depend on the
