@@ -2,7 +2,7 @@
 // the app's own commands go through the ACL (listing them here makes them deny-by-default until a
 // capability grants them), so IPC is limited to what src-tauri/app/capabilities allows.
 /// Every command the shell registers (src-tauri/app/lib.rs); the capability grants them to `main`.
-const COMMANDS: [&str; 29] = [
+const COMMANDS: [&str; 32] = [
     "app_info",
     "list_sessions",
     "session_transcript",
@@ -15,7 +15,7 @@ const COMMANDS: [&str; 29] = [
     "send_message",
     "abort",
     "retry",
-    "pending_questions",
+    "session_questions",
     "inbox",
     "attach_question",
     "release_question",
@@ -32,6 +32,9 @@ const COMMANDS: [&str; 29] = [
     "save_phone_settings",
     "pair_phone",
     "unpair_phone",
+    "remote_hosts",
+    "add_remote_host",
+    "remove_remote_host",
 ];
 
 fn main() {

@@ -20,6 +20,8 @@ mod mcp_tasks;
 mod notifications;
 #[path = "e2e/phone.rs"]
 mod phone;
+#[path = "e2e/remote.rs"]
+mod remote;
 #[path = "e2e/robustness.rs"]
 mod robustness;
 #[path = "e2e/tray.rs"]

@@ -41,6 +41,7 @@ fn roots(out: &mut Collect<'_>) {
     out.visit::<crate::phone_settings::PhoneView>();
     out.visit::<crate::phone_settings::PhoneForm>();
     out.visit::<crate::phone_settings::PairingView>();
+    out.visit::<crate::remote_settings::RemoteHostsView>();
 }
 
 /// Declarations by name, so each type is written once and the file's order does not depend on the
@@ -214,6 +215,28 @@ fn every_command_is_registered_with_the_window() {
         .collect();
     let declared = commands().iter().map(|c| c.ident.to_string()).collect();
     assert_eq!(registered, declared, "lib.rs registers exactly the commands commands.rs declares");
+}
+
+/// A command the build's app manifest does not list, or that no capability allows, is refused to
+/// the window at run time ("not allowed"), which no unit test would otherwise see.
+#[test]
+fn every_command_is_granted_to_the_window() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let build = std::fs::read_to_string(root.join("build.rs")).unwrap();
+    let list = build.split("const COMMANDS").nth(1).and_then(|rest| rest.split("];").next()).unwrap();
+    let manifest: std::collections::BTreeSet<String> = list.split('"').skip(1).step_by(2).map(str::to_string).collect();
+    let capability: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("src-tauri/app/capabilities/main.json")).unwrap())
+            .unwrap();
+    let allowed: std::collections::BTreeSet<String> = capability["permissions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p.as_str()?.strip_prefix("allow-").map(|c| c.replace('-', "_")))
+        .collect();
+    let declared: std::collections::BTreeSet<String> = commands().iter().map(|c| c.ident.to_string()).collect();
+    assert_eq!(manifest, declared, "build.rs's COMMANDS lists exactly the commands commands.rs declares");
+    assert_eq!(allowed, declared, "capabilities/main.json allows exactly the commands commands.rs declares");
 }
 
 #[test]

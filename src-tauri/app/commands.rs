@@ -20,6 +20,7 @@ use tauri_plugin_opener::OpenerExt;
 use crate::error::{CommandError, CommandResult};
 use crate::hub::{AnswerPath, AttachResult, SessionView, SubmitResult};
 use crate::phone_settings::{self, PairingView, PhoneForm, PhoneView, Relay};
+use crate::remote_settings::{self, RemoteHostsView};
 use crate::settings::Settings;
 use crate::state::AppState;
 
@@ -464,4 +465,27 @@ pub async fn unpair_phone(app: AppHandle, state: State<'_, AppState>) -> Command
     let dir = phone_host(&app, &state)?.data_dir().to_path_buf();
     off_ipc_thread(move || Ok(phone_settings::unpair(&dir)?)).await?;
     phone_view(&app, &state).await
+}
+
+/// Settings → Remote hosts: the hosts whose agents ask here through an SSH tunnel, each with how its
+/// tunnel stands (as the host that keeps them last wrote it).
+#[tauri::command]
+pub async fn remote_hosts(state: State<'_, AppState>) -> CommandResult<RemoteHostsView> {
+    let dir = state.hub()?.data_dir().to_path_buf();
+    off_ipc_thread(move || Ok(remote_settings::view(&dir)?)).await
+}
+
+/// Adds a remote host, as `hark remote add HOST` does: the running host opens its tunnel within
+/// seconds. BAD_HOST for a name ssh would read as anything but a host.
+#[tauri::command]
+pub async fn add_remote_host(state: State<'_, AppState>, host: String) -> CommandResult<RemoteHostsView> {
+    let dir = state.hub()?.data_dir().to_path_buf();
+    off_ipc_thread(move || Ok(remote_settings::add(&dir, &host)?)).await
+}
+
+/// Removes a remote host (its tunnel closes); NOT_FOUND when it is not kept.
+#[tauri::command]
+pub async fn remove_remote_host(state: State<'_, AppState>, host: String) -> CommandResult<RemoteHostsView> {
+    let dir = state.hub()?.data_dir().to_path_buf();
+    off_ipc_thread(move || Ok(remote_settings::remove(&dir, &host)?)).await
 }

@@ -34,6 +34,8 @@ pub enum CommandError {
     Autostart(#[from] crate::autostart::AutostartError),
     #[error(transparent)]
     Phone(#[from] hark_core::phone::PhoneError),
+    #[error(transparent)]
+    RemoteHosts(#[from] hark_core::remote_hosts::RemoteHostsError),
     #[error("{0}")]
     NotFound(String),
     #[error("{0}")]
@@ -61,6 +63,7 @@ impl CommandError {
             CommandError::AgentSetup(e) => Some(e),
             CommandError::Autostart(e) => Some(e),
             CommandError::Phone(e) => Some(e),
+            CommandError::RemoteHosts(e) => Some(e),
             _ => None,
         }
     }

@@ -16,6 +16,7 @@ mod notifier;
 #[cfg(all(unix, not(target_os = "macos")))]
 mod notify_signals;
 mod phone_settings;
+mod remote_settings;
 mod rendering;
 mod resident;
 mod secrets;
@@ -154,6 +155,9 @@ pub fn run() {
             commands::save_phone_settings,
             commands::pair_phone,
             commands::unpair_phone,
+            commands::remote_hosts,
+            commands::add_remote_host,
+            commands::remove_remote_host,
         ])
         .build(tauri::generate_context!());
     let app = match result {

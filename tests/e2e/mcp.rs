@@ -232,6 +232,20 @@ pub(crate) async fn in_view(app: &App, xpath: &str) -> fantoccini::elements::Ele
     el
 }
 
+/// Sets the value of the field at `xpath` (scrolled into view) as typing would: WebDriver cannot
+/// clear a field so that the page hears it.
+pub(crate) async fn set_value(app: &App, xpath: &str, value: &str) {
+    let field = in_view(app, xpath).await;
+    let arg = serde_json::to_value(&field).expect("element reference");
+    app.client
+        .execute(
+            "arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input', {bubbles: true}))",
+            vec![arg, serde_json::Value::String(value.to_string())],
+        )
+        .await
+        .unwrap_or_else(|e| panic!("set {xpath:?}: {e}"));
+}
+
 async fn press_button(app: &App, name: &str) {
     let xpath = format!("{DIALOG}//button[normalize-space(.)='{name}']");
     in_view(app, &xpath).await.click().await.unwrap_or_else(|e| panic!("click {name:?}: {e}"));

@@ -10,7 +10,7 @@ use std::time::Duration;
 use hark_test_support::telegram::Emulator;
 
 use crate::flows::start_keyring;
-use crate::mcp::in_view;
+use crate::mcp::{in_view, set_value};
 use crate::support::{e2e_enabled, App, Launch};
 
 const WAIT: Duration = Duration::from_secs(30);
@@ -26,17 +26,8 @@ async fn phone_text(app: &App, testid: &str) -> Option<String> {
     Some(app.text_of(&format!("[data-testid='{testid}']")).await)
 }
 
-/// Sets a field's value as typing would (WebDriver cannot clear a field so that the page hears it).
 async fn set_field(app: &App, label: &str, value: &str) {
-    let field = in_view(app, &format!("{SECTION}//label[.//span[normalize-space(.)='{label}']]//input")).await;
-    let arg = serde_json::to_value(&field).expect("element reference");
-    app.client
-        .execute(
-            "arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('input', {bubbles: true}))",
-            vec![arg, serde_json::Value::String(value.to_string())],
-        )
-        .await
-        .unwrap_or_else(|e| panic!("set {label:?}: {e}"));
+    set_value(app, &format!("{SECTION}//label[.//span[normalize-space(.)='{label}']]//input"), value).await;
 }
 
 async fn press(app: &App, name: &str) {

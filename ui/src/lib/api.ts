@@ -17,6 +17,7 @@ import type {
   PairingView,
   PhoneForm,
   PhoneView,
+  RemoteHostsView,
   SessionQuestions,
   SessionSummary,
   SessionView,
@@ -174,6 +175,15 @@ export const pairPhone = (): Promise<Result<PairingView>> => call('pair_phone');
 
 /** Forgets the paired person and any pairing under way. */
 export const unpairPhone = (): Promise<Result<PhoneView>> => call('unpair_phone');
+
+/** Settings → Remote hosts: the hosts whose agents ask here over SSH, each with its tunnel's state. */
+export const remoteHosts = (): Promise<Result<RemoteHostsView>> => call('remote_hosts');
+
+/** `hark remote add HOST`: BAD_HOST for a name ssh would read as anything but a host. */
+export const addRemoteHost = (host: string): Promise<Result<RemoteHostsView>> => call('add_remote_host', { host });
+
+/** `hark remote remove HOST`: its tunnel closes. */
+export const removeRemoteHost = (host: string): Promise<Result<RemoteHostsView>> => call('remove_remote_host', { host });
 
 export const declineQuestion = (sessionId: string, callId: string): Promise<Result<void>> =>
   call('decline_question', { sessionId, callId });

@@ -459,6 +459,25 @@ answerable: boolean,
  */
 asked_at: string | null, } & ({ "phase": "foreground", wait: WaitInfo | null, } | { "phase": "continued", reply_queued: string | null, });
 
+/**
+ * One remote host and its tunnel.
+ */
+export type RemoteHostView = { 
+/**
+ * As the person's `ssh` names it (an alias of their ssh config, `user@host`, ...).
+ */
+host: string, 
+/**
+ * How its tunnel stands; null while no running Hark keeps one (none yet, or none runs here).
+ */
+tunnel: TunnelState | null, };
+
+export type RemoteHostsView = { 
+/**
+ * In the order they were added.
+ */
+hosts: Array<RemoteHostView>, };
+
 export type ServerStatus = { "state": "not_started" } | { "state": "running", tools: number, } | { "state": "failed", error: BoundaryError, };
 
 /**
@@ -630,6 +649,11 @@ question: QuestionRecord | null,
 queued_answers: AnswerBatch | null, } | { "kind": "orphan_result", seq: number, at: string, call_id: string, outcome: ToolOutcome, } | { "kind": "model_error", seq: number, at: string, error: BoundaryError, } | { "kind": "mcp_unavailable", seq: number, at: string, server: string, error: BoundaryError, } | { "kind": "mcp_form", seq: number, at: string, server: string, message: string, questions: Array<Question>, outcome: FormOutcome, } | { "kind": "history_compacted", seq: number, at: string, through_seq: number, summary: string | null, };
 
 /**
+ * How one tunnel stands.
+ */
+export type TunnelState = { "state": "connecting" } | { "state": "connected" } | { "state": "reconnecting", reason: string, } | { "state": "refused", reason: string, };
+
+/**
  * Items between a `turn/started` and its `turn/ended`. Items recorded outside any turn are grouped
  * in a turn whose `turn_id` is `None`.
  */
@@ -687,4 +711,7 @@ export interface Commands {
   save_phone_settings: { args: { form: PhoneForm; token: string | null }; returns: PhoneView };
   pair_phone: { args: {}; returns: PairingView };
   unpair_phone: { args: {}; returns: PhoneView };
+  remote_hosts: { args: {}; returns: RemoteHostsView };
+  add_remote_host: { args: { host: string }; returns: RemoteHostsView };
+  remove_remote_host: { args: { host: string }; returns: RemoteHostsView };
 }

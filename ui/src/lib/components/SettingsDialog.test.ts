@@ -2,7 +2,18 @@ import { describe, expect, it, vi } from 'vitest';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import SettingsDialog from './SettingsDialog.svelte';
 import { catalogue } from '../chat/fakes';
-import type { AgentSetupDone, AgentsView, McpEntry, McpView, PhoneForm, PhoneView, Provider, Settings, SettingsView } from '../types';
+import type {
+  AgentSetupDone,
+  AgentsView,
+  McpEntry,
+  McpView,
+  PhoneForm,
+  PhoneView,
+  Provider,
+  RemoteHostsView,
+  Settings,
+  SettingsView,
+} from '../types';
 
 const settings: Settings = {
   provider: 'demo', base_url: '', model: '', demo_script: 'batch', question_mode: 'legacy', timeout_secs: 120, stop_turn_on_timeout: false, plan_first: false, ptc: false,
@@ -199,6 +210,27 @@ describe('SettingsDialog', () => {
     expect(setupAgent).toHaveBeenCalledWith('codex', 'setup');
     await waitFor(() => expect(within(section).getByTestId('agent-state').textContent).toBe('Set up'));
     expect(within(section).getByTestId('agent-hint').textContent).toBe('type /hooks in Codex');
+    expect(onSave).not.toHaveBeenCalled();
+    expect(onClose).not.toHaveBeenCalled();
+  });
+
+  it('the Remote hosts section adds on its own: its Add is not the settings form\'s Save', async () => {
+    const none: RemoteHostsView = { hosts: [] };
+    const remote = {
+      load: vi.fn(async () => ({ ok: true as const, value: none })),
+      add: vi.fn(async (host: string) => ({ ok: true as const, value: { hosts: [{ host, tunnel: null }] } })),
+      remove: vi.fn(async () => ({ ok: true as const, value: none })),
+    };
+    const onSave = vi.fn(async () => null);
+    const onClose = vi.fn();
+    render(SettingsDialog, { view: view(), onSave, onClose, remote });
+    const section = screen.getByRole('group', { name: 'Remote hosts' });
+    const field = (await within(section).findByLabelText('Host, as ssh names it')) as HTMLInputElement;
+    expect(field.form?.id ?? '').not.toMatch(/^settings-/);
+    await fireEvent.input(field, { target: { value: 'devbox' } });
+    await fireEvent.submit(field.form!);
+    expect(remote.add).toHaveBeenCalledWith('devbox');
+    await waitFor(() => expect(within(section).getByTestId('remote-host-state').textContent).toBe('Not connected'));
     expect(onSave).not.toHaveBeenCalled();
     expect(onClose).not.toHaveBeenCalled();
   });
