@@ -6,14 +6,16 @@
 //! No relay server, no open port.
 
 mod config;
+mod state;
 #[cfg(unix)]
 mod tunnel;
 
 use std::path::PathBuf;
 
 pub use config::{add, check_host, load, remove, RemoteHost, RemoteHostsError, REMOTE_HOSTS_FILE};
+pub use state::{status, TunnelState, REMOTE_STATUS_FILE};
 #[cfg(unix)]
-pub use tunnel::{start, status, DoorOpener, TunnelState, Tunnels, REMOTE_STATUS_FILE, SSH_ENV};
+pub use tunnel::{start, DoorOpener, Tunnels, SSH_ENV};
 
 /// The folder in the remote user's home that holds the forwarded socket: owner-only, made by the
 /// desk before each forward.

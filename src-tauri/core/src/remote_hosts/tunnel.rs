@@ -9,11 +9,11 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Command;
 use tokio_util::sync::CancellationToken;
 
+use super::state::{write_status, TunnelState, REMOTE_STATUS_FILE};
 use super::{config, REMOTE_FOLDER, REMOTE_SOCKET};
 use crate::control::ControlServer;
 use crate::sync::lock;
@@ -21,7 +21,6 @@ use crate::sync::lock;
 /// Opens the agents' door a tunnel to the named host forwards to; `None` once the host is gone.
 pub type DoorOpener = Arc<dyn Fn(&str) -> Option<std::io::Result<ControlServer>> + Send + Sync>;
 
-pub const REMOTE_STATUS_FILE: &str = "remote-status.json";
 /// The ssh command to run instead of `ssh` (a program and its arguments, split at spaces), as
 /// `GIT_SSH_COMMAND` does for git: another ssh, or `ssh -F <config>`.
 pub const SSH_ENV: &str = "HARK_SSH";
@@ -29,23 +28,6 @@ pub const SSH_ENV: &str = "HARK_SSH";
 const FOLLOW: Duration = Duration::from_secs(2);
 /// The longest pause between two attempts.
 const MAX_PAUSE: Duration = Duration::from_secs(30);
-
-/// How one tunnel stands.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
-#[serde(tag = "state", rename_all = "snake_case")]
-pub enum TunnelState {
-    Connecting,
-    /// Agents on the host reach this Hark.
-    Connected,
-    /// The last attempt ended (the reason is ssh's); the next one comes after a pause.
-    Reconnecting {
-        reason: String,
-    },
-    /// ssh refused it (keys, host key, the forward itself): tried again, but someone has to act.
-    Refused {
-        reason: String,
-    },
-}
 
 /// The running tunnels of one host. Dropping it closes them.
 pub struct Tunnels {
@@ -95,20 +77,6 @@ pub fn start(dir: &Path, open_door: DoorOpener) -> Tunnels {
         let _ = std::fs::remove_file(dir.join(REMOTE_STATUS_FILE));
     });
     Tunnels { stop }
-}
-
-/// How each tunnel stands, as the running host last wrote it; empty when no host runs tunnels.
-pub fn status(dir: &Path) -> BTreeMap<String, TunnelState> {
-    std::fs::read_to_string(dir.join(REMOTE_STATUS_FILE))
-        .ok()
-        .and_then(|text| serde_json::from_str(&text).ok())
-        .unwrap_or_default()
-}
-
-fn write_status(dir: &Path, states: &BTreeMap<String, TunnelState>) {
-    if let Ok(text) = serde_json::to_vec_pretty(states) {
-        let _ = crate::data_dir::private::replace(&dir.join(REMOTE_STATUS_FILE), &text);
-    }
 }
 
 struct Tunnel {
