@@ -80,3 +80,74 @@ async fn claude_code_on_first_start_needs_no_login_and_asks_only_the_scripted_mo
     let paths: Vec<String> = model.requests().iter().map(|r| format!("{} {}", r.method, r.path)).collect();
     assert!(paths.iter().all(|p| p.starts_with("POST /v1/messages")), "{paths:?}");
 }
+
+/// The recovery path the hook hands the model: Claude Code's `AskUserQuestion` went to Hark through
+/// the hook, nobody answered in the hook's time (the model was told the call id), the person answered
+/// later, and the model collects it with Hark's `get_answers` by that call id. The hook and Claude
+/// Code's `hark mcp` must meet in the same session, "Claude Code · <folder>", for it to find it.
+#[tokio::test(flavor = "multi_thread")]
+async fn claude_codes_get_answers_collects_the_late_answer_to_the_question_its_hook_asked() {
+    let machine = Machine::new();
+    machine.claude_first_start();
+    let set_up = machine.hark(hark(), &["setup", "claude-code"]);
+    assert!(set_up.status.success(), "{}", said(&set_up));
+    let _host = Host::start(&machine, hark(), &[]);
+
+    // The hook as Claude Code runs it on its own question tool, with a budget of one second.
+    let event = json!({
+        "session_id": "claude-session-1", "transcript_path": "/dev/null", "cwd": machine.project,
+        "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": "AskUserQuestion",
+        "tool_use_id": "toolu_own", "tool_input": { "questions": [{
+            "question": "Which region?", "header": "Region", "multiSelect": false,
+            "options": [{ "label": "eu", "description": "Frankfurt" }, { "label": "us", "description": "Virginia" }],
+        }]},
+    });
+    let mut hook = machine.command(hark());
+    hook.args(["hook", "claude-code", "--timeout", "1"]).stdin(std::process::Stdio::piped());
+    let mut child = hook.spawn().expect("run the hook");
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().expect("the hook's stdin");
+        stdin.write_all(event.to_string().as_bytes()).expect("write the event");
+    }
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output()).await.expect("waiter").expect("hook");
+    let decision: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", said(&out)));
+    let reason = decision["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap_or_default().to_string();
+    let call_id = reason
+        .split(|c: char| !(c.is_alphanumeric() || c == '-'))
+        .find(|w| w.starts_with("hook-"))
+        .unwrap_or_else(|| panic!("no call id in {reason}"))
+        .to_string();
+
+    // The person answers it later in the terminal.
+    let asked = open_question(&machine, hark()).await;
+    assert_eq!(asked.call_id, call_id, "{asked:?}");
+    let id = asked.question["questions"][0]["id"].as_str().expect("the question's id").to_string();
+    answer(&machine, hark(), &asked, &json!({ "answers": [{ "id": id, "selected": ["us"] }] }));
+
+    // Claude Code's model collects it through Hark's MCP server by the hook's call id.
+    let model = VendorModel::start(
+        Api::AnthropicMessages,
+        vec![
+            Step::call(
+                "toolu_search",
+                "ToolSearch",
+                json!({ "query": "select:mcp__hark__get_answers", "max_results": 1 }),
+            ),
+            Step::call("toolu_get", "mcp__hark__get_answers", json!({ "call_ids": [call_id] })),
+            Step::say("The release goes to us."),
+        ],
+    )
+    .await;
+    let out = finish(machine.claude(&model, "Collect the answer Hark told you about.")).await;
+    assert!(out.status.success(), "{}", said(&out));
+    let turns = model.turns();
+    assert_eq!(turns.len(), 3, "{:#?}", model.requests());
+    let read = tool_result(Api::AnthropicMessages, &turns[2], "toolu_get").expect("the call's result");
+    let read: Value = serde_json::from_str(&read).unwrap_or_else(|e| panic!("{e}: {read}"));
+    let late = &read["answers"][0];
+    assert_eq!(late["call_id"], call_id.as_str(), "{read}");
+    assert_eq!(late["answers"], json!([{ "id": id, "selected": ["us"] }]), "{read}");
+    assert_eq!(late["answer_to_pending_question"], true, "as Hark's own agent reads a late answer: {read}");
+    assert_eq!(read["waiting"], json!([]), "{read}");
+}

@@ -235,7 +235,8 @@ pub struct Asked {
     pub question: Value,
 }
 
-/// Waits (bounded) until a session of the data folder holds an open question. Polls `hark
+/// Waits (bounded) until a session of the data folder holds a question waiting for its answer: open,
+/// or continued after its timeout. Polls `hark
 /// sessions` and `hark questions`: the question is asked by other processes (the agent's `hark
 /// mcp` through the host), which emit nothing this test could wait on.
 pub async fn open_question(machine: &Machine, hark: &Path) -> Asked {
@@ -245,7 +246,9 @@ pub async fn open_question(machine: &Machine, hark: &Path) -> Asked {
         for session in listed.as_array().into_iter().flatten() {
             let id = session["id"].as_str().unwrap_or_default();
             let questions = json_of(&machine.hark(hark, &["questions", id, "--json"]));
-            if let Some(q) = questions.as_array().into_iter().flatten().find(|q| q["state"] == "open") {
+            if let Some(q) =
+                questions.as_array().into_iter().flatten().find(|q| q["state"] == "open" || q["state"] == "continued")
+            {
                 return Asked {
                     session: id.to_string(),
                     title: session["title"].as_str().unwrap_or_default().to_string(),

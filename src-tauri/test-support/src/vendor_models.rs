@@ -31,15 +31,21 @@ pub enum Api {
 /// One scripted model turn.
 #[derive(Debug, Clone)]
 pub enum Step {
-    /// Call the tool `name` with `input` under the call id `id`.
-    Call { id: String, name: String, input: Value },
+    /// Call the tool `name` with `input` under the call id `id`; a Responses tool offered in a
+    /// namespace (Codex offers each MCP server's tools as the namespace `mcp__<server>`) is called
+    /// with its `namespace`.
+    Call { id: String, namespace: Option<String>, name: String, input: Value },
     /// Say `text` and end the turn.
     Say(String),
 }
 
 impl Step {
     pub fn call(id: &str, name: &str, input: Value) -> Step {
-        Step::Call { id: id.into(), name: name.into(), input }
+        Step::Call { id: id.into(), namespace: None, name: name.into(), input }
+    }
+
+    pub fn call_in(id: &str, namespace: &str, name: &str, input: Value) -> Step {
+        Step::Call { id: id.into(), namespace: Some(namespace.into()), name: name.into(), input }
     }
 
     pub fn say(text: &str) -> Step {
@@ -185,6 +191,12 @@ pub fn offered_tools(body: &Value) -> Vec<String> {
         .collect()
 }
 
+/// The definition of the tool `name` in the Responses namespace `namespace` that a turn offers.
+pub fn namespaced_tool<'a>(body: &'a Value, namespace: &str, name: &str) -> Option<&'a Value> {
+    let space = body["tools"].as_array()?.iter().find(|t| t["type"] == "namespace" && t["name"] == namespace)?;
+    space["tools"].as_array()?.iter().find(|t| t["name"] == name)
+}
+
 fn is_turn(api: Api, request: &Recorded) -> bool {
     let endpoint = match api {
         Api::AnthropicMessages => "/v1/messages",
@@ -243,7 +255,7 @@ fn usage() -> Value {
 /// The whole message, for a client that did not ask for a stream.
 fn anthropic_message(step: &Step) -> Value {
     let (content, stop) = match step {
-        Step::Call { id, name, input } => {
+        Step::Call { id, name, input, .. } => {
             (json!([{ "type": "tool_use", "id": id, "name": name, "input": input }]), "tool_use")
         }
         Step::Say(text) => (json!([{ "type": "text", "text": text }]), "end_turn"),
@@ -259,7 +271,7 @@ fn anthropic_sse(step: &Step) -> String {
         "role": "assistant", "model": "scripted", "content": [], "stop_reason": null, "stop_sequence": null,
         "usage": { "input_tokens": 100, "output_tokens": 1 } } });
     let (block, delta, stop) = match step {
-        Step::Call { id, name, input } => (
+        Step::Call { id, name, input, .. } => (
             json!({ "type": "tool_use", "id": id, "name": name, "input": {} }),
             json!({ "type": "input_json_delta", "partial_json": input.to_string() }),
             "tool_use",
@@ -286,8 +298,14 @@ fn anthropic_sse(step: &Step) -> String {
 /// `response.completed` carrying it with the usage.
 fn responses_sse(step: &Step) -> String {
     let item = match step {
-        Step::Call { id, name, input } => json!({ "type": "function_call", "id": format!("fc_{id}"), "call_id": id,
-            "name": name, "arguments": input.to_string(), "status": "completed" }),
+        Step::Call { id, namespace, name, input } => {
+            let mut item = json!({ "type": "function_call", "id": format!("fc_{id}"), "call_id": id,
+                "name": name, "arguments": input.to_string(), "status": "completed" });
+            if let Some(namespace) = namespace {
+                item["namespace"] = json!(namespace);
+            }
+            item
+        }
         Step::Say(text) => json!({ "type": "message", "id": "msg_scripted", "role": "assistant",
             "status": "completed", "content": [{ "type": "output_text", "text": text, "annotations": [] }] }),
     };

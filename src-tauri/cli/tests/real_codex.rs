@@ -1,0 +1,96 @@
+//! The real Codex CLI (0.169.0, installed by `make test` in tests/agents) asking through Hark's MCP
+//! server in `codex exec`, offline against a scripted OpenAI Responses server on 127.0.0.1: set up
+//! with `hark setup codex` on a fresh home as a person runs it, answered in the terminal with
+//! `hark answer`, or left unanswered. The model's next request is the oracle: it carries what
+//! Codex's model read of the call.
+//!
+//! What the real client does, seen here: it sends `initialize` (client "codex-mcp-client", title
+//! "Codex") without the tasks extension; it offers an MCP server's tools to the model as the
+//! namespace `mcp__<server>`; it gives an MCP server only a few variables of its own environment
+//! (HOME, PATH, LANG, SHELL, TERM) plus the `env_vars` its entry names; `codex exec` refuses an MCP
+//! tool call that needs approval; and it shows its model a result's `structuredContent` rather than
+//! its text, after "Wall time: … Output:".
+#![cfg(unix)]
+
+use std::path::Path;
+
+use hark_test_support::real_agents::{answer, finish, open_question, questions, said, Host, Machine};
+use hark_test_support::vendor_models::{namespaced_tool, tool_result, Api, Step, VendorModel};
+use serde_json::{json, Value};
+
+fn hark() -> &'static Path {
+    Path::new(env!("CARGO_BIN_EXE_hark"))
+}
+
+fn question() -> Value {
+    json!({ "questions": [{ "id": "db", "question": "Which database?", "header": "Database",
+        "options": [{ "label": "SQLite", "description": "embedded" }, { "label": "Postgres", "description": "server" }] }] })
+}
+
+fn asking_model() -> Vec<Step> {
+    vec![Step::call_in("call_ask", "mcp__hark", "ask_user_question", question()), Step::say("Done asking.")]
+}
+
+/// A machine whose Codex was set up for Hark by `hark setup codex`, and a host of its data folder.
+async fn set_up(host_args: &[&str]) -> (Machine, Host, VendorModel) {
+    let machine = Machine::new();
+    let model = VendorModel::start(Api::OpenAiResponses, asking_model()).await;
+    machine.codex_first_start(&model);
+    let out = machine.hark(hark(), &["setup", "codex"]);
+    assert!(out.status.success(), "{}", said(&out));
+    let host = Host::start(&machine, hark(), host_args);
+    (machine, host, model)
+}
+
+/// What Codex's model read of its call: the JSON after Codex's "Output:" line.
+fn read_of(turn: &Value) -> Value {
+    let text = tool_result(Api::OpenAiResponses, turn, "call_ask").expect("the call's result");
+    let (_, output) = text.split_once("Output:\n").unwrap_or(("", &text));
+    serde_json::from_str(output).unwrap_or_else(|e| panic!("not one JSON value ({e}): {text}"))
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn codex_exec_asks_through_hark_mcp_and_its_model_reads_the_answer_given_in_the_terminal() {
+    let (machine, _host, model) = set_up(&[]).await;
+    let run = hark_test_support::real_agents::start(machine.codex("Set up the database; ask me which one."));
+    // Codex passed HARK_DATA_DIR (setup's env_vars) and called without asking (setup's approval):
+    // the question reached this machine's Hark.
+    let asked = open_question(&machine, hark()).await;
+    assert_eq!(asked.title, format!("Codex · {}", machine.folder()), "{asked:?}");
+    answer(&machine, hark(), &asked, &json!({ "answers": [{ "id": "db", "selected": ["Postgres"] }] }));
+    let out = run.await.expect("the agent's waiter");
+    assert!(out.status.success(), "{}", said(&out));
+
+    let turns = model.turns();
+    assert_eq!(turns.len(), 2, "{:#?}", model.requests());
+    assert_eq!(read_of(&turns[1]), json!({ "answers": [{ "id": "db", "selected": ["Postgres"] }] }));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn codex_exec_unanswered_reads_the_one_pending_shape_the_tool_describes() {
+    // Timed questions of 2 s by default: nobody answers, the call returns pending.
+    let (machine, _host, model) = set_up(&["--timed", "--timeout", "2"]).await;
+    let out = finish(machine.codex("Set up the database; ask me which one.")).await;
+    assert!(out.status.success(), "{}", said(&out));
+
+    let turns = model.turns();
+    assert_eq!(turns.len(), 2, "{:#?}", model.requests());
+    // Codex declares no tasks: its model is told the longest the call waits, not "until answered".
+    let tool = namespaced_tool(&turns[0], "mcp__hark", "ask_user_question").expect("Hark's tool offered");
+    let description = tool["description"].as_str().unwrap_or_default();
+    assert!(description.contains("(default 2), at most 45: -1 and longer timeouts wait 45 seconds"), "{description}");
+    assert!(!description.contains("until answered"), "{description}");
+
+    let read = read_of(&turns[1]);
+    assert_eq!(read["status"], "pending", "{read}");
+    assert_eq!(read["reason"], "timed_out", "{read}");
+    assert!(read.get("answers").is_none(), "a pending notice is never an answer: {read}");
+    assert!(read["next"].as_str().unwrap_or_default().contains("get_answers"), "{read}");
+    // The question goes on in Hark, answerable, under the call id the model read.
+    let sessions = machine.hark(hark(), &["sessions", "--json"]);
+    let sessions: Value = serde_json::from_slice(&sessions.stdout).expect("sessions");
+    let session = sessions[0]["id"].as_str().expect("a session");
+    let listed = questions(&machine, hark(), session);
+    assert_eq!(listed[0]["call_id"], read["call_id"], "{listed}");
+    assert_eq!(listed[0]["state"], "continued", "{listed}");
+}
