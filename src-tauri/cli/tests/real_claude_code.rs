@@ -151,3 +151,34 @@ async fn claude_codes_get_answers_collects_the_late_answer_to_the_question_its_h
     assert_eq!(late["answer_to_pending_question"], true, "as Hark's own agent reads a late answer: {read}");
     assert_eq!(read["waiting"], json!([]), "{read}");
 }
+
+/// Claude Code's own question tool in its interactive screen: the PreToolUse hook `hark setup` wrote
+/// sends `AskUserQuestion` to Hark, the person answers in the terminal, and Claude Code's model reads
+/// the answer as if picked in Claude Code's own prompt.
+#[tokio::test(flavor = "multi_thread")]
+async fn claude_codes_own_question_goes_to_hark_through_the_hook_and_its_model_reads_the_answer() {
+    let machine = Machine::new();
+    machine.claude_first_start();
+    let set_up = machine.hark(hark(), &["setup", "claude-code"]);
+    assert!(set_up.status.success(), "{}", said(&set_up));
+    let _host = Host::start(&machine, hark(), &[]);
+    let own = json!({ "questions": [{ "question": "Which database?", "header": "Database", "multiSelect": false,
+        "options": [{ "label": "SQLite", "description": "embedded" }, { "label": "Postgres", "description": "server" }] }] });
+    let model = VendorModel::start(
+        Api::AnthropicMessages,
+        vec![Step::call("toolu_own", "AskUserQuestion", own), Step::say("Postgres it is.")],
+    )
+    .await;
+    let screen = machine.claude_screen(&model, "Set up the database; ask me which one.");
+
+    let asked = open_question(&machine, hark()).await;
+    assert_eq!(asked.title, format!("Claude Code · {}", machine.folder()), "{asked:?}\n{}", screen.text());
+    assert!(asked.call_id.starts_with("hook-"), "{asked:?}");
+    let id = asked.question["questions"][0]["id"].as_str().expect("the question's id").to_string();
+    answer(&machine, hark(), &asked, &json!({ "answers": [{ "id": id, "selected": ["Postgres"] }] }));
+
+    model.wait_for_turns(2, real_agents::AGENT_RUN).await;
+    let read = tool_result(Api::AnthropicMessages, &model.turns()[1], "toolu_own").expect("the call's result");
+    assert!(!tool_result_is_error(Api::AnthropicMessages, &model.turns()[1], "toolu_own"), "{read}");
+    assert!(read.contains(r#""Which database?"="Postgres""#), "{read}\n{}", screen.text());
+}

@@ -15,6 +15,9 @@ use serde_json::Value;
 
 use crate::vendor_models::VendorModel;
 
+/// The API key the agents send the scripted model.
+const CLAUDE_KEY: &str = "test";
+
 /// How long an agent run may take at most: far above the seconds one takes, so only a hang fails.
 pub const AGENT_RUN: Duration = Duration::from_secs(90);
 
@@ -57,12 +60,16 @@ impl Machine {
         self.project.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
     }
 
-    /// Claude Code after its first start: onboarding done and the project folder trusted, which a
-    /// person does once in its first screens.
+    /// Claude Code after its first start: onboarding done, the API key approved and the project
+    /// folder trusted, which a person does once in its first screens.
     pub fn claude_first_start(&self) {
         let state = serde_json::json!({
             "hasCompletedOnboarding": true,
-            "projects": { self.project.display().to_string(): { "hasTrustDialogAccepted": true } },
+            // Claude Code keeps the last 20 characters of each key the person approved.
+            "customApiKeyResponses": { "approved": [CLAUDE_KEY], "rejected": [] },
+            "projects": { self.project.display().to_string(): {
+                "hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true,
+            } },
         });
         std::fs::write(self.home.join(".claude.json"), format!("{state:#}\n")).expect("write ~/.claude.json");
     }
@@ -120,17 +127,45 @@ enabled = false
         self.command(hark).args(args).output().expect("run hark")
     }
 
-    /// `claude -p PROMPT` offline against `model`: the client's non-essential traffic (telemetry,
-    /// error reports, update checks) and its marketplace install are off.
+    /// `claude -p PROMPT` offline against `model` (see [`claude_env`](Self::claude_env)).
     pub fn claude(&self, model: &VendorModel, prompt: &str) -> Command {
         let mut command = self.command(&installed("claude"));
+        command.args(["-p", prompt]).envs(self.claude_env(model));
         command
-            .args(["-p", prompt])
-            .env("ANTHROPIC_BASE_URL", model.base_url())
-            .env("ANTHROPIC_API_KEY", "test")
-            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-            .env("CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL", "1");
-        command
+    }
+
+    /// What Claude Code runs offline with against `model`, besides [`command`](Self::command)'s:
+    /// its non-essential traffic (telemetry, error reports, update checks) and its marketplace
+    /// install are off.
+    pub fn claude_env(&self, model: &VendorModel) -> Vec<(String, String)> {
+        [
+            ("ANTHROPIC_BASE_URL", model.base_url()),
+            ("ANTHROPIC_API_KEY", CLAUDE_KEY.to_string()),
+            ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".to_string()),
+            ("CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL", "1".to_string()),
+        ]
+        .map(|(k, v)| (k.to_string(), v))
+        .to_vec()
+    }
+
+    /// Claude Code's interactive screen with `prompt` typed, in a terminal of its own (tmux): what
+    /// a person runs, and where its own question tool (`AskUserQuestion`) is offered.
+    pub fn claude_screen(&self, model: &VendorModel, prompt: &str) -> Screen {
+        let mut line = format!("cd {} && exec env -i", quote(&self.project.display().to_string()));
+        let mut env = vec![
+            ("PATH".to_string(), std::env::var("PATH").unwrap_or_default()),
+            ("HOME".to_string(), self.home.display().to_string()),
+            ("LANG".to_string(), "C.UTF-8".to_string()),
+            ("TERM".to_string(), "xterm-256color".to_string()),
+            ("HARK_DATA_DIR".to_string(), self.data.display().to_string()),
+            ("HARK_DESKTOP".to_string(), "/nonexistent/hark-desktop".to_string()),
+        ];
+        env.extend(self.claude_env(model));
+        for (key, value) in env {
+            line.push_str(&format!(" {key}={}", quote(&value)));
+        }
+        line.push_str(&format!(" {} {}", quote(&installed("claude").display().to_string()), quote(prompt)));
+        Screen::start(&line)
     }
 
     /// `codex exec PROMPT` against the provider [`codex_first_start`](Self::codex_first_start) wrote.
@@ -285,4 +320,41 @@ fn json_of(out: &Output) -> Value {
 /// An agent's output, for a failure message.
 pub fn said(out: &Output) -> String {
     format!("stdout:\n{}\nstderr:\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+}
+
+/// `text` as one POSIX shell word.
+fn quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+/// A terminal of its own (a tmux server on a socket named for this test process and screen) running
+/// one command. Dropping it ends the server and what runs in it.
+pub struct Screen {
+    socket: String,
+}
+
+impl Screen {
+    fn start(command: &str) -> Screen {
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let socket = format!("hark-agent-{}-{n}", std::process::id());
+        let started = Command::new("tmux")
+            .args(["-L", &socket, "new-session", "-d", "-x", "120", "-y", "40", command])
+            .status()
+            .expect("run tmux (make test-system-deps installs it)");
+        assert!(started.success(), "tmux did not start {command}");
+        Screen { socket }
+    }
+
+    /// What the terminal shows now.
+    pub fn text(&self) -> String {
+        let out = Command::new("tmux").args(["-L", &self.socket, "capture-pane", "-p"]).output().expect("tmux");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+}
+
+impl Drop for Screen {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux").args(["-L", &self.socket, "kill-server"]).status();
+    }
 }
