@@ -324,7 +324,7 @@ pub fn said(out: &Output) -> String {
 
 /// `text` as one POSIX shell word.
 fn quote(text: &str) -> String {
-    format!("'{}'", text.replace('\'', r"'\''"))
+    crate::pane::quote(Path::new(text))
 }
 
 /// A terminal of its own (a tmux server on a socket named for this test process and screen) running
@@ -339,7 +339,7 @@ impl Screen {
         let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         let socket = format!("hark-agent-{}-{n}", std::process::id());
         let started = Command::new("tmux")
-            .args(["-L", &socket, "new-session", "-d", "-x", "120", "-y", "40", command])
+            .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "40", command])
             .status()
             .expect("run tmux (make test-system-deps installs it)");
         assert!(started.success(), "tmux did not start {command}");
