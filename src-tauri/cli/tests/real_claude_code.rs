@@ -1,7 +1,8 @@
 //! The real Claude Code (2.1.328, installed by `make test` in tests/agents) asking through Hark's
 //! MCP server, offline against a scripted Anthropic Messages server on 127.0.0.1: set up with
-//! `hark setup claude-code` on a fresh home as a person runs it, asked in print mode (`claude -p`),
-//! answered in the terminal with `hark answer`. The model's next request is the oracle: it carries
+//! `hark setup claude-code` on a fresh home as a person runs it, asked in print mode (`claude -p`)
+//! through the MCP server or in its interactive screen (tmux) through the hook on its own
+//! `AskUserQuestion`, answered in the terminal with `hark answer` or left unanswered. The model's next request is the oracle: it carries
 //! what Claude Code's model read of the call.
 //!
 //! What the real client does, seen here: it speaks MCP 2026-07-28 (`server/discover`, then
@@ -181,4 +182,38 @@ async fn claude_codes_own_question_goes_to_hark_through_the_hook_and_its_model_r
     let read = tool_result(Api::AnthropicMessages, &model.turns()[1], "toolu_own").expect("the call's result");
     assert!(!tool_result_is_error(Api::AnthropicMessages, &model.turns()[1], "toolu_own"), "{read}");
     assert!(read.contains(r#""Which database?"="Postgres""#), "{read}\n{}", screen.text());
+}
+
+/// Left unanswered within the hook's budget (cut to a second here), Claude Code's own question is
+/// denied with a "not answered yet" that says it is no consent and names the call id to collect the
+/// answer with; the model reads exactly that, and the question goes on in Hark.
+#[tokio::test(flavor = "multi_thread")]
+async fn claude_codes_own_question_unanswered_in_the_hooks_time_tells_the_model_it_is_no_answer() {
+    let machine = Machine::new();
+    machine.claude_first_start();
+    let set_up = machine.hark(hark(), &["setup", "claude-code"]);
+    assert!(set_up.status.success(), "{}", said(&set_up));
+    // The hook's budget, a second instead of 55 minutes.
+    let settings = machine.home.join(".claude/settings.json");
+    let text = std::fs::read_to_string(&settings).expect("settings.json");
+    std::fs::write(&settings, text.replace(" hook claude-code\"", " hook claude-code --timeout 1\"")).expect("write");
+    let _host = Host::start(&machine, hark(), &[]);
+    let own = json!({ "questions": [{ "question": "Which database?", "header": "Database", "multiSelect": false,
+        "options": [{ "label": "SQLite", "description": "embedded" }, { "label": "Postgres", "description": "server" }] }] });
+    let model = VendorModel::start(
+        Api::AnthropicMessages,
+        vec![Step::call("toolu_own", "AskUserQuestion", own), Step::say("I will wait for the answer.")],
+    )
+    .await;
+    let screen = machine.claude_screen(&model, "Set up the database; ask me which one.");
+
+    model.wait_for_turns(2, real_agents::AGENT_RUN).await;
+    let turn = &model.turns()[1];
+    let read = tool_result(Api::AnthropicMessages, turn, "toolu_own").expect("the call's result");
+    assert!(tool_result_is_error(Api::AnthropicMessages, turn, "toolu_own"), "{read}\n{}", screen.text());
+    assert!(read.contains("has not answered") && read.contains("not their consent"), "{read}");
+    assert!(!read.contains("Postgres\"") && !read.contains("=\"SQLite\""), "no answer in it: {read}");
+    let asked = open_question(&machine, hark()).await;
+    assert!(read.contains(&asked.call_id) && read.contains("get_answers"), "{read}");
+    assert_eq!(asked.question["state"], "continued", "{asked:?}");
 }

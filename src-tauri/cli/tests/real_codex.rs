@@ -67,7 +67,7 @@ async fn codex_exec_asks_through_hark_mcp_and_its_model_reads_the_answer_given_i
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn codex_exec_unanswered_reads_the_one_pending_shape_the_tool_describes() {
+async fn codex_exec_unanswered_reads_the_one_pending_shape_the_tool_describes_and_collects_the_late_answer() {
     // Timed questions of 2 s by default: nobody answers, the call returns pending.
     let (machine, _host, model) = set_up(&["--timed", "--timeout", "2"]).await;
     let out = finish(machine.codex("Set up the database; ask me which one.")).await;
@@ -93,4 +93,23 @@ async fn codex_exec_unanswered_reads_the_one_pending_shape_the_tool_describes() 
     let listed = questions(&machine, hark(), session);
     assert_eq!(listed[0]["call_id"], read["call_id"], "{listed}");
     assert_eq!(listed[0]["state"], "continued", "{listed}");
+
+    // The person answers later in the terminal; Codex's next run collects it by the call id.
+    let asked = open_question(&machine, hark()).await;
+    assert_eq!(asked.call_id, read["call_id"].as_str().unwrap_or_default(), "{asked:?}");
+    answer(&machine, hark(), &asked, &json!({ "answers": [{ "id": "db", "selected": ["SQLite"] }] }));
+    model.then(vec![
+        Step::call_in("call_get", "mcp__hark", "get_answers", json!({ "call_ids": [asked.call_id] })),
+        Step::say("SQLite, then."),
+    ]);
+    let out = finish(machine.codex("Did the person answer my question?")).await;
+    assert!(out.status.success(), "{}", said(&out));
+    let turns = model.turns();
+    assert_eq!(turns.len(), 4, "{:#?}", model.requests());
+    let text = tool_result(Api::OpenAiResponses, &turns[3], "call_get").expect("get_answers' result");
+    let (_, output) = text.split_once("Output:\n").unwrap_or(("", &text));
+    let collected: Value = serde_json::from_str(output).unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert_eq!(collected["answers"][0]["call_id"], asked.call_id.as_str(), "{collected}");
+    assert_eq!(collected["answers"][0]["answers"], json!([{ "id": "db", "selected": ["SQLite"] }]), "{collected}");
+    assert_eq!(collected["waiting"], json!([]), "{collected}");
 }

@@ -107,6 +107,12 @@ impl VendorModel {
         self.state.lock().expect("the model server's state")
     }
 
+    /// Scripts more turns after those left: for the next run of the agent, once the test knows
+    /// what to script (a call id the model read).
+    pub fn then(&self, steps: Vec<Step>) {
+        self.lock().script.extend(steps);
+    }
+
     /// Every request received, turns and side requests alike.
     pub fn requests(&self) -> Vec<Recorded> {
         self.lock().recorded.clone()
