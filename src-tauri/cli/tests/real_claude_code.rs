@@ -170,10 +170,10 @@ async fn claude_codes_own_question_goes_to_hark_through_the_hook_and_its_model_r
         vec![Step::call("toolu_own", "AskUserQuestion", own), Step::say("Postgres it is.")],
     )
     .await;
-    let screen = machine.claude_screen(&model, "Set up the database; ask me which one.");
+    let screen = machine.claude_screen("claude-hook-answered", &model, "Set up the database; ask me which one.");
 
     let asked = open_question(&machine, hark()).await;
-    assert_eq!(asked.title, format!("Claude Code · {}", machine.folder()), "{asked:?}\n{}", screen.text());
+    assert_eq!(asked.title, format!("Claude Code · {}", machine.folder()), "{asked:?}\n{}", screen.screen());
     assert!(asked.call_id.starts_with("hook-"), "{asked:?}");
     let id = asked.question["questions"][0]["id"].as_str().expect("the question's id").to_string();
     answer(&machine, hark(), &asked, &json!({ "answers": [{ "id": id, "selected": ["Postgres"] }] }));
@@ -181,7 +181,7 @@ async fn claude_codes_own_question_goes_to_hark_through_the_hook_and_its_model_r
     model.wait_for_turns(2, real_agents::AGENT_RUN).await;
     let read = tool_result(Api::AnthropicMessages, &model.turns()[1], "toolu_own").expect("the call's result");
     assert!(!tool_result_is_error(Api::AnthropicMessages, &model.turns()[1], "toolu_own"), "{read}");
-    assert!(read.contains(r#""Which database?"="Postgres""#), "{read}\n{}", screen.text());
+    assert!(read.contains(r#""Which database?"="Postgres""#), "{read}\n{}", screen.screen());
 }
 
 /// Left unanswered within the hook's budget (cut to a second here), Claude Code's own question is
@@ -205,12 +205,12 @@ async fn claude_codes_own_question_unanswered_in_the_hooks_time_tells_the_model_
         vec![Step::call("toolu_own", "AskUserQuestion", own), Step::say("I will wait for the answer.")],
     )
     .await;
-    let screen = machine.claude_screen(&model, "Set up the database; ask me which one.");
+    let screen = machine.claude_screen("claude-hook-unanswered", &model, "Set up the database; ask me which one.");
 
     model.wait_for_turns(2, real_agents::AGENT_RUN).await;
     let turn = &model.turns()[1];
     let read = tool_result(Api::AnthropicMessages, turn, "toolu_own").expect("the call's result");
-    assert!(tool_result_is_error(Api::AnthropicMessages, turn, "toolu_own"), "{read}\n{}", screen.text());
+    assert!(tool_result_is_error(Api::AnthropicMessages, turn, "toolu_own"), "{read}\n{}", screen.screen());
     assert!(read.contains("has not answered") && read.contains("not their consent"), "{read}");
     assert!(!read.contains("Postgres\"") && !read.contains("=\"SQLite\""), "no answer in it: {read}");
     let asked = open_question(&machine, hark()).await;

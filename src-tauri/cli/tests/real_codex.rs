@@ -113,3 +113,47 @@ async fn codex_exec_unanswered_reads_the_one_pending_shape_the_tool_describes_an
     assert_eq!(collected["answers"][0]["answers"], json!([{ "id": "db", "selected": ["SQLite"] }]), "{collected}");
     assert_eq!(collected["waiting"], json!([]), "{collected}");
 }
+
+/// Codex's own question tool (`request_user_input`) through the hook `hark setup codex` wrote, in
+/// Codex's interactive screen (tmux): Codex runs a new hook only once the person trusts it, which
+/// they do in the review it shows at start; then the question goes to Hark, is answered in the
+/// terminal, and the model reads the answers in the reason Codex gives for the blocked call.
+#[tokio::test(flavor = "multi_thread")]
+async fn codexs_own_question_goes_to_hark_through_the_trusted_hook_and_its_model_reads_the_answer() {
+    let machine = Machine::new();
+    let own = json!({ "questions": [{ "id": "db", "header": "Database", "question": "Which database?", "isOther": true,
+        "options": [{ "label": "SQLite", "description": "embedded" }, { "label": "Postgres", "description": "server" }] }] });
+    let model = VendorModel::start(
+        Api::OpenAiResponses,
+        vec![Step::call("call_own", "request_user_input", own), Step::say("Done.")],
+    )
+    .await;
+    machine.codex_first_start(&model);
+    let out = machine.hark(hark(), &["setup", "codex"]);
+    assert!(out.status.success(), "{}", said(&out));
+    let _host = Host::start(&machine, hark(), &[]);
+
+    let mut screen = machine.codex_screen("codex-hook");
+    // The person trusts the new hook, as Codex asks at start.
+    let review = screen.wait_for("Trust all and continue", "hook-review");
+    assert!(review.contains("Hooks need review"), "{review}");
+    screen.keys(&["2", "Enter"]);
+    screen.wait_for("Ask Codex to do anything", "trusted");
+    let config = std::fs::read_to_string(machine.home.join(".codex/config.toml")).expect("config.toml");
+    assert!(config.contains(":pre_tool_use:0:0\"]\ntrusted_hash = \"sha256:"), "Codex keeps the trust: {config}");
+    screen.type_text("Set up the database; ask me which one.");
+    screen.wait_for("ask me which one.", "typed");
+    screen.keys(&["Enter"]);
+    screen.wait_for("Running hook", "hook-running");
+
+    let asked = open_question(&machine, hark()).await;
+    assert_eq!(asked.title, format!("Codex · {}", machine.folder()), "{asked:?}");
+    assert!(asked.call_id.starts_with("hook-"), "{asked:?}");
+    answer(&machine, hark(), &asked, &json!({ "answers": [{ "id": "db", "selected": ["Postgres"] }] }));
+
+    model.wait_for_turns(2, hark_test_support::real_agents::AGENT_RUN).await;
+    let read = tool_result(Api::OpenAiResponses, &model.turns()[1], "call_own").expect("the call's result");
+    assert!(read.contains("Tool call blocked by PreToolUse hook") && read.contains("already answered"), "{read}");
+    assert!(read.contains(r#"{"answers":{"db":{"answers":["Postgres"]}}}"#), "{read}");
+    screen.wait_for("Done.", "done");
+}

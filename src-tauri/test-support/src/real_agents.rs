@@ -13,10 +13,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::pane::Pane;
 use crate::vendor_models::VendorModel;
 
 /// The API key the agents send the scripted model.
-const CLAUDE_KEY: &str = "test";
+const MODEL_KEY: &str = "test";
 
 /// How long an agent run may take at most: far above the seconds one takes, so only a hang fails.
 pub const AGENT_RUN: Duration = Duration::from_secs(90);
@@ -66,7 +67,7 @@ impl Machine {
         let state = serde_json::json!({
             "hasCompletedOnboarding": true,
             // Claude Code keeps the last 20 characters of each key the person approved.
-            "customApiKeyResponses": { "approved": [CLAUDE_KEY], "rejected": [] },
+            "customApiKeyResponses": { "approved": [MODEL_KEY], "rejected": [] },
             "projects": { self.project.display().to_string(): {
                 "hasTrustDialogAccepted": true, "hasCompletedProjectOnboarding": true,
             } },
@@ -140,7 +141,7 @@ enabled = false
     pub fn claude_env(&self, model: &VendorModel) -> Vec<(String, String)> {
         [
             ("ANTHROPIC_BASE_URL", model.base_url()),
-            ("ANTHROPIC_API_KEY", CLAUDE_KEY.to_string()),
+            ("ANTHROPIC_API_KEY", MODEL_KEY.to_string()),
             ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".to_string()),
             ("CLAUDE_CODE_DISABLE_OFFICIAL_MARKETPLACE_AUTOINSTALL", "1".to_string()),
         ]
@@ -149,10 +150,21 @@ enabled = false
     }
 
     /// Claude Code's interactive screen with `prompt` typed, in a terminal of its own (tmux): what
-    /// a person runs, and where its own question tool (`AskUserQuestion`) is offered.
-    pub fn claude_screen(&self, model: &VendorModel, prompt: &str) -> Screen {
-        let mut line = format!("cd {} && exec env -i", quote(&self.project.display().to_string()));
-        let mut env = vec![
+    /// a person runs, and where its own question tool (`AskUserQuestion`) is offered. `name` tells
+    /// the test's terminals apart.
+    pub fn claude_screen(&self, name: &'static str, model: &VendorModel, prompt: &str) -> Pane {
+        self.screen(name, "claude", self.claude_env(model), &[prompt])
+    }
+
+    /// Codex's interactive screen, as a person starts it (`codex` in the project folder).
+    pub fn codex_screen(&self, name: &'static str) -> Pane {
+        self.screen(name, "codex", vec![("HARK_TEST_MODEL_KEY".into(), MODEL_KEY.into())], &[])
+    }
+
+    /// `program ARGS` in a terminal of its own, with [`command`](Self::command)'s environment and `env`.
+    fn screen(&self, name: &'static str, program: &str, env: Vec<(String, String)>, args: &[&str]) -> Pane {
+        let mut line = format!("cd {} && env -i", quote(&self.project.display().to_string()));
+        let mut all = vec![
             ("PATH".to_string(), std::env::var("PATH").unwrap_or_default()),
             ("HOME".to_string(), self.home.display().to_string()),
             ("LANG".to_string(), "C.UTF-8".to_string()),
@@ -160,18 +172,22 @@ enabled = false
             ("HARK_DATA_DIR".to_string(), self.data.display().to_string()),
             ("HARK_DESKTOP".to_string(), "/nonexistent/hark-desktop".to_string()),
         ];
-        env.extend(self.claude_env(model));
-        for (key, value) in env {
+        all.extend(env);
+        for (key, value) in all {
             line.push_str(&format!(" {key}={}", quote(&value)));
         }
-        line.push_str(&format!(" {} {}", quote(&installed("claude").display().to_string()), quote(prompt)));
-        Screen::start(&line)
+        line.push_str(&format!(" {}", quote(&installed(program).display().to_string())));
+        for arg in args {
+            line.push_str(&format!(" {}", quote(arg)));
+        }
+        let captures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/agent-screens");
+        Pane::run(name, &line, captures)
     }
 
     /// `codex exec PROMPT` against the provider [`codex_first_start`](Self::codex_first_start) wrote.
     pub fn codex(&self, prompt: &str) -> Command {
         let mut command = self.command(&installed("codex"));
-        command.args(["exec", "--skip-git-repo-check", prompt]).env("HARK_TEST_MODEL_KEY", "test");
+        command.args(["exec", "--skip-git-repo-check", prompt]).env("HARK_TEST_MODEL_KEY", MODEL_KEY);
         command
     }
 }
@@ -325,36 +341,4 @@ pub fn said(out: &Output) -> String {
 /// `text` as one POSIX shell word.
 fn quote(text: &str) -> String {
     crate::pane::quote(Path::new(text))
-}
-
-/// A terminal of its own (a tmux server on a socket named for this test process and screen) running
-/// one command. Dropping it ends the server and what runs in it.
-pub struct Screen {
-    socket: String,
-}
-
-impl Screen {
-    fn start(command: &str) -> Screen {
-        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-        let socket = format!("hark-agent-{}-{n}", std::process::id());
-        let started = Command::new("tmux")
-            .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "40", command])
-            .status()
-            .expect("run tmux (make test-system-deps installs it)");
-        assert!(started.success(), "tmux did not start {command}");
-        Screen { socket }
-    }
-
-    /// What the terminal shows now.
-    pub fn text(&self) -> String {
-        let out = Command::new("tmux").args(["-L", &self.socket, "capture-pane", "-p"]).output().expect("tmux");
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-}
-
-impl Drop for Screen {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux").args(["-L", &self.socket, "kill-server"]).status();
-    }
 }
