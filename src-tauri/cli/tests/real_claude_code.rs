@@ -217,3 +217,34 @@ async fn claude_codes_own_question_unanswered_in_the_hooks_time_tells_the_model_
     assert!(read.contains(&asked.call_id) && read.contains("get_answers"), "{read}");
     assert_eq!(asked.question["state"], "continued", "{asked:?}");
 }
+
+/// After `hark setup claude-code --undo`, Claude Code asks in its own prompt again: the person picks
+/// there, its model reads that answer, and Hark hears nothing of it.
+#[tokio::test(flavor = "multi_thread")]
+async fn after_undo_claude_code_asks_in_its_own_prompt_again() {
+    let machine = Machine::new();
+    machine.claude_first_start();
+    for args in [&["setup", "claude-code"][..], &["setup", "claude-code", "--undo"]] {
+        let out = machine.hark(hark(), args);
+        assert!(out.status.success(), "{}", said(&out));
+    }
+    let settings = std::fs::read_to_string(machine.home.join(".claude/settings.json")).expect("settings.json");
+    assert_eq!(serde_json::from_str::<Value>(&settings).expect("JSON"), json!({}), "{settings}");
+    let own = json!({ "questions": [{ "question": "Which database?", "header": "Database", "multiSelect": false,
+        "options": [{ "label": "SQLite", "description": "embedded" }, { "label": "Postgres", "description": "server" }] }] });
+    let model = VendorModel::start(
+        Api::AnthropicMessages,
+        vec![Step::call("toolu_own", "AskUserQuestion", own), Step::say("Postgres it is.")],
+    )
+    .await;
+    let mut screen = machine.claude_screen("claude-undone", &model, "Set up the database; ask me which one.");
+    let shown = screen.wait_for("Enter to select", "own-prompt");
+    assert!(shown.contains("Which database?") && shown.contains("2. Postgres"), "{shown}");
+    screen.keys(&["Down", "Enter"]);
+
+    model.wait_for_turns(2, real_agents::AGENT_RUN).await;
+    let read = tool_result(Api::AnthropicMessages, &model.turns()[1], "toolu_own").expect("the call's result");
+    assert!(read.contains(r#""Which database?"="Postgres""#), "{read}");
+    let sessions = machine.hark(hark(), &["sessions", "--json"]);
+    assert_eq!(serde_json::from_slice::<Value>(&sessions.stdout).ok(), Some(json!([])), "{}", said(&sessions));
+}
