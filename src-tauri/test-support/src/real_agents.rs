@@ -156,9 +156,13 @@ enabled = false
         self.screen(name, "claude", self.claude_env(model), &[prompt])
     }
 
-    /// Codex's interactive screen, as a person starts it (`codex` in the project folder).
+    /// Codex's interactive screen, as a person starts it (`codex` in the project folder), but
+    /// with `--no-daemon`: by default the screen hands its work to a background app server that
+    /// Codex copies into `~/.codex/packages` and leaves running after the screen quits (with an
+    /// updater loop beside it), which a test must not leave behind. The hooks and MCP servers run
+    /// the same way in the screen's own app server.
     pub fn codex_screen(&self, name: &'static str) -> Pane {
-        self.screen(name, "codex", vec![("HARK_TEST_MODEL_KEY".into(), MODEL_KEY.into())], &[])
+        self.screen(name, "codex", vec![("HARK_TEST_MODEL_KEY".into(), MODEL_KEY.into())], &["--no-daemon"])
     }
 
     /// `program ARGS` in a terminal of its own, with [`command`](Self::command)'s environment and `env`.
