@@ -248,3 +248,31 @@ async fn after_undo_claude_code_asks_in_its_own_prompt_again() {
     let sessions = machine.hark(hark(), &["sessions", "--json"]);
     assert_eq!(serde_json::from_slice::<Value>(&sessions.stdout).ok(), Some(json!([])), "{}", said(&sessions));
 }
+
+/// A timed question nobody answers: Claude Code in print mode declares no MCP tasks, so its call
+/// waits at most the budget `hark mcp` gives such a client, which the tool's description tells the
+/// model, and the model reads the one pending shape, never an answer.
+#[tokio::test(flavor = "multi_thread")]
+async fn claude_code_unanswered_over_mcp_reads_the_one_pending_shape_the_tool_describes() {
+    let machine = Machine::new();
+    machine.claude_first_start();
+    let set_up = machine.hark(hark(), &["setup", "claude-code"]);
+    assert!(set_up.status.success(), "{}", said(&set_up));
+    let _host = Host::start(&machine, hark(), &["--timed", "--timeout", "2"]);
+    let model = VendorModel::start(Api::AnthropicMessages, asking_model()).await;
+    let out = finish(machine.claude(&model, "Set up the database; ask me which one.")).await;
+    assert!(out.status.success(), "{}", said(&out));
+
+    let turns = model.turns();
+    assert_eq!(turns.len(), 3, "{:#?}", model.requests());
+    let tool = turns[1]["tools"].as_array().into_iter().flatten().find(|t| t["name"] == "mcp__hark__ask_user_question");
+    let description = tool.and_then(|t| t["description"].as_str()).unwrap_or_default();
+    assert!(description.contains("(default 2), at most 45: -1 and longer timeouts wait 45 seconds"), "{description}");
+    let read = tool_result(Api::AnthropicMessages, &turns[2], "toolu_ask").expect("the call's result");
+    let read: Value = serde_json::from_str(&read).unwrap_or_else(|e| panic!("{e}: {read}"));
+    assert_eq!((&read["status"], &read["reason"]), (&json!("pending"), &json!("timed_out")), "{read}");
+    assert!(read.get("answers").is_none(), "a pending notice is never an answer: {read}");
+    let asked = open_question(&machine, hark()).await;
+    assert_eq!(read["call_id"], asked.call_id.as_str(), "{read}");
+    assert_eq!(asked.question["state"], "continued", "{asked:?}");
+}
