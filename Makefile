@@ -12,7 +12,7 @@ SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CARGO_BIN  := $(or $(CARGO_HOME),$(HOME)/.cargo)/bin
 XVFB       := xvfb-run -a -s "-screen 0 1280x800x24"
 
-.PHONY: help run test bench bench-desktop check-tools core-has-no-tauri system-deps test-system-deps ui-deps ui mcp-test-servers \
+.PHONY: help run test bench bench-desktop check-tools core-has-no-tauri system-deps test-system-deps ui-deps ui mcp-test-servers real-agents \
         tauri-driver fmt clippy test-build test-rust test-ui test-e2e bindings test-windows bench-cli package test-package
 
 help:
@@ -68,6 +68,20 @@ tests/mcp/.venv/.installed: tests/mcp/requirements.txt
 
 mcp-test-servers: tests/mcp/node_modules/.package-lock.json tests/mcp/.venv/.installed
 
+# The real coding agents the integration tests drive offline against scripted model servers on
+# 127.0.0.1: Claude Code and the Codex CLI, at the versions tests/agents pins. Claude Code's native
+# binary is put in place by its postinstall script, which npm may not run (its install-script
+# policy, --ignore-scripts); bin/claude.exe is then a stub that fails, so the script is run here.
+tests/agents/node_modules/.package-lock.json: tests/agents/package-lock.json | check-tools
+	cd tests/agents && npm ci --no-audit --no-fund
+	cd tests/agents && { node_modules/.bin/claude --version >/dev/null 2>&1 || \
+	  node node_modules/@anthropic-ai/claude-code/install.cjs; }
+	tests/agents/node_modules/.bin/claude --version
+	tests/agents/node_modules/.bin/codex --version
+	@touch $@
+
+real-agents: tests/agents/node_modules/.package-lock.json
+
 ui: ui-deps
 	cd ui && npm run build
 
@@ -114,7 +128,7 @@ test-build:
 	cargo test --workspace --no-run
 	cargo test --workspace --benches --no-run
 
-test-rust: mcp-test-servers
+test-rust: mcp-test-servers real-agents
 	cargo test --workspace
 
 test-ui: ui-deps

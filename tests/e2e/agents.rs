@@ -90,7 +90,10 @@ async fn claude_code_is_set_up_and_removed_from_settings_then_codex_set_up() {
     assert_eq!(
         lines,
         [
-            format!("{}: added (PreToolUse hook on AskUserQuestion)", settings.display()),
+            format!(
+                "{}: added (PreToolUse hook on AskUserQuestion, permission for Hark's MCP tools)",
+                settings.display()
+            ),
             format!("{}: added (MCP server hark)", state.display()),
         ]
     );
@@ -126,7 +129,10 @@ async fn claude_code_is_set_up_and_removed_from_settings_then_codex_set_up() {
     assert_eq!(
         lines,
         [
-            format!("{}: removed (PreToolUse hook on AskUserQuestion)", settings.display()),
+            format!(
+                "{}: removed (PreToolUse hook on AskUserQuestion, permission for Hark's MCP tools)",
+                settings.display()
+            ),
             format!("{}: removed (MCP server hark)", state.display()),
         ]
     );

@@ -84,7 +84,7 @@ async fn three_questions_from_two_sessions_and_an_outside_agent_are_answered_in_
     let mut agent = Agent::start(&data_dir, &project, &["--timed", "--timeout", "2"]).await;
     agent.send("ask").await;
     let asked = agent.next(WAIT).await;
-    assert_eq!(asked["structured"]["pending"], true, "{asked}");
+    assert_eq!(asked["structured"]["status"], "pending", "{asked}");
     let agent_call = asked["structured"]["call_id"].as_str().expect("call id").to_string();
 
     app.wait_until("Inbox (3)", WAIT, || async { inbox_count(&app).await == "Inbox (3)" }).await;

@@ -201,7 +201,7 @@ async fn a_client_without_tasks_hears_progress_and_gets_pending_within_the_budge
     let waited = asked.elapsed();
     assert!(waited >= Duration::from_secs(2) && waited < Duration::from_secs(10), "within the budget: {waited:?}");
     let result = &reply["result"];
-    assert_eq!(result["structuredContent"]["pending"], true, "{reply}");
+    assert_eq!(result["structuredContent"]["status"], "pending", "{reply}");
     assert!(
         hark_core::question::PendingResult::parse(result["content"][0]["text"].as_str().unwrap()).is_some(),
         "{reply}"

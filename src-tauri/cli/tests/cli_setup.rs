@@ -135,6 +135,7 @@ fn claude_code_round_trip(home: &Path, vars: &[(&str, &Path)], settings: &Path, 
         "matcher": "AskUserQuestion",
         "hooks": [{"type": "command", "command": hook_command("claude-code"), "timeout": HOOK_TIMEOUT_SECS}],
     }));
+    expected["permissions"] = json!({"allow": ["mcp__hark"]});
     assert_eq!(read_json(settings), expected);
     let mut expected = serde_json::from_str::<Value>(CLAUDE_STATE).unwrap();
     expected["mcpServers"]["hark"] = json!({"type": "stdio", "command": program(), "args": ["mcp"], "env": {}});
@@ -194,7 +195,7 @@ fn claude_code_files_are_created_and_a_moved_binary_is_fixed() {
         read_json(&settings),
         json!({"hooks": {"PreToolUse": [{"matcher": "AskUserQuestion", "hooks": [
             {"type": "command", "command": hook_command("claude-code"), "timeout": 3600}
-        ]}]}})
+        ]}]}, "permissions": {"allow": ["mcp__hark"]}})
     );
     assert_eq!(read_json(&config.join(".claude.json"))["mcpServers"]["hark"]["command"], program());
     assert!(!backup(&settings).exists());
@@ -256,7 +257,9 @@ fn codex_round_trip(home: &Path, vars: &[(&str, &Path)], config: &Path) {
         assert!(new.lines().any(|l| l == line), "{line:?} is gone from\n{new}");
     }
     let mut expected = toml_data(CODEX_CONFIG);
-    expected["mcp_servers"]["hark"] = json!({"command": program(), "args": ["mcp"], "tool_timeout_sec": 3600});
+    expected["mcp_servers"]["hark"] = json!({"command": program(), "args": ["mcp"], "tool_timeout_sec": 3600,
+        "default_tools_approval_mode": "approve", "env_vars": ["DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY",
+        "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "HARK_DATA_DIR"]});
     expected["hooks"]["PreToolUse"].as_array_mut().unwrap().push(json!({
         "matcher": "request_user_input",
         "hooks": [{"type": "command", "command": hook_command("codex"), "timeout": HOOK_TIMEOUT_SECS}],

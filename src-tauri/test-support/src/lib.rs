@@ -6,6 +6,8 @@
 //! - [`models`]: the one demo [`hark_core::host::ModelSource`];
 //! - [`pane`]: a real terminal (tmux) for `hark tui`;
 //! - [`telegram`]: a local Telegram Bot API and a person using it, for the phone relay;
+//! - [`real_agents`]: the real Claude Code and Codex CLI, offline in a home of their own;
+//! - [`vendor_models`]: scripted Anthropic Messages and OpenAI Responses servers, for the real agents;
 //! - [`wait`]: waiting on emitted events instead of polling.
 //!
 //! Test code only: it may panic with a clear message wherever a test would. It must never depend on
@@ -14,8 +16,10 @@
 pub mod agent;
 pub mod models;
 pub mod pane;
+pub mod real_agents;
 pub mod server;
 pub mod telegram;
+pub mod vendor_models;
 pub mod wait;
 
 pub use server::{Reply, Strict, TestServer};

@@ -29,7 +29,6 @@ impl Pane {
         args: &[&str],
         captures: PathBuf,
     ) -> Pane {
-        let socket = format!("hark-tui-{}-{name}", std::process::id());
         let mut command = format!(
             "cd {} && env HARK_DATA_DIR={} NO_COLOR=1 TERM=xterm-256color {} tui",
             quote(workspace),
@@ -40,6 +39,13 @@ impl Pane {
             command.push(' ');
             command.push_str(&quote(Path::new(arg)));
         }
+        Pane::run(name, &command, captures)
+    }
+
+    /// Runs the shell command line `command` in a new 80×24 pane; its screens are saved in
+    /// `captures`. `name` tells this test's panes apart.
+    pub fn run(name: &'static str, command: &str, captures: PathBuf) -> Pane {
+        let socket = format!("hark-tui-{}-{name}", std::process::id());
         // The pane stays after the program exits, so its last screen can still be read.
         let status = Command::new("tmux")
             .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d", "-s", "tui", "-x", "80", "-y", "24"])

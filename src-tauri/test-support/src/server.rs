@@ -479,7 +479,7 @@ async fn write_chunk(socket: &mut TcpStream, piece: &[u8]) -> std::io::Result<()
     socket.write_all(&chunk).await
 }
 
-async fn read_request(socket: &mut TcpStream) -> Option<Recorded> {
+pub(crate) async fn read_request(socket: &mut TcpStream) -> Option<Recorded> {
     let mut buf = Vec::new();
     let mut tmp = [0u8; 4096];
     let head_end = loop {

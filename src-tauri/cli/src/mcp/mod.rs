@@ -137,6 +137,18 @@ struct HarkServer {
 }
 
 impl HarkServer {
+    /// Learns who the client is from a request: `initialize`'s client info, or (for clients of MCP
+    /// 2026-07-28, which send `server/discover` and never `initialize`, Claude Code among them) the
+    /// client info each request carries in its `_meta`. Its title when it gives one ("Claude Code"),
+    /// else its name.
+    fn learn(&self, info: Option<Implementation>) {
+        let Some(info) = info else { return };
+        let name = info.title.filter(|t| !t.trim().is_empty()).unwrap_or(info.name);
+        if !name.trim().is_empty() {
+            *hark_core::sync::lock(&self.client) = Some(name);
+        }
+    }
+
     fn client(&self) -> ClientId {
         let name = hark_core::sync::lock(&self.client).clone().unwrap_or_else(|| "MCP client".into());
         ClientId { name, cwd: self.cwd.clone(), asker: Some(self.asker.clone()) }
@@ -205,23 +217,12 @@ impl HarkServer {
         // and the agent's next get_answers must not be handed them again.
         match self.door.answers(&self.client(), calls).await {
             Ok(answers) => {
-                let text = if answers.answers.is_empty() {
-                    match answers.waiting.len() {
-                        0 => "No answers: none of your questions waits for one.".to_string(),
-                        n => format!("No new answers yet; {n} of your questions still wait: {:?}.", answers.waiting),
-                    }
-                } else {
-                    let texts: Vec<&str> = answers.answers.iter().map(|a| a.text.as_str()).collect();
-                    texts.join("\n")
-                };
-                let structured = serde_json::json!({
-                    "answers": answers.answers.iter().map(|a| serde_json::json!({
-                        "call_id": a.call_id,
-                        "answers": a.answers.answers,
-                    })).collect::<Vec<_>>(),
-                    "waiting": answers.waiting,
+                // Each late answer as Hark's own agent reads it (call id, questions, answers, note).
+                let late = answers.answers.iter().map(|a| match serde_json::from_str(&a.text) {
+                    Ok(object @ serde_json::Value::Object(_)) => object,
+                    _ => serde_json::json!({ "call_id": a.call_id, "answers": a.answers.answers }),
                 });
-                result(text, structured, false)
+                result(serde_json::json!({ "answers": late.collect::<Vec<_>>(), "waiting": answers.waiting }), false)
             }
             Err(e) => failed(e),
         }
@@ -252,8 +253,7 @@ impl HarkServer {
         match self.door.withdraw(&self.client(), &args.call_id, &args.reason).await {
             Ok(()) => {
                 let withdrawn = WithdrawnResult { call_id: args.call_id, reason: args.reason.trim().to_string() };
-                let structured = serde_json::to_value(&withdrawn).unwrap_or_default();
-                result(withdrawn.text(), structured, false)
+                shown(&withdrawn.text())
             }
             Err(e) => failed(e),
         }
@@ -296,14 +296,7 @@ fn new_call_id() -> String {
 /// What the client's model reads once an `ask` ended: the answers, `PENDING`, or the error.
 fn asked_result(call_id: &str, reply: Result<ClientAnswer, BoundaryError>) -> CallToolResult {
     match reply {
-        Ok(answer) => {
-            let structured = serde_json::json!({
-                "call_id": answer.call_id,
-                "pending": answer.answers.is_none(),
-                "answers": answer.answers.map(|b| b.answers),
-            });
-            result(answer.text, structured, false)
-        }
+        Ok(answer) => shown(&answer.text),
         Err(error) if error.code == CLOSED => failed(BoundaryError::new(
             "ControlError",
             "HARK_GONE",
@@ -316,7 +309,11 @@ fn asked_result(call_id: &str, reply: Result<ClientAnswer, BoundaryError>) -> Ca
     }
 }
 
-fn result(text: String, structured: serde_json::Value, is_error: bool) -> CallToolResult {
+/// A result whose text and `structuredContent` are the same JSON: clients show their model one or
+/// the other (Claude Code and Codex show only `structuredContent` when there is one, others only the
+/// text), so the model reads one shape whichever part its client shows.
+fn result(structured: serde_json::Value, is_error: bool) -> CallToolResult {
+    let text = structured.to_string();
     let mut result = if is_error {
         CallToolResult::error(vec![ContentBlock::text(text)])
     } else {
@@ -326,10 +323,18 @@ fn result(text: String, structured: serde_json::Value, is_error: bool) -> CallTo
     result
 }
 
+/// What Hark's own agent reads of a question's call (the answers, or the pending notice), as the
+/// client's result. Those texts are JSON objects; one that is not is carried as `{"text": ...}`.
+fn shown(text: &str) -> CallToolResult {
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(object @ serde_json::Value::Object(_)) => result(object, false),
+        _ => result(serde_json::json!({ "text": text }), false),
+    }
+}
+
 /// A failure the client's model reads: `{"error": {name, code, message}}`, as Hark's own agent does.
 fn failed(error: BoundaryError) -> CallToolResult {
-    let structured = serde_json::json!({ "error": error });
-    result(structured.to_string(), structured, true)
+    result(serde_json::json!({ "error": error }), true)
 }
 
 impl ServerHandler for HarkServer {
@@ -345,35 +350,38 @@ impl ServerHandler for HarkServer {
         context: RequestContext<RoleServer>,
     ) -> Result<InitializeResult, McpError> {
         context.peer.set_peer_info(request.clone());
-        let info = &request.client_info;
-        let name = info.title.clone().filter(|t| !t.trim().is_empty()).unwrap_or_else(|| info.name.clone());
-        *hark_core::sync::lock(&self.client) = Some(name);
+        self.learn(Some(request.client_info.clone()));
         self.negotiate_initialize(&request)
     }
 
     async fn get_task(
         &self,
         request: GetTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetTaskResult, McpError> {
+        self.learn(context.client_info());
         self.task_state(&request.task_id).await.map(GetTaskResult::new)
     }
 
     async fn cancel_task(
         &self,
         request: CancelTaskParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
+        self.learn(context.client_info());
         self.withdraw_task(&request.task_id).await
     }
 
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
+        self.learn(context.client_info());
         let settings = self.settings().await;
-        let ask = tool_of(&client_tool_definition(settings.mode, settings.default_timeout_secs));
+        // A client without tasks gets the foreground wait `asking` gives it, and is told so.
+        let longest = if tasks::declared(&context) { None } else { self.budget };
+        let ask = tool_of(&client_tool_definition(settings.mode, settings.default_timeout_secs, longest));
         let answers = Tool::new(
             ANSWERS_TOOL,
             "Returns the answers the person gave later to your questions whose call returned pending (each \
@@ -395,6 +403,7 @@ impl ServerHandler for HarkServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
+        self.learn(context.client_info());
         let arguments = serde_json::Value::Object(request.arguments.clone().unwrap_or_default());
         if request.name == TOOL_NAME && tasks::declared(&context) {
             // The question runs on; the client polls the task (see `tasks`).

@@ -23,7 +23,7 @@ use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer};
 use tokio_util::sync::CancellationToken;
 
-use super::{asked_result, failed, new_call_id, result, HarkServer};
+use super::{asked_result, failed, new_call_id, shown, HarkServer};
 
 /// How often a client is told a question still waits: under every agent's idle timeout.
 const PROGRESS_EVERY: Duration = Duration::from_secs(15);
@@ -267,10 +267,7 @@ impl HarkServer {
             Ok(ClientCall::Waiting { .. }) => {
                 Ok(DetailedTask::new(task(id, TaskStatus::Working, &created_at), TaskPayload::Working))
             }
-            Ok(ClientCall::Answered { text, answers, .. }) => {
-                let structured = serde_json::json!({ "call_id": id, "pending": false, "answers": answers.answers });
-                completed(id, &created_at, &result(text, structured, false))
-            }
+            Ok(ClientCall::Answered { text, .. }) => completed(id, &created_at, &shown(&text)),
             // What a forgotten task ended with (an error, a cancel) was kept only here.
             Ok(ClientCall::Ended { .. }) if forgotten => Err(expired(id)),
             Ok(ClientCall::Ended { .. }) => {

@@ -7,11 +7,14 @@ use super::{hook_command, is_hark_hook, Action, Agent, Edit, Outcome, Problem, H
 
 const EVENT: &str = "PreToolUse";
 
-/// Hark's PreToolUse hook on Claude Code's question tool.
+/// Hark's PreToolUse hook on Claude Code's question tool, and the permission rule that lets
+/// Claude Code call Hark's MCP tools without asking first.
 pub(super) fn settings(old: Option<&str>, program: &str, action: Action) -> Result<Edit, Problem> {
     let before = parse(old)?;
     let mut doc = before.clone();
     let root = root(&mut doc)?;
+    // Both parts are checked before either is changed, so a refused file is refused whole.
+    let allowed = allow_list(root)?.is_some();
     let had_hark = match action {
         Action::Setup => {
             let hooks = match root.entry("hooks", Json::Object(Object::default())) {
@@ -22,11 +25,61 @@ pub(super) fn settings(old: Option<&str>, program: &str, action: Action) -> Resu
                 Json::Array(groups) => groups,
                 other => return Err(wrong("hooks.PreToolUse", "an array", other)),
             };
-            set_hook(groups, &hook_command(program, Agent::ClaudeCode))
+            let had_hook = set_hook(groups, &hook_command(program, Agent::ClaudeCode));
+            if !allowed {
+                let permissions = match root.entry("permissions", Json::Object(Object::default())) {
+                    Json::Object(permissions) => permissions,
+                    other => return Err(wrong("permissions", "an object", other)),
+                };
+                match permissions.entry("allow", Json::Array(Vec::new())) {
+                    Json::Array(rules) => rules.push(Json::str(MCP_RULE)),
+                    other => return Err(wrong("permissions.allow", "an array", other)),
+                }
+            }
+            had_hook || allowed
         }
-        Action::Undo => remove_hook(root)?,
+        Action::Undo => {
+            let had_hook = remove_hook(root)?;
+            remove_rule(root);
+            had_hook || allowed
+        }
     };
     Ok(finish(action, had_hark, &before, &doc, old))
+}
+
+/// The permission rule for every tool of Hark's MCP server. Without it Claude Code asks the person
+/// before each call (and in print mode, `claude -p`, refuses the call: "Claude requested permissions
+/// to use mcp__hark__ask_user_question, but you haven't granted it yet").
+const MCP_RULE: &str = "mcp__hark";
+
+/// Whether `permissions.allow` holds Hark's rule (`Some` at its index), checking the shapes on the way.
+fn allow_list(root: &Object) -> Result<Option<usize>, Problem> {
+    let permissions = match root.get("permissions") {
+        None => return Ok(None),
+        Some(Json::Object(permissions)) => permissions,
+        Some(other) => return Err(wrong("permissions", "an object", other)),
+    };
+    match permissions.get("allow") {
+        None => Ok(None),
+        Some(Json::Array(rules)) => Ok(rules.iter().position(|rule| rule.as_str() == Some(MCP_RULE))),
+        Some(other) => Err(wrong("permissions.allow", "an array", other)),
+    }
+}
+
+/// Takes Hark's rule out of `permissions.allow`, then `allow` and `permissions` when that left them
+/// empty. The shapes were checked by [`allow_list`].
+fn remove_rule(root: &mut Object) {
+    let Some(permissions) = root.get_mut("permissions").and_then(Json::as_object_mut) else { return };
+    let Some(rules) = permissions.get_mut("allow").and_then(Json::as_array_mut) else { return };
+    let before = rules.len();
+    rules.retain(|rule| rule.as_str() != Some(MCP_RULE));
+    if rules.len() == before || !rules.is_empty() {
+        return;
+    }
+    permissions.remove("allow");
+    if permissions.is_empty() {
+        root.remove("permissions");
+    }
 }
 
 /// Hark's MCP server, in user scope: every project sees it.

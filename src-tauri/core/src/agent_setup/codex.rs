@@ -190,11 +190,22 @@ fn replace_in_place(table: &mut dyn TableLike, wanted: &Table) {
     }
 }
 
+/// What Codex passes `hark mcp` beyond the few variables it gives every MCP server (HOME, PATH,
+/// LANG, SHELL, TERM and the like): what starting the desktop app needs (the display, the session
+/// bus) and the data folder a person may have chosen.
+const PASSED_ENV: [&str; 6] =
+    ["DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "HARK_DATA_DIR"];
+
 fn server(program: &str) -> Table {
     let mut table = Table::new();
     table.insert("command", toml_edit::value(program));
     table.insert("args", toml_edit::value(Array::from_iter(["mcp"])));
     table.insert("tool_timeout_sec", toml_edit::value(CODEX_TOOL_TIMEOUT_SECS as i64));
+    // Asking the person is what the tools are for: Codex asking first whether the agent may ask
+    // would put a prompt before the question, and `codex exec` (approval policy "never") would
+    // refuse every call. Codex writes the same key when the person chooses "Always allow".
+    table.insert("default_tools_approval_mode", toml_edit::value("approve"));
+    table.insert("env_vars", toml_edit::value(Array::from_iter(PASSED_ENV)));
     table
 }
 

@@ -60,6 +60,8 @@ fn claude_setup_adds_one_group_and_keeps_everything_else_in_order() {
         .as_array_mut()
         .unwrap()
         .push(json!({"matcher": "AskUserQuestion", "hooks": [claude_hook(HARK)]}));
+    // The person's rules stay, Hark's comes after them.
+    expected["permissions"]["allow"].as_array_mut().unwrap().push(json!("mcp__hark"));
     assert_eq!(parsed(new), expected);
     // Key order is the file's, not sorted.
     let at = |key: &str| new.find(&format!("\"{key}\"")).unwrap();
@@ -98,7 +100,8 @@ fn claude_undo_drops_the_containers_it_emptied_only() {
     assert_eq!(created.outcome, Outcome::Added);
     assert_eq!(
         parsed(text(&created)),
-        json!({"hooks": {"PreToolUse": [{"matcher": "AskUserQuestion", "hooks": [claude_hook(HARK)]}]}})
+        json!({"hooks": {"PreToolUse": [{"matcher": "AskUserQuestion", "hooks": [claude_hook(HARK)]}]},
+               "permissions": {"allow": ["mcp__hark"]}})
     );
     assert_eq!(parsed(text(&undo(FileKind::ClaudeSettings, Some(text(&created))))), json!({}));
 
@@ -133,6 +136,7 @@ fn claude_a_moved_binary_is_replaced_where_it_was() {
     assert_eq!(edit.outcome, Outcome::Updated);
     let mut expected = old.clone();
     expected["hooks"]["PreToolUse"][0]["hooks"][0] = claude_hook(HARK);
+    expected["permissions"] = json!({"allow": ["mcp__hark"]});
     assert_eq!(parsed(text(&edit)), expected);
 
     let server = r#"{"mcpServers": {
@@ -162,8 +166,31 @@ fn claude_harks_hook_under_another_matcher_moves_to_its_own_group() {
         json!({"hooks": {"PreToolUse": [
             {"matcher": "Bash", "hooks": [{"type": "command", "command": "b"}]},
             {"matcher": "AskUserQuestion", "hooks": [claude_hook(HARK)]},
-        ]}})
+        ]}, "permissions": {"allow": ["mcp__hark"]}})
     );
+}
+
+#[test]
+fn claude_setup_allows_harks_mcp_tools_once_and_undo_takes_only_that_rule() {
+    // The rule already there (the person allowed Hark's tools in Claude Code) is not added twice.
+    let allowed = r#"{"permissions": {"allow": ["mcp__hark", "Read"], "deny": ["Bash(rm:*)"]}}"#;
+    let set_up = setup(FileKind::ClaudeSettings, Some(allowed));
+    assert_eq!(set_up.outcome, Outcome::Updated, "the hook was missing");
+    let data = parsed(text(&set_up));
+    assert_eq!(data["permissions"], parsed(allowed)["permissions"]);
+    // Undo takes Hark's rule and leaves the person's, and `deny` beside them.
+    let undone = parsed(text(&undo(FileKind::ClaudeSettings, Some(text(&set_up)))));
+    assert_eq!(undone, json!({"permissions": {"allow": ["Read"], "deny": ["Bash(rm:*)"]}}));
+    // A `permissions` or `allow` of another type is refused whole: nothing of Hark's is written.
+    for (old, problem) in [
+        (r#"{"permissions": []}"#, "`permissions` is an array, where an object belongs"),
+        (r#"{"permissions": {"allow": "mcp__hark"}}"#, "`permissions.allow` is a string, where an array belongs"),
+    ] {
+        for action in [Action::Setup, Action::Undo] {
+            let refused = edit(FileKind::ClaudeSettings, Some(old), HARK, action).unwrap_err();
+            assert_eq!(refused.to_string(), problem, "{old}");
+        }
+    }
 }
 
 #[test]
@@ -359,8 +386,17 @@ fn codex_hook(program: &str) -> Value {
 }
 
 fn codex_server(program: &str) -> Value {
-    json!({"command": program, "args": ["mcp"], "tool_timeout_sec": 3600})
+    json!({"command": program, "args": ["mcp"], "tool_timeout_sec": 3600, "default_tools_approval_mode": "approve",
+           "env_vars": ["DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR",
+                        "HARK_DATA_DIR"]})
 }
+
+/// Hark's `[mcp_servers.hark]` lines as setup writes them, after `command`.
+const CODEX_SERVER_REST: &str = r#"args = ["mcp"]
+tool_timeout_sec = 3600
+default_tools_approval_mode = "approve"
+env_vars = ["DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "HARK_DATA_DIR"]
+"#;
 
 #[test]
 fn codex_setup_keeps_comments_layout_and_other_entries() {
@@ -404,11 +440,10 @@ fn codex_new_file_holds_just_harks_entries() {
     let edit = setup(FileKind::CodexConfig, None);
     assert_eq!(
         text(&edit),
-        r#"[mcp_servers.hark]
+        format!(
+            r#"[mcp_servers.hark]
 command = "/opt/hark/bin/hark"
-args = ["mcp"]
-tool_timeout_sec = 3600
-
+{CODEX_SERVER_REST}
 [[hooks.PreToolUse]]
 matcher = "request_user_input"
 
@@ -417,6 +452,7 @@ type = "command"
 command = "/opt/hark/bin/hark hook codex"
 timeout = 3600
 "#
+        )
     );
     assert_eq!(undo(FileKind::CodexConfig, Some(text(&edit))).text.as_deref(), Some(""));
 }
@@ -428,6 +464,8 @@ fn codex_a_moved_binary_is_replaced_where_it_was_with_its_comments() {
 command = "/old/place/hark"
 args = ["mcp"]
 tool_timeout_sec = 3600
+default_tools_approval_mode = "approve"
+env_vars = ["DISPLAY", "WAYLAND_DISPLAY", "XAUTHORITY", "DBUS_SESSION_BUS_ADDRESS", "XDG_RUNTIME_DIR", "HARK_DATA_DIR"]
 
 [mcp_servers.other]
 command = "other"

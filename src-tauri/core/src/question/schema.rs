@@ -45,9 +45,30 @@ pub fn tool_definition(mode: ToolMode, default_timeout_secs: u64) -> Value {
 }
 
 /// The definition an outside agent gets from `hark mcp`: a late answer is collected with
-/// `get_answers` rather than arriving as a message.
-pub fn client_tool_definition(mode: ToolMode, default_timeout_secs: u64) -> Value {
-    definition_with(mode, default_timeout_secs, CLIENT_LATE)
+/// `get_answers` rather than arriving as a message. `longest_wait` is the longest a timed call may
+/// wait in the foreground for this client (one without MCP tasks, whose own deadline would end a
+/// longer call): the timeout's default and description then say so, `-1` included, so what the
+/// model is told is what happens.
+pub fn client_tool_definition(mode: ToolMode, default_timeout_secs: u64, longest_wait: Option<u64>) -> Value {
+    let Some(longest) = longest_wait.filter(|_| mode == ToolMode::Timed) else {
+        return definition_with(mode, default_timeout_secs, CLIENT_LATE);
+    };
+    let default = default_timeout_secs.min(longest);
+    let mut definition = definition_with(mode, default, CLIENT_LATE);
+    definition["description"] = json!(description_with(
+        &format!(
+            " The call waits up to \"timeout\" seconds (default {default}), at most {longest}: -1 and longer \
+             timeouts wait {longest} seconds."
+        ),
+        CLIENT_LATE
+    ));
+    if let Some(timeout) = definition["parameters"]["properties"].get_mut("timeout") {
+        timeout["description"] = json!(format!(
+            "Seconds to wait for the answer before the call returns a pending result (at most {longest} here). \
+             -1 waits {longest} seconds. 0 and other negative values are invalid."
+        ));
+    }
+    definition
 }
 
 const AGENT_LATE: &str =
@@ -66,26 +87,34 @@ fn definition_with(mode: ToolMode, default_timeout_secs: u64, late: &str) -> Val
     definition
 }
 
+/// What every description starts with: when and how to ask, and the answered result's shape.
+const BASE: &str = "Ask the user one or more structured questions when you cannot proceed safely without them: \
+     to choose between paths, confirm a risky action, or supply missing information. \
+     Ask concise questions and prefer options; every question with options also accepts a free-text \
+     answer. If you recommend an option, list it first and end its label with \"(Recommended)\"; \
+     the user still chooses. Batch related questions in one call. \
+     The result is {\"answers\": [{\"id\", \"selected\": [labels], \"custom\"?}]} with your ids echoed; \
+     \"custom\" is the user's own text and replaces any selection; \"selected\": [] without \"custom\" \
+     means the user skipped that question on purpose.";
+
 /// What the model reads about when and how to ask. Kept short: it is sent with every request.
 fn description(mode: ToolMode, default_timeout_secs: u64, late: &str) -> String {
-    let mut d = String::from(
-        "Ask the user one or more structured questions when you cannot proceed safely without them: \
-         to choose between paths, confirm a risky action, or supply missing information. \
-         Ask concise questions and prefer options; every question with options also accepts a free-text \
-         answer. If you recommend an option, list it first and end its label with \"(Recommended)\"; \
-         the user still chooses. Batch related questions in one call. \
-         The result is {\"answers\": [{\"id\", \"selected\": [labels], \"custom\"?}]} with your ids echoed; \
-         \"custom\" is the user's own text and replaces any selection; \"selected\": [] without \"custom\" \
-         means the user skipped that question on purpose.",
-    );
     match mode {
-        ToolMode::Legacy => d.push_str(" The call waits until the user answers."),
-        ToolMode::Timed => d.push_str(&format!(
-            " The call waits up to \"timeout\" seconds (default {default_timeout_secs}; -1 waits until answered). \
-             If the user has not answered by then, the result is a pending notice, not an answer: \
-             the question stays open, continue only with work that does not depend on it, and never treat \
-             silence as consent or as a skip. {late}"
-        )),
+        ToolMode::Legacy => format!("{BASE} The call waits until the user answers."),
+        ToolMode::Timed => description_with(
+            &format!(
+                " The call waits up to \"timeout\" seconds (default {default_timeout_secs}; -1 waits until answered)."
+            ),
+            late,
+        ),
     }
-    d
+}
+
+/// A timed question's description, with `wait` saying how long the call waits.
+fn description_with(wait: &str, late: &str) -> String {
+    format!(
+        "{BASE}{wait} If the user has not answered by then, the result is a pending notice, not an answer: \
+         the question stays open, continue only with work that does not depend on it, and never treat \
+         silence as consent or as a skip. {late}"
+    )
 }

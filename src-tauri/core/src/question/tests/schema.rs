@@ -141,3 +141,28 @@ fn the_derived_schemas_are_the_recorded_contract_byte_for_byte() {
         assert_eq!(derived, golden, "{mode:?} schema changed");
     }
 }
+
+#[test]
+fn an_outside_agent_with_a_longest_wait_is_told_it_and_minus_one_is_no_promise_of_more() {
+    let unlimited = client_tool_definition(ToolMode::Timed, 300, None);
+    let text = unlimited["description"].as_str().unwrap();
+    assert!(text.contains("-1 waits until answered") && text.contains("get_answers"), "{text}");
+
+    let capped = client_tool_definition(ToolMode::Timed, 300, Some(45));
+    let text = capped["description"].as_str().unwrap();
+    assert!(text.contains("(default 45), at most 45: -1 and longer timeouts wait 45 seconds"), "{text}");
+    assert!(!text.contains("until answered"), "{text}");
+    let timeout = &capped["parameters"]["properties"]["timeout"];
+    assert_eq!(timeout["default"], 45);
+    let said = timeout["description"].as_str().unwrap();
+    assert!(said.contains("-1 waits 45 seconds") && !said.contains("until the user answers"), "{said}");
+    // A default under the longest wait stays; the blocking tool has no timeout to cap.
+    assert_eq!(
+        client_tool_definition(ToolMode::Timed, 30, Some(45))["parameters"]["properties"]["timeout"]["default"],
+        30
+    );
+    assert_eq!(
+        client_tool_definition(ToolMode::Legacy, 30, Some(45)),
+        client_tool_definition(ToolMode::Legacy, 30, None)
+    );
+}

@@ -1,0 +1,278 @@
+//! The real Claude Code (2.1.328, installed by `make test` in tests/agents) asking through Hark's
+//! MCP server, offline against a scripted Anthropic Messages server on 127.0.0.1: set up with
+//! `hark setup claude-code` on a fresh home as a person runs it, asked in print mode (`claude -p`)
+//! through the MCP server or in its interactive screen (tmux) through the hook on its own
+//! `AskUserQuestion`, answered in the terminal with `hark answer` or left unanswered. The model's next request is the oracle: it carries
+//! what Claude Code's model read of the call.
+//!
+//! What the real client does, seen here: it speaks MCP 2026-07-28 (`server/discover`, then
+//! `tools/list` and `tools/call`, never `initialize`) with its client info in each request's
+//! `_meta`; it defers MCP tools (the model loads one with `ToolSearch` before calling it); in print
+//! mode it refuses an MCP tool without a `permissions.allow` rule; and it shows its model a result's
+//! `structuredContent` rather than its text.
+#![cfg(unix)]
+
+use std::path::Path;
+
+use hark_test_support::real_agents::{self, answer, finish, open_question, said, Host, Machine};
+use hark_test_support::vendor_models::{tool_result, tool_result_is_error, Api, Step, VendorModel};
+use serde_json::{json, Value};
+
+fn hark() -> &'static Path {
+    Path::new(env!("CARGO_BIN_EXE_hark"))
+}
+
+fn question() -> Value {
+    json!({ "questions": [{ "id": "db", "question": "Which database?", "header": "Database",
+        "options": [{ "label": "SQLite", "description": "embedded" }, { "label": "Postgres", "description": "server" }] }] })
+}
+
+/// Claude Code's model, as a real one goes about it: loads Hark's deferred tool, asks, then ends.
+fn asking_model() -> Vec<Step> {
+    vec![
+        Step::call(
+            "toolu_search",
+            "ToolSearch",
+            json!({ "query": "select:mcp__hark__ask_user_question", "max_results": 1 }),
+        ),
+        Step::call("toolu_ask", "mcp__hark__ask_user_question", question()),
+        Step::say("Postgres it is."),
+    ]
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn claude_code_asks_through_hark_mcp_and_its_model_reads_the_answer_given_in_the_terminal() {
+    let machine = Machine::new();
+    machine.claude_first_start();
+    let set_up = machine.hark(hark(), &["setup", "claude-code"]);
+    assert!(set_up.status.success(), "{}", said(&set_up));
+    let _host = Host::start(&machine, hark(), &[]);
+    let model = VendorModel::start(Api::AnthropicMessages, asking_model()).await;
+
+    let run = real_agents::start(machine.claude(&model, "Set up the database; ask me which one."));
+    let asked = open_question(&machine, hark()).await;
+    // Claude Code named itself in `_meta` (it sends no `initialize`): the session is its own.
+    assert_eq!(asked.title, format!("Claude Code · {}", machine.folder()), "{asked:?}");
+    assert_eq!(asked.question["questions"][0]["question"], "Which database?", "{asked:?}");
+    answer(&machine, hark(), &asked, &json!({ "answers": [{ "id": "db", "selected": ["Postgres"] }] }));
+    let out = run.await.expect("the agent's waiter");
+    assert!(out.status.success(), "{}", said(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Postgres it is."), "{}", said(&out));
+
+    let turns = model.turns();
+    assert_eq!(turns.len(), 3, "ToolSearch, the question, the end: {:#?}", model.requests());
+    let read = tool_result(Api::AnthropicMessages, &turns[2], "toolu_ask").expect("the call's result");
+    assert!(!tool_result_is_error(Api::AnthropicMessages, &turns[2], "toolu_ask"), "{read}");
+    // The person's answer, in the shape the tool's description promises, whichever part of the
+    // result Claude Code shows.
+    let read: Value = serde_json::from_str(&read).unwrap_or_else(|e| panic!("{e}: {read}"));
+    assert_eq!(read, json!({ "answers": [{ "id": "db", "selected": ["Postgres"] }] }));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn claude_code_on_first_start_needs_no_login_and_asks_only_the_scripted_model() {
+    let machine = Machine::new();
+    machine.claude_first_start();
+    let model = VendorModel::start(Api::AnthropicMessages, vec![Step::say("Hello.")]).await;
+    let out = finish(machine.claude(&model, "Say hello.")).await;
+    assert!(out.status.success(), "{}", said(&out));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Hello."), "{}", said(&out));
+    // No login, no other endpoint of ours: the one conversation request.
+    let paths: Vec<String> = model.requests().iter().map(|r| format!("{} {}", r.method, r.path)).collect();
+    assert!(paths.iter().all(|p| p.starts_with("POST /v1/messages")), "{paths:?}");
+}
+
+/// The recovery path the hook hands the model: Claude Code's `AskUserQuestion` went to Hark through
+/// the hook, nobody answered in the hook's time (the model was told the call id), the person answered
+/// later, and the model collects it with Hark's `get_answers` by that call id. The hook and Claude
+/// Code's `hark mcp` must meet in the same session, "Claude Code · <folder>", for it to find it.
+#[tokio::test(flavor = "multi_thread")]
+async fn claude_codes_get_answers_collects_the_late_answer_to_the_question_its_hook_asked() {
+    let machine = Machine::new();
+    machine.claude_first_start();
+    let set_up = machine.hark(hark(), &["setup", "claude-code"]);
+    assert!(set_up.status.success(), "{}", said(&set_up));
+    let _host = Host::start(&machine, hark(), &[]);
+
+    // The hook as Claude Code runs it on its own question tool, with a budget of one second.
+    let event = json!({
+        "session_id": "claude-session-1", "transcript_path": "/dev/null", "cwd": machine.project,
+        "permission_mode": "default", "hook_event_name": "PreToolUse", "tool_name": "AskUserQuestion",
+        "tool_use_id": "toolu_own", "tool_input": { "questions": [{
+            "question": "Which region?", "header": "Region", "multiSelect": false,
+            "options": [{ "label": "eu", "description": "Frankfurt" }, { "label": "us", "description": "Virginia" }],
+        }]},
+    });
+    let mut hook = machine.command(hark());
+    hook.args(["hook", "claude-code", "--timeout", "1"]).stdin(std::process::Stdio::piped());
+    let mut child = hook.spawn().expect("run the hook");
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().expect("the hook's stdin");
+        stdin.write_all(event.to_string().as_bytes()).expect("write the event");
+    }
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output()).await.expect("waiter").expect("hook");
+    let decision: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", said(&out)));
+    let reason = decision["hookSpecificOutput"]["permissionDecisionReason"].as_str().unwrap_or_default().to_string();
+    let call_id = reason
+        .split(|c: char| !(c.is_alphanumeric() || c == '-'))
+        .find(|w| w.starts_with("hook-"))
+        .unwrap_or_else(|| panic!("no call id in {reason}"))
+        .to_string();
+
+    // The person answers it later in the terminal.
+    let asked = open_question(&machine, hark()).await;
+    assert_eq!(asked.call_id, call_id, "{asked:?}");
+    let id = asked.question["questions"][0]["id"].as_str().expect("the question's id").to_string();
+    answer(&machine, hark(), &asked, &json!({ "answers": [{ "id": id, "selected": ["us"] }] }));
+
+    // Claude Code's model collects it through Hark's MCP server by the hook's call id.
+    let model = VendorModel::start(
+        Api::AnthropicMessages,
+        vec![
+            Step::call(
+                "toolu_search",
+                "ToolSearch",
+                json!({ "query": "select:mcp__hark__get_answers", "max_results": 1 }),
+            ),
+            Step::call("toolu_get", "mcp__hark__get_answers", json!({ "call_ids": [call_id] })),
+            Step::say("The release goes to us."),
+        ],
+    )
+    .await;
+    let out = finish(machine.claude(&model, "Collect the answer Hark told you about.")).await;
+    assert!(out.status.success(), "{}", said(&out));
+    let turns = model.turns();
+    assert_eq!(turns.len(), 3, "{:#?}", model.requests());
+    let read = tool_result(Api::AnthropicMessages, &turns[2], "toolu_get").expect("the call's result");
+    let read: Value = serde_json::from_str(&read).unwrap_or_else(|e| panic!("{e}: {read}"));
+    let late = &read["answers"][0];
+    assert_eq!(late["call_id"], call_id.as_str(), "{read}");
+    assert_eq!(late["answers"], json!([{ "id": id, "selected": ["us"] }]), "{read}");
+    assert_eq!(late["answer_to_pending_question"], true, "as Hark's own agent reads a late answer: {read}");
+    assert_eq!(read["waiting"], json!([]), "{read}");
+}
+
+/// Claude Code's own question tool in its interactive screen: the PreToolUse hook `hark setup` wrote
+/// sends `AskUserQuestion` to Hark, the person answers in the terminal, and Claude Code's model reads
+/// the answer as if picked in Claude Code's own prompt.
+#[tokio::test(flavor = "multi_thread")]
+async fn claude_codes_own_question_goes_to_hark_through_the_hook_and_its_model_reads_the_answer() {
+    let machine = Machine::new();
+    machine.claude_first_start();
+    let set_up = machine.hark(hark(), &["setup", "claude-code"]);
+    assert!(set_up.status.success(), "{}", said(&set_up));
+    let _host = Host::start(&machine, hark(), &[]);
+    let own = json!({ "questions": [{ "question": "Which database?", "header": "Database", "multiSelect": false,
+        "options": [{ "label": "SQLite", "description": "embedded" }, { "label": "Postgres", "description": "server" }] }] });
+    let model = VendorModel::start(
+        Api::AnthropicMessages,
+        vec![Step::call("toolu_own", "AskUserQuestion", own), Step::say("Postgres it is.")],
+    )
+    .await;
+    let screen = machine.claude_screen("claude-hook-answered", &model, "Set up the database; ask me which one.");
+
+    let asked = open_question(&machine, hark()).await;
+    assert_eq!(asked.title, format!("Claude Code · {}", machine.folder()), "{asked:?}\n{}", screen.screen());
+    assert!(asked.call_id.starts_with("hook-"), "{asked:?}");
+    let id = asked.question["questions"][0]["id"].as_str().expect("the question's id").to_string();
+    answer(&machine, hark(), &asked, &json!({ "answers": [{ "id": id, "selected": ["Postgres"] }] }));
+
+    model.wait_for_turns(2, real_agents::AGENT_RUN).await;
+    let read = tool_result(Api::AnthropicMessages, &model.turns()[1], "toolu_own").expect("the call's result");
+    assert!(!tool_result_is_error(Api::AnthropicMessages, &model.turns()[1], "toolu_own"), "{read}");
+    assert!(read.contains(r#""Which database?"="Postgres""#), "{read}\n{}", screen.screen());
+}
+
+/// Left unanswered within the hook's budget (cut to a second here), Claude Code's own question is
+/// denied with a "not answered yet" that says it is no consent and names the call id to collect the
+/// answer with; the model reads exactly that, and the question goes on in Hark.
+#[tokio::test(flavor = "multi_thread")]
+async fn claude_codes_own_question_unanswered_in_the_hooks_time_tells_the_model_it_is_no_answer() {
+    let machine = Machine::new();
+    machine.claude_first_start();
+    let set_up = machine.hark(hark(), &["setup", "claude-code"]);
+    assert!(set_up.status.success(), "{}", said(&set_up));
+    // The hook's budget, a second instead of 55 minutes.
+    let settings = machine.home.join(".claude/settings.json");
+    let text = std::fs::read_to_string(&settings).expect("settings.json");
+    std::fs::write(&settings, text.replace(" hook claude-code\"", " hook claude-code --timeout 1\"")).expect("write");
+    let _host = Host::start(&machine, hark(), &[]);
+    let own = json!({ "questions": [{ "question": "Which database?", "header": "Database", "multiSelect": false,
+        "options": [{ "label": "SQLite", "description": "embedded" }, { "label": "Postgres", "description": "server" }] }] });
+    let model = VendorModel::start(
+        Api::AnthropicMessages,
+        vec![Step::call("toolu_own", "AskUserQuestion", own), Step::say("I will wait for the answer.")],
+    )
+    .await;
+    let screen = machine.claude_screen("claude-hook-unanswered", &model, "Set up the database; ask me which one.");
+
+    model.wait_for_turns(2, real_agents::AGENT_RUN).await;
+    let turn = &model.turns()[1];
+    let read = tool_result(Api::AnthropicMessages, turn, "toolu_own").expect("the call's result");
+    assert!(tool_result_is_error(Api::AnthropicMessages, turn, "toolu_own"), "{read}\n{}", screen.screen());
+    assert!(read.contains("has not answered") && read.contains("not their consent"), "{read}");
+    assert!(!read.contains("Postgres\"") && !read.contains("=\"SQLite\""), "no answer in it: {read}");
+    let asked = open_question(&machine, hark()).await;
+    assert!(read.contains(&asked.call_id) && read.contains("get_answers"), "{read}");
+    assert_eq!(asked.question["state"], "continued", "{asked:?}");
+}
+
+/// After `hark setup claude-code --undo`, Claude Code asks in its own prompt again: the person picks
+/// there, its model reads that answer, and Hark hears nothing of it.
+#[tokio::test(flavor = "multi_thread")]
+async fn after_undo_claude_code_asks_in_its_own_prompt_again() {
+    let machine = Machine::new();
+    machine.claude_first_start();
+    for args in [&["setup", "claude-code"][..], &["setup", "claude-code", "--undo"]] {
+        let out = machine.hark(hark(), args);
+        assert!(out.status.success(), "{}", said(&out));
+    }
+    let settings = std::fs::read_to_string(machine.home.join(".claude/settings.json")).expect("settings.json");
+    assert_eq!(serde_json::from_str::<Value>(&settings).expect("JSON"), json!({}), "{settings}");
+    let own = json!({ "questions": [{ "question": "Which database?", "header": "Database", "multiSelect": false,
+        "options": [{ "label": "SQLite", "description": "embedded" }, { "label": "Postgres", "description": "server" }] }] });
+    let model = VendorModel::start(
+        Api::AnthropicMessages,
+        vec![Step::call("toolu_own", "AskUserQuestion", own), Step::say("Postgres it is.")],
+    )
+    .await;
+    let mut screen = machine.claude_screen("claude-undone", &model, "Set up the database; ask me which one.");
+    let shown = screen.wait_for("Enter to select", "own-prompt");
+    assert!(shown.contains("Which database?") && shown.contains("2. Postgres"), "{shown}");
+    screen.keys(&["Down", "Enter"]);
+
+    model.wait_for_turns(2, real_agents::AGENT_RUN).await;
+    let read = tool_result(Api::AnthropicMessages, &model.turns()[1], "toolu_own").expect("the call's result");
+    assert!(read.contains(r#""Which database?"="Postgres""#), "{read}");
+    let sessions = machine.hark(hark(), &["sessions", "--json"]);
+    assert_eq!(serde_json::from_slice::<Value>(&sessions.stdout).ok(), Some(json!([])), "{}", said(&sessions));
+}
+
+/// A timed question nobody answers: Claude Code in print mode declares no MCP tasks, so its call
+/// waits at most the budget `hark mcp` gives such a client, which the tool's description tells the
+/// model, and the model reads the one pending shape, never an answer.
+#[tokio::test(flavor = "multi_thread")]
+async fn claude_code_unanswered_over_mcp_reads_the_one_pending_shape_the_tool_describes() {
+    let machine = Machine::new();
+    machine.claude_first_start();
+    let set_up = machine.hark(hark(), &["setup", "claude-code"]);
+    assert!(set_up.status.success(), "{}", said(&set_up));
+    let _host = Host::start(&machine, hark(), &["--timed", "--timeout", "2"]);
+    let model = VendorModel::start(Api::AnthropicMessages, asking_model()).await;
+    let out = finish(machine.claude(&model, "Set up the database; ask me which one.")).await;
+    assert!(out.status.success(), "{}", said(&out));
+
+    let turns = model.turns();
+    assert_eq!(turns.len(), 3, "{:#?}", model.requests());
+    let tool = turns[1]["tools"].as_array().into_iter().flatten().find(|t| t["name"] == "mcp__hark__ask_user_question");
+    let description = tool.and_then(|t| t["description"].as_str()).unwrap_or_default();
+    assert!(description.contains("(default 2), at most 45: -1 and longer timeouts wait 45 seconds"), "{description}");
+    let read = tool_result(Api::AnthropicMessages, &turns[2], "toolu_ask").expect("the call's result");
+    let read: Value = serde_json::from_str(&read).unwrap_or_else(|e| panic!("{e}: {read}"));
+    assert_eq!((&read["status"], &read["reason"]), (&json!("pending"), &json!("timed_out")), "{read}");
+    assert!(read.get("answers").is_none(), "a pending notice is never an answer: {read}");
+    let asked = open_question(&machine, hark()).await;
+    assert_eq!(read["call_id"], asked.call_id.as_str(), "{read}");
+    assert_eq!(asked.question["state"], "continued", "{asked:?}");
+}
