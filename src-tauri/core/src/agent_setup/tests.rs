@@ -235,6 +235,8 @@ fn claude_setup_again_keeps_what_the_person_added_to_harks_entries() {
     let edit = setup(FileKind::ClaudeSettings, Some(&settings.to_string()));
     let mut expected = settings.clone();
     expected["hooks"]["PreToolUse"][0]["hooks"][0]["command"] = json!(format!("{HARK} hook claude-code"));
+    // Setup also lets Claude Code call Hark's MCP tools, which it refuses without a rule.
+    expected["permissions"] = json!({"allow": ["mcp__hark"]});
     assert_eq!(parsed(text(&edit)), expected);
 }
 
@@ -243,7 +245,9 @@ fn claude_files_keep_their_indentation_line_ends_and_final_newline() {
     let tabs_crlf = "{\r\n\t\"model\": \"opus\",\r\n\t\"permissions\": {\r\n\t\t\"allow\": []\r\n\t}\r\n}";
     let new = setup(FileKind::ClaudeSettings, Some(tabs_crlf)).text.unwrap();
     assert!(
-        new.starts_with("{\r\n\t\"model\": \"opus\",\r\n\t\"permissions\": {\r\n\t\t\"allow\": []\r\n\t},"),
+        new.starts_with(
+            "{\r\n\t\"model\": \"opus\",\r\n\t\"permissions\": {\r\n\t\t\"allow\": [\r\n\t\t\t\"mcp__hark\"\r\n\t\t]\r\n\t},"
+        ),
         "{new:?}"
     );
     assert_eq!(new.matches('\n').count(), new.matches("\r\n").count(), "every line ends in CRLF: {new:?}");
@@ -548,7 +552,14 @@ status_message = "Asking in Hark"
 "#;
     let edit = setup(FileKind::CodexConfig, Some(old));
     assert_eq!(edit.outcome, Outcome::Updated);
-    assert_eq!(text(&edit), old.replace("/old/place/hark", HARK), "only the program moved");
+    // The program moved, and the keys Hark's entry gained since (Codex's approval of its tools and the
+    // variables it passes on) are added after the person's own.
+    let expected = old.replace("/old/place/hark", HARK).replace(
+        "env = { HARK_DATA_DIR = \"/srv/hark\" }\n",
+        "env = { HARK_DATA_DIR = \"/srv/hark\" }\ndefault_tools_approval_mode = \"approve\"\n\
+         env_vars = [\"DISPLAY\", \"WAYLAND_DISPLAY\", \"XAUTHORITY\", \"DBUS_SESSION_BUS_ADDRESS\", \"XDG_RUNTIME_DIR\", \"HARK_DATA_DIR\"]\n",
+    );
+    assert_eq!(text(&edit), expected, "only the program moved; Hark's new keys added");
     assert_eq!(setup(FileKind::CodexConfig, Some(text(&edit))).outcome, Outcome::AlreadySetUp);
 
     let other = format!("[mcp_servers.hark]\ncommand = \"{HARK}\"\nargs = [\"serve\"]\ntool_timeout_sec = 3600\n");
