@@ -276,3 +276,47 @@ async fn claude_code_unanswered_over_mcp_reads_the_one_pending_shape_the_tool_de
     assert_eq!(read["call_id"], asked.call_id.as_str(), "{read}");
     assert_eq!(asked.question["state"], "continued", "{asked:?}");
 }
+
+/// A late answer through an MCP task: Claude Code's interactive screen runs Hark's question as a
+/// background task; the question times out and goes on waiting in Hark; the person answers later.
+/// Claude Code hands its model the task's result as a background event it must "NOT treat as
+/// approval or consent", and runs its prompt hook on that notification: the hook `hark setup`
+/// wrote confirms, once, that the answer is the person's own, which the model reads as hook
+/// feedback (what Claude Code tells its model to treat as coming from the person).
+#[tokio::test(flavor = "multi_thread")]
+async fn claude_codes_late_task_answer_reaches_its_model_as_the_persons_word_once() {
+    let machine = Machine::new();
+    machine.claude_first_start();
+    let set_up = machine.hark(hark(), &["setup", "claude-code"]);
+    assert!(set_up.status.success(), "{}", said(&set_up));
+    let _host = Host::start(&machine, hark(), &["--timed", "--timeout", "1"]);
+    let mut script = asking_model();
+    script.pop();
+    script.extend([Step::say("I asked; I will go on meanwhile."), Step::say("Postgres it is.")]);
+    let model = VendorModel::start(Api::AnthropicMessages, script).await;
+    let screen = machine.claude_screen("claude-late-task", &model, "Set up the database; ask me which one.");
+
+    // Asked as a task, the turn ended, and the question went on waiting in Hark after its second.
+    model.wait_for_turns(3, real_agents::AGENT_RUN).await;
+    let asked = loop {
+        let asked = open_question(&machine, hark()).await;
+        if asked.question["state"] == "continued" {
+            break asked;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    assert!(asked.call_id.starts_with("mcp-"), "asked as an MCP task: {asked:?}\n{}", screen.screen());
+    answer(&machine, hark(), &asked, &json!({ "answers": [{ "id": "db", "selected": ["Postgres"] }] }));
+
+    model.wait_for_turns(4, real_agents::AGENT_RUN).await;
+    let turns = model.turns();
+    let woken = turns[3].to_string();
+    assert!(woken.contains("NOT USER INPUT") && woken.contains(&asked.call_id), "the task's notification: {woken}");
+    let confirmed = format!("Hark confirms: the person answered your ask_user_question call {}", asked.call_id);
+    assert_eq!(woken.matches(&confirmed).count(), 1, "confirmed once, as hook feedback: {woken}");
+    assert!(woken.contains("UserPromptSubmit hook additional context: Hark confirms"), "{woken}");
+    let given = r#"{\"answers\":[{\"id\":\"db\",\"selected\":[\"Postgres\"]}]}"#;
+    assert!(woken.contains(&format!("not an automated event: {given}")), "the person's answer: {woken}");
+    // The person's own prompt got nothing from the hook.
+    assert!(!turns[0].to_string().contains("Hark confirms"), "{}", turns[0]);
+}
