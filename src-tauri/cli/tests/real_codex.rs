@@ -137,7 +137,7 @@ async fn codexs_own_question_goes_to_hark_through_the_trusted_hook_and_its_model
     // The person trusts the new hook, as Codex asks at start.
     let review = screen.wait_for("Trust all and continue", "hook-review");
     assert!(review.contains("Hooks need review"), "{review}");
-    screen.keys(&["2", "Enter"]);
+    trust_all(&mut screen);
     screen.wait_for("Ask Codex to do anything", "trusted");
     let config = std::fs::read_to_string(machine.home.join(".codex/config.toml")).expect("config.toml");
     assert!(config.contains(":pre_tool_use:0:0\"]\ntrusted_hash = \"sha256:"), "Codex keeps the trust: {config}");
@@ -156,4 +156,57 @@ async fn codexs_own_question_goes_to_hark_through_the_trusted_hook_and_its_model
     assert!(read.contains("Tool call blocked by PreToolUse hook") && read.contains("already answered"), "{read}");
     assert!(read.contains(r#"{"answers":{"db":{"answers":["Postgres"]}}}"#), "{read}");
     screen.wait_for("Done.", "done");
+}
+
+/// Chooses "Trust all and continue" in the review Codex shows at start: the choice is moved to
+/// first and confirmed once the screen shows it chosen (a key sent as the review draws is lost).
+fn trust_all(screen: &mut hark_test_support::pane::Pane) {
+    screen.keys(&["2"]);
+    screen.wait_for("› 2. Trust all and continue", "trust-all-chosen");
+    screen.keys(&["Enter"]);
+}
+
+/// What Codex's own app server says of the hooks it loads for the machine's project.
+fn codex_hooks(machine: &Machine) -> Vec<hark_core::agent_setup::codex_trust::ListedHook> {
+    let home = machine.home.display().to_string();
+    let env = [("HOME".to_string(), home.clone()), ("CODEX_HOME".to_string(), format!("{home}/.codex"))];
+    let codex = hark_test_support::real_agents::installed("codex");
+    hark_core::agent_setup::codex_trust::list_hooks(&codex, &env, &machine.project)
+        .expect("codex app-server hooks/list")
+}
+
+/// `hark setup codex --undo` leaves the person's own hooks trusted: Codex keeps its trust in a hook
+/// by the hook's place in the list, so Hark's group, set up before one of the person's, must not
+/// take its place away when it goes.
+#[tokio::test(flavor = "multi_thread")]
+async fn after_undo_codex_still_trusts_the_persons_own_hooks() {
+    use hark_core::agent_setup::codex_trust::{hark_hook, HookTrust};
+    let machine = Machine::new();
+    let model = VendorModel::start(Api::OpenAiResponses, vec![Step::say("Done.")]).await;
+    machine.codex_first_start(&model);
+    let out = machine.hark(hark(), &["setup", "codex"]);
+    assert!(out.status.success(), "{}", said(&out));
+    // The person adds a hook of their own after Hark's.
+    let config = machine.home.join(".codex/config.toml");
+    let mut text = std::fs::read_to_string(&config).expect("config.toml");
+    text.push_str("\n[[hooks.PreToolUse]]\nmatcher = \"shell\"\n\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"true\"\n");
+    std::fs::write(&config, text).expect("config.toml");
+    assert_eq!(hark_hook(&codex_hooks(&machine)).and_then(|h| h.trust), Some(HookTrust::Untrusted), "new to Codex");
+    {
+        // They trust both in the review Codex shows at start.
+        let mut screen = machine.codex_screen("codex-trust-both");
+        let review = screen.wait_for("Trust all and continue", "review-both");
+        assert!(review.contains("2 hooks"), "{review}");
+        trust_all(&mut screen);
+        screen.wait_for("Ask Codex to do anything", "trusted-both");
+    }
+    let hooks = codex_hooks(&machine);
+    assert!(hooks.iter().all(|h| h.trust == Some(HookTrust::Trusted)), "{hooks:?}");
+
+    let out = machine.hark(hark(), &["setup", "codex", "--undo"]);
+    assert!(out.status.success(), "{}", said(&out));
+    let hooks = codex_hooks(&machine);
+    assert_eq!(hark_hook(&hooks), None, "Hark's hook is gone: {hooks:?}");
+    let theirs = hooks.iter().find(|h| h.command.as_deref() == Some("true")).expect("the person's hook");
+    assert_eq!(theirs.trust, Some(HookTrust::Trusted), "{hooks:?}");
 }

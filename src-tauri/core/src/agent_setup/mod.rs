@@ -21,6 +21,7 @@
 
 mod claude;
 mod codex;
+pub mod codex_trust;
 mod json;
 #[cfg(test)]
 mod tests;

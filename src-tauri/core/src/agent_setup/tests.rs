@@ -882,3 +882,30 @@ fn the_window_names_agents_actions_and_outcomes_as_the_command_line_does() {
     assert!(Agent::Codex.next_step(false).is_some_and(|hint| hint.contains("/hooks")));
     assert_eq!(Agent::ClaudeCode.next_step(false), None);
 }
+
+#[test]
+fn codex_undo_keeps_the_persons_later_hook_groups_in_their_places() {
+    // Codex keeps its trust in a hook by its place: Hark's group goes only from the end of the list;
+    // before the person's groups it stays as an inert group without handlers.
+    let old = format!(
+        "[[hooks.PreToolUse]]\nmatcher = \"request_user_input\"\n\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\n\
+         command = \"{HARK} hook codex\"\ntimeout = 3600\n\n[[hooks.PreToolUse]]\nmatcher = \"shell\"\n\n\
+         [[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"check\"\n"
+    );
+    let undone = undo(FileKind::CodexConfig, Some(&old));
+    assert_eq!(undone.outcome, Outcome::Removed);
+    let data = toml_data(text(&undone));
+    assert_eq!(
+        data["hooks"]["PreToolUse"],
+        json!([
+            {"matcher": "request_user_input", "hooks": []},
+            {"matcher": "shell", "hooks": [{"type": "command", "command": "check"}]},
+        ]),
+        "{}",
+        text(&undone)
+    );
+    // Nothing of Hark's is left to remove; set up again, its handler goes back into its place.
+    assert_eq!(undo(FileKind::CodexConfig, Some(text(&undone))).outcome, Outcome::NothingToRemove);
+    let again = toml_data(text(&setup(FileKind::CodexConfig, Some(text(&undone)))));
+    assert_eq!(again["hooks"]["PreToolUse"][1]["matcher"], "shell");
+}
