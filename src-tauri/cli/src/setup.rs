@@ -30,6 +30,13 @@ pub fn run(args: &[String]) -> ExitCode {
         if let Some(hint) = agent.next_step(files.iter().any(|f| f.outcome.changes())) {
             println!("{hint}");
         }
+        // Only Codex can tell whether it trusts the hook; when it is on the PATH, ask it.
+        if agent == Agent::Codex {
+            let cwd = std::env::current_dir().unwrap_or_else(|_| program.clone());
+            if let Some(trust) = agent_setup::codex_trust::hark_hook_trust(&cwd) {
+                println!("{}", trust.for_person());
+            }
+        }
     }
     ExitCode::SUCCESS
 }

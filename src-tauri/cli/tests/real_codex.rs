@@ -192,6 +192,16 @@ async fn after_undo_codex_still_trusts_the_persons_own_hooks() {
     text.push_str("\n[[hooks.PreToolUse]]\nmatcher = \"shell\"\n\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"true\"\n");
     std::fs::write(&config, text).expect("config.toml");
     assert_eq!(hark_hook(&codex_hooks(&machine)).and_then(|h| h.trust), Some(HookTrust::Untrusted), "new to Codex");
+    // With Codex on the PATH, setup says what Codex says of Hark's hook.
+    let codex_dir = hark_test_support::real_agents::installed("codex").parent().expect("bin").to_path_buf();
+    let path = format!("{}:{}", codex_dir.display(), std::env::var("PATH").unwrap_or_default());
+    let setup_says = |machine: &Machine| {
+        let out = machine.command(hark()).args(["setup", "codex"]).env("PATH", &path).output().expect("hark setup");
+        assert!(out.status.success(), "{}", said(&out));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let said_before = setup_says(&machine);
+    assert!(said_before.contains("Codex does not run Hark's hook yet"), "{said_before}");
     {
         // They trust both in the review Codex shows at start.
         let mut screen = machine.codex_screen("codex-trust-both");
@@ -202,6 +212,8 @@ async fn after_undo_codex_still_trusts_the_persons_own_hooks() {
     }
     let hooks = codex_hooks(&machine);
     assert!(hooks.iter().all(|h| h.trust == Some(HookTrust::Trusted)), "{hooks:?}");
+    let said_after = setup_says(&machine);
+    assert!(said_after.contains("Codex trusts Hark's hook: it runs."), "{said_after}");
 
     let out = machine.hark(hark(), &["setup", "codex", "--undo"]);
     assert!(out.status.success(), "{}", said(&out));

@@ -144,6 +144,32 @@ fn parse_listing(result: &Value) -> Vec<ListedHook> {
         .collect()
 }
 
+/// What the Codex on this machine (on the `PATH`) says of Hark's hook for `cwd`; `None` when Codex
+/// is not found, cannot list its hooks, or loads no hook of Hark's.
+pub fn hark_hook_trust(cwd: &Path) -> Option<HookTrust> {
+    let codex = find_codex(std::env::var_os("PATH").as_deref())?;
+    let hooks = list_hooks(&codex, &[], cwd).ok()?;
+    hark_hook(&hooks)?.trust
+}
+
+impl HookTrust {
+    /// What the person reads of it.
+    pub fn for_person(self) -> &'static str {
+        match self {
+            HookTrust::Trusted => "Codex trusts Hark's hook: it runs.",
+            HookTrust::Managed => "Hark's hook is set by your organisation's Codex policy: it runs.",
+            HookTrust::Untrusted => {
+                "Codex does not run Hark's hook yet: type /hooks in Codex (or answer the review it shows at start) \
+                 and trust it."
+            }
+            HookTrust::Modified => {
+                "Hark's hook changed since you trusted it, so Codex does not run it: type /hooks in Codex and trust \
+                 it again."
+            }
+        }
+    }
+}
+
 /// Hark's hook among `hooks`, by its command; `None` when Codex loads none of Hark's.
 pub fn hark_hook(hooks: &[ListedHook]) -> Option<&ListedHook> {
     hooks.iter().find(|h| h.command.as_deref().is_some_and(|c| is_hark_hook(c, Agent::Codex)))
