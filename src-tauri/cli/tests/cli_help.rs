@@ -185,6 +185,30 @@ fn groff_accepts(name: &str, page: &str) {
     }
 }
 
+/// fish, when installed, offers the commands with what they do and an option's values.
+#[test]
+fn fish_completes_commands_and_values() {
+    let script = text(&hark(&["completions", "fish"]).stdout);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("hark.fish");
+    std::fs::write(&file, script).unwrap();
+    let offers = |line: &str| {
+        let program = format!("source {}; complete -C '{line}'", file.display());
+        match Command::new("fish").arg("-c").arg(program).output() {
+            Ok(out) => Some(text(&out.stdout)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => panic!("could not run fish: {e}"),
+        }
+    };
+    let Some(commands) = offers("hark se") else {
+        eprintln!("skipped: fish is not installed");
+        return;
+    };
+    assert!(commands.contains("sessions\tList the stored sessions"), "{commands}");
+    assert!(commands.contains("setup\tRegister this hark"), "{commands}");
+    assert_eq!(offers("hark chat --provider ").unwrap_or_default(), "demo\nopenai\n");
+}
+
 #[test]
 fn the_manual_pages_name_their_command_and_render() {
     let out = hark(&["man"]);
