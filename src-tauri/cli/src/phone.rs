@@ -33,7 +33,8 @@ pub fn run(command: PhoneCommand) -> ExitCode {
 
 #[derive(clap::Args)]
 pub struct PairOptions {
-    /// How long a question waits before it goes to the phone, in seconds (default 60; 0: at once).
+    /// How long a question waits before it goes to the phone, in seconds (0: at once); saved, and
+    /// left as it was when not given (60 at first).
     #[arg(long, value_name = "SECONDS")]
     delay: Option<u64>,
     /// The Telegram Bot API's address (a local Bot API server, or a test's).
