@@ -155,10 +155,12 @@ test-e2e: ui tauri-driver mcp-test-servers
 	  $(ISOLATE) dbus-run-session -- $(XVFB) "$$bin" --test-threads=1 --nocapture
 	@echo "screenshots: $$(ls target/e2e/*.png | wc -l) files in target/e2e/"
 
-bench: check-tools system-deps ui mcp-test-servers
+bench: check-tools system-deps ui mcp-test-servers real-agents
 	cargo bench -p hark-core --bench store --bench service --bench agent --bench phone
 	# A question from another machine through a real SSH tunnel (root and openssh-server: it says so otherwise).
 	cargo test -q -p hark-cli --test cli_remote -- --ignored --nocapture bench_ 2>&1 | grep -E '^(remote_|skipped)'
+	# An answer reaching the real Claude Code (make real-agents), through its hook and through an MCP task.
+	cargo test -q -p hark-cli --test real_claude_code -- --ignored --nocapture --test-threads=1 bench_ 2>&1 | grep -oE '(hook|task)_[a-z_]+ [0-9.]+ ms'
 	@$(MAKE) --no-print-directory bench-cli
 	@$(MAKE) --no-print-directory bench-desktop
 

@@ -80,6 +80,9 @@ struct HookEvent {
     session_id: Option<String>,
     #[serde(default)]
     cwd: Option<String>,
+    /// What the person (or Claude Code, for a task's notification) submits: `UserPromptSubmit`.
+    #[serde(default)]
+    prompt: Option<String>,
 }
 
 /// A question of the agent's tool call, in either agent's shape.
@@ -156,6 +159,15 @@ pub fn run(args: HookArgs) -> ExitCode {
         Ok(event) => event,
         Err(e) => return no_decision(&HookError::BadEvent(e.to_string())),
     };
+    if agent == Agent::ClaudeCode && event.hook_event_name == "UserPromptSubmit" {
+        let (prompt, cwd) = (event.prompt.unwrap_or_default(), event_cwd(event.cwd));
+        return crate::chat::on_runtime(async move {
+            if let Some(context) = crate::prompt_hook::context(&prompt, cwd).await {
+                println!("{context}");
+            }
+            ExitCode::SUCCESS
+        });
+    }
     if event.hook_event_name != "PreToolUse" || event.tool_name.as_deref() != Some(agent.tool()) {
         return ExitCode::SUCCESS;
     }
@@ -186,11 +198,7 @@ async fn decide(agent: Agent, timeout: u64, event: HookEvent) -> Result<Value, H
     hark_core::question::parse_request(&arguments, ToolMode::Timed, timeout)
         .map_err(|e| HookError::BadQuestions { tool: agent.tool(), detail: e.to_string() })?;
     let dir = crate::chat::data_dir().map_err(|e| HookError::App(hark_core::error::CodedError::boundary(&e)))?;
-    let cwd = event
-        .cwd
-        .filter(|c| !c.trim().is_empty())
-        .or_else(|| std::env::current_dir().ok().map(|d| d.display().to_string()))
-        .unwrap_or_default();
+    let cwd = event_cwd(event.cwd);
     let asker = event.session_id.map(|id| format!("{}-session-{id}", agent.slug()));
     let client = ClientId { name: agent.shown_name().to_string(), cwd, asker };
     let settings = QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: timeout, stop_turn: false };
@@ -208,6 +216,13 @@ async fn decide(agent: Agent, timeout: u64, event: HookEvent) -> Result<Value, H
         ))),
         Err(error) => Err(HookError::App(error)),
     }
+}
+
+/// The folder the agent works in, which names its session: the event's, else this process's.
+fn event_cwd(cwd: Option<String>) -> String {
+    cwd.filter(|c| !c.trim().is_empty())
+        .or_else(|| std::env::current_dir().ok().map(|d| d.display().to_string()))
+        .unwrap_or_default()
 }
 
 /// The agent's questions as Hark's `ask_user_question` arguments, and the Hark id of each question

@@ -15,6 +15,7 @@ mod hook;
 #[cfg(any(unix, windows))]
 mod mcp;
 mod phone;
+mod prompt_hook;
 mod questions;
 #[cfg(unix)]
 mod remote;

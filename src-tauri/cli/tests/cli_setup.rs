@@ -135,6 +135,8 @@ fn claude_code_round_trip(home: &Path, vars: &[(&str, &Path)], settings: &Path, 
         "matcher": "AskUserQuestion",
         "hooks": [{"type": "command", "command": hook_command("claude-code"), "timeout": HOOK_TIMEOUT_SECS}],
     }));
+    expected["hooks"]["UserPromptSubmit"] =
+        json!([{"hooks": [{"type": "command", "command": hook_command("claude-code"), "timeout": 10}]}]);
     expected["permissions"] = json!({"allow": ["mcp__hark"]});
     assert_eq!(read_json(settings), expected);
     let mut expected = serde_json::from_str::<Value>(CLAUDE_STATE).unwrap();
@@ -195,6 +197,8 @@ fn claude_code_files_are_created_and_a_moved_binary_is_fixed() {
         read_json(&settings),
         json!({"hooks": {"PreToolUse": [{"matcher": "AskUserQuestion", "hooks": [
             {"type": "command", "command": hook_command("claude-code"), "timeout": 3600}
+        ]}], "UserPromptSubmit": [{"hooks": [
+            {"type": "command", "command": hook_command("claude-code"), "timeout": 10}
         ]}]}, "permissions": {"allow": ["mcp__hark"]}})
     );
     assert_eq!(read_json(&config.join(".claude.json"))["mcpServers"]["hark"]["command"], program());
