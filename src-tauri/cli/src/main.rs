@@ -105,12 +105,13 @@ enum Shown {
     /// result after --budget seconds, and progress notifications while it waits.
     #[cfg(any(unix, windows))]
     Mcp(mcp::McpArgs),
-    /// An agent's PreToolUse hook: its question tool is asked in Hark (the event comes on stdin).
+    /// An agent's hook: its question tool is asked in Hark (the event comes on stdin).
     ///
-    /// Claude Code's AskUserQuestion or Codex's request_user_input is shown in Hark and the agent
-    /// gets your answers. Unanswered after --timeout seconds, the agent is told the question waits
-    /// in Hark (it collects the answer later with get_answers). Any other event or tool: no output,
-    /// exit 0; a failure: no output, the coded error on stderr, exit 1.
+    /// On PreToolUse, Claude Code's AskUserQuestion or Codex's request_user_input is shown in Hark
+    /// and the agent gets your answers. Unanswered after --timeout seconds, the agent is told the
+    /// question waits in Hark (it collects the answer later with get_answers). On Claude Code's
+    /// UserPromptSubmit, a late answer it was notified of is confirmed as yours. Any other event or
+    /// tool: no output, exit 0; a failure: no output, the coded error on stderr, exit 1.
     #[cfg(any(unix, windows))]
     Hook(hook::HookArgs),
     /// Register this hark with an agent, in the agent's own settings.
