@@ -60,7 +60,7 @@ enum Command {
 /// The command line as the completions offer it: clap_complete lists hidden commands too, so they
 /// are left out of this one.
 #[derive(Parser)]
-#[command(name = "hark")]
+#[command(name = "hark", version)]
 struct Completed {
     #[command(subcommand)]
     command: Shown,

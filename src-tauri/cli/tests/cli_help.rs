@@ -152,6 +152,7 @@ fn bash_offers(words: &[&str]) -> Vec<String> {
 #[test]
 fn bash_completes_commands_options_and_their_values() {
     assert!(bash_offers(&["hark", "an"]).contains(&"answer".to_string()));
+    assert_eq!(bash_offers(&["hark", "--vers"]), ["--version"]);
     let setup = bash_offers(&["hark", "setup", ""]);
     assert!(setup.contains(&"claude-code".to_string()) && setup.contains(&"codex".to_string()), "{setup:?}");
     assert!(bash_offers(&["hark", "chat", "--sess"]).contains(&"--session".to_string()));
