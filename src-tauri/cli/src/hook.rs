@@ -36,11 +36,11 @@ enum Agent {
 }
 
 impl Agent {
-    fn parse(name: &str) -> Option<Agent> {
-        match name {
-            "claude-code" => Some(Agent::ClaudeCode),
-            "codex" => Some(Agent::Codex),
-            _ => None,
+    /// The hook of an agent `hark setup` knows, by the same name on the command line.
+    fn of(agent: hark_core::agent_setup::Agent) -> Agent {
+        match agent {
+            hark_core::agent_setup::Agent::ClaudeCode => Agent::ClaudeCode,
+            hark_core::agent_setup::Agent::Codex => Agent::Codex,
         }
     }
 
@@ -133,11 +133,21 @@ impl HookError {
     }
 }
 
-pub fn run(args: &[String]) -> ExitCode {
-    let (agent, timeout) = match parse_args(args) {
-        Ok(parsed) => parsed,
-        Err(problem) => return crate::usage_error(&problem),
-    };
+/// `hark hook`'s arguments, as `hark setup` writes them into the agent's settings.
+#[derive(clap::Args)]
+pub struct HookArgs {
+    /// The agent whose hook this is.
+    #[arg(value_parser = crate::args::AgentName)]
+    agent: hark_core::agent_setup::Agent,
+    /// How long the question waits before the agent is told it waits in Hark, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_TIMEOUT_SECS,
+          value_parser = hark_core::question::limits::parse_timeout_secs)]
+    timeout: u64,
+}
+
+pub fn run(args: HookArgs) -> ExitCode {
+    let agent = Agent::of(args.agent);
+    let timeout = args.timeout;
     let mut input = Vec::new();
     if let Err(e) = std::io::stdin().take(MAX_EVENT_BYTES + 1).read_to_end(&mut input) {
         return no_decision(&HookError::BadEvent(format!("could not read stdin: {e}")));
@@ -170,23 +180,6 @@ pub fn run(args: &[String]) -> ExitCode {
             Err(e) => no_decision(&e),
         }
     })
-}
-
-fn parse_args(args: &[String]) -> Result<(Agent, u64), String> {
-    let (name, rest) = args.split_first().ok_or("hook needs an agent: claude-code or codex")?;
-    let agent = Agent::parse(name).ok_or_else(|| format!("hook knows claude-code and codex, not {name:?}"))?;
-    let mut timeout = DEFAULT_TIMEOUT_SECS;
-    let mut rest = rest.iter();
-    while let Some(arg) = rest.next() {
-        match arg.as_str() {
-            "--timeout" => {
-                let value = rest.next().ok_or("--timeout needs SECONDS")?;
-                timeout = hark_core::question::limits::parse_timeout_secs(value)?;
-            }
-            other => return Err(format!("hook does not take {other:?}")),
-        }
-    }
-    Ok((agent, timeout))
 }
 
 /// Exit 1 with the reason on stderr: both agents go on without a decision from this hook.
