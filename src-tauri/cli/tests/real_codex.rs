@@ -222,3 +222,51 @@ async fn after_undo_codex_still_trusts_the_persons_own_hooks() {
     let theirs = hooks.iter().find(|h| h.command.as_deref() == Some("true")).expect("the person's hook");
     assert_eq!(theirs.trust, Some(HookTrust::Trusted), "{hooks:?}");
 }
+
+/// The phone as the person's surface: Codex asks through Hark's MCP server, the question's card
+/// reaches the paired phone (the Telegram Bot API emulator), a tap there answers it, and Codex's
+/// model reads that answer.
+#[tokio::test(flavor = "multi_thread")]
+async fn codexs_question_answered_from_the_phone_reaches_its_model() {
+    const TOKEN: &str = "4242:real-codex-phone";
+    let emulator = hark_test_support::telegram::Emulator::start().await;
+    let machine = Machine::new();
+    let model = VendorModel::start(Api::OpenAiResponses, asking_model()).await;
+    machine.codex_first_start(&model);
+    assert!(machine.hark(hark(), &["setup", "codex"]).status.success());
+    // The person pairs their phone with `hark phone pair`, sending the /start line it prints.
+    let mut pair = machine
+        .command(hark())
+        .args(["phone", "pair", "--delay", "0", "--api-url", &emulator.url])
+        .env("HARK_TELEGRAM_TOKEN", TOKEN)
+        .spawn()
+        .expect("hark phone pair");
+    // Its output is read to the end (a closed pipe would end it before it says it paired).
+    let stdout = pair.stdout.take().expect("stdout");
+    let (tx, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let code = loop {
+        let line = lines.recv_timeout(std::time::Duration::from_secs(30)).expect("the /start line");
+        if line.starts_with("/start ") {
+            break line;
+        }
+    };
+    emulator.person(TOKEN, 9001, "ada").send(&code).await;
+    let paired = tokio::task::spawn_blocking(move || pair.wait_with_output()).await.expect("waiter").expect("pair");
+    assert!(paired.status.success(), "hark phone pair exits once paired: {}", said(&paired));
+    let _host = Host::start_with_env(&machine, hark(), &[], &[("HARK_TELEGRAM_TOKEN", TOKEN)]);
+
+    let run = hark_test_support::real_agents::start(machine.codex("Set up the database; ask me which one."));
+    let card = emulator.wait_message(TOKEN, "the question's card", |m| m.text.starts_with("❓")).await;
+    assert!(card.text.contains("Which database?") && card.text.contains("Codex"), "{card:?}");
+    emulator.person(TOKEN, 9001, "ada").press(&card, "Postgres").await;
+    let out = run.await.expect("the agent's waiter");
+    assert!(out.status.success(), "{}", said(&out));
+    let turns = model.turns();
+    assert_eq!(read_of(&turns[1]), json!({ "answers": [{ "id": "db", "selected": ["Postgres"] }] }));
+}
