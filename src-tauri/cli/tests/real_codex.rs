@@ -270,3 +270,56 @@ async fn codexs_question_answered_from_the_phone_reaches_its_model() {
     let turns = model.turns();
     assert_eq!(read_of(&turns[1]), json!({ "answers": [{ "id": "db", "selected": ["Postgres"] }] }));
 }
+
+/// Codex's own question through the trusted hook, unanswered within the hook's budget (cut to a
+/// second): Codex's model reads a "not answered yet" that is no answer and names the call; the
+/// person answers later in Hark, and the model collects it with Hark's `get_answers` by that id.
+#[tokio::test(flavor = "multi_thread")]
+async fn codexs_own_question_unanswered_in_the_hooks_time_is_collected_late_by_its_call_id() {
+    let machine = Machine::new();
+    let own = json!({ "questions": [{ "id": "db", "header": "Database", "question": "Which database?", "isOther": true,
+        "options": [{ "label": "SQLite", "description": "embedded" }, { "label": "Postgres", "description": "server" }] }] });
+    let model = VendorModel::start(
+        Api::OpenAiResponses,
+        vec![Step::call("call_own", "request_user_input", own), Step::say("I will collect it later.")],
+    )
+    .await;
+    machine.codex_first_start(&model);
+    assert!(machine.hark(hark(), &["setup", "codex"]).status.success());
+    let config = machine.home.join(".codex/config.toml");
+    let text = std::fs::read_to_string(&config).expect("config.toml");
+    std::fs::write(&config, text.replace(" hook codex\"", " hook codex --timeout 1\"")).expect("config.toml");
+    let _host = Host::start(&machine, hark(), &[]);
+
+    let mut screen = machine.codex_screen("codex-hook-late");
+    screen.wait_for("Trust all and continue", "hook-review");
+    trust_all(&mut screen);
+    screen.wait_for("Ask Codex to do anything", "trusted");
+    screen.type_text("Set up the database; ask me which one.");
+    screen.wait_for("ask me which one.", "typed");
+    screen.keys(&["Enter"]);
+
+    model.wait_for_turns(2, hark_test_support::real_agents::AGENT_RUN).await;
+    let read = tool_result(Api::OpenAiResponses, &model.turns()[1], "call_own").expect("the call's result");
+    assert!(read.contains("has not answered") && read.contains("not their consent"), "{read}");
+    assert!(!read.contains("Postgres\"]"), "no answer in it: {read}");
+    let asked = open_question(&machine, hark()).await;
+    assert!(read.contains(&asked.call_id) && read.contains("get_answers"), "{read}");
+    answer(&machine, hark(), &asked, &json!({ "answers": [{ "id": "db", "selected": ["Postgres"] }] }));
+    screen.wait_for("I will collect it later.", "turn-ended");
+
+    // The person tells Codex to go on; its model collects the answer by the call id it was given.
+    model.then(vec![
+        Step::call_in("call_get", "mcp__hark", "get_answers", json!({ "call_ids": [asked.call_id] })),
+        Step::say("Postgres it is."),
+    ]);
+    screen.type_text("Go on.");
+    screen.wait_for("Go on.", "typed-again");
+    screen.keys(&["Enter"]);
+    model.wait_for_turns(4, hark_test_support::real_agents::AGENT_RUN).await;
+    let text = tool_result(Api::OpenAiResponses, &model.turns()[3], "call_get").expect("get_answers' result");
+    let (_, output) = text.split_once("Output:\n").unwrap_or(("", &text));
+    let got: Value = serde_json::from_str(output).unwrap_or_else(|e| panic!("{e}: {text}"));
+    assert_eq!(got["answers"][0]["call_id"], asked.call_id.as_str(), "{got}");
+    assert_eq!(got["answers"][0]["answers"], json!([{ "id": "db", "selected": ["Postgres"] }]), "{got}");
+}
