@@ -31,8 +31,7 @@ async fn claude_codes_own_question_is_answered_in_the_window_and_its_model_reads
     let app = App::launch("real-claude-window", Launch::new(&machine.data)).await;
     app.find("textarea[aria-label='Message']").await;
 
-    let own = json!({ "questions": [{ "question": "Which database?", "header": "Database", "multiSelect": false,
-        "options": [{ "label": "SQLite", "description": "embedded" }, { "label": "Postgres", "description": "server" }] }] });
+    let own = real_agents::claude_own_question();
     let model = VendorModel::start(
         Api::AnthropicMessages,
         vec![Step::call("toolu_own", "AskUserQuestion", own), Step::say("Postgres it is.")],
@@ -96,8 +95,6 @@ async fn codexs_question_over_mcp_is_answered_from_a_notification_and_its_model_
     assert!(out.status.success(), "{}", said(&out));
     let turns = model.turns();
     let read = tool_result(Api::OpenAiResponses, &turns[1], "call_ask").expect("the call's result");
-    let (_, output) = read.split_once("Output:\n").unwrap_or(("", &read));
-    let read: serde_json::Value = serde_json::from_str(output).unwrap_or_else(|e| panic!("{e}: {read}"));
-    assert_eq!(read, json!({ "answers": [{ "id": "db", "selected": ["Postgres"] }] }));
+    assert_eq!(real_agents::codex_output(&read), json!({ "answers": [{ "id": "db", "selected": ["Postgres"] }] }));
     app.close().await;
 }

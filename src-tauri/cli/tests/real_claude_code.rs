@@ -163,8 +163,7 @@ async fn claude_codes_own_question_goes_to_hark_through_the_hook_and_its_model_r
     let set_up = machine.hark(hark(), &["setup", "claude-code"]);
     assert!(set_up.status.success(), "{}", said(&set_up));
     let _host = Host::start(&machine, hark(), &[]);
-    let own = json!({ "questions": [{ "question": "Which database?", "header": "Database", "multiSelect": false,
-        "options": [{ "label": "SQLite", "description": "embedded" }, { "label": "Postgres", "description": "server" }] }] });
+    let own = real_agents::claude_own_question();
     let model = VendorModel::start(
         Api::AnthropicMessages,
         vec![Step::call("toolu_own", "AskUserQuestion", own), Step::say("Postgres it is.")],
@@ -198,8 +197,7 @@ async fn claude_codes_own_question_unanswered_in_the_hooks_time_tells_the_model_
     let text = std::fs::read_to_string(&settings).expect("settings.json");
     std::fs::write(&settings, text.replace(" hook claude-code\"", " hook claude-code --timeout 1\"")).expect("write");
     let _host = Host::start(&machine, hark(), &[]);
-    let own = json!({ "questions": [{ "question": "Which database?", "header": "Database", "multiSelect": false,
-        "options": [{ "label": "SQLite", "description": "embedded" }, { "label": "Postgres", "description": "server" }] }] });
+    let own = real_agents::claude_own_question();
     let model = VendorModel::start(
         Api::AnthropicMessages,
         vec![Step::call("toolu_own", "AskUserQuestion", own), Step::say("I will wait for the answer.")],
@@ -230,8 +228,7 @@ async fn after_undo_claude_code_asks_in_its_own_prompt_again() {
     }
     let settings = std::fs::read_to_string(machine.home.join(".claude/settings.json")).expect("settings.json");
     assert_eq!(serde_json::from_str::<Value>(&settings).expect("JSON"), json!({}), "{settings}");
-    let own = json!({ "questions": [{ "question": "Which database?", "header": "Database", "multiSelect": false,
-        "options": [{ "label": "SQLite", "description": "embedded" }, { "label": "Postgres", "description": "server" }] }] });
+    let own = real_agents::claude_own_question();
     let model = VendorModel::start(
         Api::AnthropicMessages,
         vec![Step::call("toolu_own", "AskUserQuestion", own), Step::say("Postgres it is.")],
@@ -361,8 +358,7 @@ async fn bench_hook_answer_to_agent_ms() {
     let stamped = serde_json::to_string(&stamped).expect("JSON");
     std::fs::write(&settings, text.replacen(&format!("\"{command}\""), &stamped, 1)).expect("settings.json");
     let wall = || std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64());
-    let own = json!({ "questions": [{ "question": "Which database?", "header": "Database", "multiSelect": false,
-        "options": [{ "label": "SQLite", "description": "embedded" }, { "label": "Postgres", "description": "server" }] }] });
+    let own = real_agents::claude_own_question();
     let mut script: Vec<Step> =
         (0..BENCH_ROUNDS).map(|i| Step::call(&format!("toolu_own{i}"), "AskUserQuestion", own.clone())).collect();
     script.push(Step::say("Done."));

@@ -44,9 +44,9 @@ async fn set_up(host_args: &[&str]) -> (Machine, Host, VendorModel) {
 
 /// What Codex's model read of its call: the JSON after Codex's "Output:" line.
 fn read_of(turn: &Value) -> Value {
-    let text = tool_result(Api::OpenAiResponses, turn, "call_ask").expect("the call's result");
-    let (_, output) = text.split_once("Output:\n").unwrap_or(("", &text));
-    serde_json::from_str(output).unwrap_or_else(|e| panic!("not one JSON value ({e}): {text}"))
+    hark_test_support::real_agents::codex_output(
+        &tool_result(Api::OpenAiResponses, turn, "call_ask").expect("the call's result"),
+    )
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -107,8 +107,7 @@ async fn codex_exec_unanswered_reads_the_one_pending_shape_the_tool_describes_an
     let turns = model.turns();
     assert_eq!(turns.len(), 4, "{:#?}", model.requests());
     let text = tool_result(Api::OpenAiResponses, &turns[3], "call_get").expect("get_answers' result");
-    let (_, output) = text.split_once("Output:\n").unwrap_or(("", &text));
-    let collected: Value = serde_json::from_str(output).unwrap_or_else(|e| panic!("{e}: {text}"));
+    let collected = hark_test_support::real_agents::codex_output(&text);
     assert_eq!(collected["answers"][0]["call_id"], asked.call_id.as_str(), "{collected}");
     assert_eq!(collected["answers"][0]["answers"], json!([{ "id": "db", "selected": ["SQLite"] }]), "{collected}");
     assert_eq!(collected["waiting"], json!([]), "{collected}");
@@ -318,8 +317,7 @@ async fn codexs_own_question_unanswered_in_the_hooks_time_is_collected_late_by_i
     screen.keys(&["Enter"]);
     model.wait_for_turns(4, hark_test_support::real_agents::AGENT_RUN).await;
     let text = tool_result(Api::OpenAiResponses, &model.turns()[3], "call_get").expect("get_answers' result");
-    let (_, output) = text.split_once("Output:\n").unwrap_or(("", &text));
-    let got: Value = serde_json::from_str(output).unwrap_or_else(|e| panic!("{e}: {text}"));
+    let got = hark_test_support::real_agents::codex_output(&text);
     assert_eq!(got["answers"][0]["call_id"], asked.call_id.as_str(), "{got}");
     assert_eq!(got["answers"][0]["answers"], json!([{ "id": "db", "selected": ["Postgres"] }]), "{got}");
 }

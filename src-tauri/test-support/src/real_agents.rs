@@ -357,3 +357,16 @@ pub fn said(out: &Output) -> String {
 fn quote(text: &str) -> String {
     crate::pane::quote(Path::new(text))
 }
+
+/// Claude Code's own question tool's input, as its model sends it: one single-choice question.
+pub fn claude_own_question() -> Value {
+    serde_json::json!({ "questions": [{ "question": "Which database?", "header": "Database", "multiSelect": false,
+        "options": [{ "label": "SQLite", "description": "embedded" }, { "label": "Postgres", "description": "server" }] }] })
+}
+
+/// What Codex's model read of an MCP tool call, from the text Codex hands it: the JSON after its
+/// "Output:" line.
+pub fn codex_output(text: &str) -> Value {
+    let (_, output) = text.split_once("Output:\n").unwrap_or(("", text));
+    serde_json::from_str(output).unwrap_or_else(|e| panic!("not one JSON value ({e}): {text}"))
+}
