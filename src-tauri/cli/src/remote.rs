@@ -2,13 +2,23 @@
 //! Hark, over an SSH tunnel the running Hark (the app, `hark chat`, `hark tui`) keeps open with the
 //! person's own `ssh`. On the remote host, the same `hark` finds the forwarded socket by itself.
 
+use std::io::{BufRead, IsTerminal, Write};
 use std::process::ExitCode;
 
-use hark_core::remote_hosts;
+use hark_core::remote_hosts::{self, RemoteHark, REMOTE_BINARY};
 
 use crate::chat::{chosen_dir, fail};
 
-const USAGE: &str = "hark remote add HOST | list | remove HOST";
+const USAGE: &str = "hark remote add HOST [--copy|--no-copy] | list | remove HOST";
+
+/// Whether `hark remote add` copies this hark to the host when it has none or another version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CopyChoice {
+    /// Ask on the terminal; without one, do not copy and say how.
+    Ask,
+    Copy,
+    NoCopy,
+}
 
 pub fn run(args: &[String]) -> ExitCode {
     let dir = match chosen_dir() {
@@ -16,16 +26,19 @@ pub fn run(args: &[String]) -> ExitCode {
         Err(code) => return code,
     };
     match args {
-        [sub, host] if sub == "add" => match remote_hosts::add(&dir, host) {
-            Ok(_) => {
-                println!("added {host}: the running Hark keeps a tunnel to it (see `hark remote list`)");
-                println!(
-                    "on {host}, run the same `hark` (hark setup claude-code|codex there): its questions come here"
-                );
-                ExitCode::SUCCESS
+        [sub, rest @ ..] if sub == "add" => {
+            let (host, choice) = match add_args(rest) {
+                Ok(parsed) => parsed,
+                Err(problem) => return crate::usage_error(&problem),
+            };
+            match remote_hosts::add(&dir, &host) {
+                Ok(_) => {
+                    println!("added {host}: the running Hark keeps a tunnel to it (see `hark remote list`)");
+                    remote_hark(&host, choice)
+                }
+                Err(e) => fail(&e, 1),
             }
-            Err(e) => fail(&e, 1),
-        },
+        }
         [sub, host] if sub == "remove" => match remote_hosts::remove(&dir, host) {
             Ok(_) => {
                 println!("removed {host}: its tunnel closes");
@@ -36,6 +49,98 @@ pub fn run(args: &[String]) -> ExitCode {
         [sub] if sub == "list" => list(&dir),
         _ => crate::usage_error(&format!("usage: {USAGE}")),
     }
+}
+
+/// `HOST [--copy|--no-copy]`, the flags in any place.
+fn add_args(args: &[String]) -> Result<(String, CopyChoice), String> {
+    let (mut host, mut choice) = (None, CopyChoice::Ask);
+    for arg in args {
+        match arg.as_str() {
+            "--copy" | "--no-copy" if choice != CopyChoice::Ask => {
+                return Err("give one of --copy and --no-copy".into());
+            }
+            "--copy" => choice = CopyChoice::Copy,
+            "--no-copy" => choice = CopyChoice::NoCopy,
+            other if host.is_none() => host = Some(other.to_string()),
+            other => return Err(format!("remote add takes one HOST, not also {other:?}")),
+        }
+    }
+    host.map(|h| (h, choice)).ok_or_else(|| format!("usage: {USAGE}"))
+}
+
+/// Looks at the `hark` on `host` and, when it has none or another version, copies this one there
+/// as `choice` says. The host stays added whatever happens here.
+fn remote_hark(host: &str, choice: CopyChoice) -> ExitCode {
+    let this = hark_core::control::this_build();
+    let use_it = format!("on {host}, run `~/{REMOTE_BINARY} setup claude-code|codex`: its questions come here");
+    let remote = match remote_hosts::probe(host) {
+        Ok(remote) => remote,
+        // The host may be off now; its tunnel says how it stands when it is on.
+        Err(e) if choice != CopyChoice::Copy => {
+            eprintln!("hark: {e}; could not check its hark (add again with --copy to copy this one there)");
+            return ExitCode::SUCCESS;
+        }
+        Err(e) => return fail(&e, 1),
+    };
+    if remote.is_this_build() {
+        println!("{host} has this hark ({this}): run `hark setup claude-code|codex` there and its questions come here");
+        return ExitCode::SUCCESS;
+    }
+    let has = match &remote.version {
+        None => format!("{host} has no hark"),
+        Some(other) => format!("{host} has another hark ({other}; this is {this})"),
+    };
+    let binary = match std::env::current_exe() {
+        Ok(binary) => binary,
+        Err(e) => return crate::chat::fail_msg("REMOTE_COPY_FAILED", format!("this hark's path is unknown: {e}")),
+    };
+    let copy = match choice {
+        CopyChoice::Copy => true,
+        CopyChoice::NoCopy => {
+            println!("{has}; not copied (--no-copy): copy it with `hark remote add {host} --copy`");
+            false
+        }
+        // Not asked: the copy is refused, saying why.
+        CopyChoice::Ask if !remote.runs_this_binary() => true,
+        CopyChoice::Ask if std::io::stdin().is_terminal() => ask(&remote, host, &binary),
+        CopyChoice::Ask => {
+            println!(
+                "{has}; not copied (no terminal to ask on): run `hark remote add {host} --copy` to copy this one to {host}:~/{REMOTE_BINARY}"
+            );
+            false
+        }
+    };
+    if !copy {
+        return ExitCode::SUCCESS;
+    }
+    match remote_hosts::copy(host, &remote, &binary) {
+        Ok(()) => {
+            println!("copied {this} to {host}:~/{REMOTE_BINARY}");
+            println!("{use_it}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(&e, 1),
+    }
+}
+
+/// "Copy this hark (version X, N MB) to HOST:~/.local/bin/hark? [y/N]" on the terminal; only a yes
+/// copies.
+fn ask(remote: &RemoteHark, host: &str, binary: &std::path::Path) -> bool {
+    let size = std::fs::metadata(binary).map(|m| m.len()).unwrap_or(0) as f64 / 1_000_000.0;
+    let has = match &remote.version {
+        None => "no hark".to_string(),
+        Some(other) => other.clone(),
+    };
+    eprint!(
+        "{host} has {has}. Copy this hark (version {}, {size:.1} MB) to {host}:~/{REMOTE_BINARY}? [y/N] ",
+        env!("CARGO_PKG_VERSION")
+    );
+    let _ = std::io::stderr().flush();
+    let mut line = String::new();
+    if std::io::stdin().lock().read_line(&mut line).is_err() {
+        return false;
+    }
+    matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes")
 }
 
 fn list(dir: &std::path::Path) -> ExitCode {

@@ -4,6 +4,7 @@
 //! openssh-server, which `make test` installs; elsewhere it says why it does not run.
 #![cfg(unix)]
 
+use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -262,4 +263,111 @@ fn bench_a_question_through_the_tunnel() {
     };
     println!("remote_question_to_desk_ms {:.1} ms", median(&mut to_desk));
     println!("remote_answer_to_agent_ms {:.1} ms", median(&mut to_agent));
+}
+
+/// `hark remote add devbox ARGS` on the desk, with the person's ssh reaching the lab.
+fn add(lab: &SshLab, desk: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_hark"))
+        .args(["remote", "add", "devbox"])
+        .args(args)
+        .env("HARK_DATA_DIR", desk)
+        .env("HARK_SSH", lab.ssh_command())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+/// The same, on a terminal (util-linux `script` gives it one) where the person types `typed`.
+fn add_on_a_terminal(lab: &SshLab, desk: &Path, typed: &str) -> String {
+    let mut child = Command::new("script")
+        .args(["-qefc", &format!("{} remote add devbox", env!("CARGO_BIN_EXE_hark")), "/dev/null"])
+        .env("HARK_DATA_DIR", desk)
+        .env("HARK_SSH", lab.ssh_command())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(typed.as_bytes()).unwrap();
+    let out = finished(child, WAIT);
+    assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn remote_add_copies_this_hark_when_the_host_has_none_or_another_version_after_asking() {
+    let Some(mut lab) = SshLab::start() else { return };
+    let desk = lab.dir.path().join("desk");
+    std::fs::create_dir_all(&desk).unwrap();
+    let this = format!("hark {}", env!("CARGO_PKG_VERSION"));
+    let installed = lab.home.join(".local/bin/hark");
+    let text = |out: &std::process::Output| {
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+
+    // No hark there. Without a terminal to ask on, nothing is copied, and it says how.
+    let said = text(&add(&lab, &desk, &[]));
+    assert!(said.contains("devbox has no hark; not copied (no terminal to ask on)"), "{said}");
+    assert!(said.contains("hark remote add devbox --copy"), "{said}");
+    let said = text(&add(&lab, &desk, &["--no-copy"]));
+    assert!(said.contains("not copied (--no-copy)"), "{said}");
+    assert!(!installed.exists());
+
+    // --copy: it lands whole, runs there as this version, and is the remote user's.
+    let said = text(&add(&lab, &desk, &["--copy"]));
+    assert!(said.contains(&format!("copied {this} to devbox:~/.local/bin/hark")), "{said}");
+    let meta = std::fs::metadata(&installed).unwrap();
+    assert_eq!(meta.len(), std::fs::metadata(env!("CARGO_BIN_EXE_hark")).unwrap().len());
+    assert_eq!(meta.permissions().mode() & 0o777, 0o755);
+    assert!(!lab.home.join(".local/bin/hark.tmp").exists(), "no temporary file left");
+    let ran = finished(lab.remote(&installed, &["--version"]), WAIT);
+    assert_eq!(String::from_utf8_lossy(&ran.stdout).trim(), this, "it runs there");
+    let owner = std::process::Command::new("stat").args(["-c", "%U"]).arg(&installed).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&owner.stdout).trim(), hark_test_support::ssh_lab::USER);
+
+    // The same version: not copied again.
+    let copied_at = meta.modified().unwrap();
+    let said = text(&add(&lab, &desk, &[]));
+    assert!(said.contains(&format!("devbox has this hark ({this})")), "{said}");
+    assert_eq!(std::fs::metadata(&installed).unwrap().modified().unwrap(), copied_at, "not copied again");
+
+    // Another version there: asked on a terminal; "n" keeps it, "y" replaces it.
+    std::fs::write(&installed, "#!/bin/sh\necho 'hark 0.0.1'\n").unwrap();
+    let said = text(&add(&lab, &desk, &[]));
+    assert!(said.contains(&format!("devbox has another hark (hark 0.0.1; this is {this}); not copied")), "{said}");
+    let said = add_on_a_terminal(&lab, &desk, "n\n");
+    let size = std::fs::metadata(env!("CARGO_BIN_EXE_hark")).unwrap().len() as f64 / 1_000_000.0;
+    let question = format!(
+        "devbox has hark 0.0.1. Copy this hark (version {}, {size:.1} MB) to devbox:~/.local/bin/hark? [y/N]",
+        env!("CARGO_PKG_VERSION")
+    );
+    assert!(said.contains(&question), "{said}");
+    assert!(!said.contains("copied "), "{said}");
+    assert!(std::fs::read_to_string(&installed).unwrap().contains("hark 0.0.1"), "kept on no");
+    let said = add_on_a_terminal(&lab, &desk, "y\n");
+    assert!(said.contains(&format!("copied {this}")), "{said}");
+    let ran = finished(lab.remote(&installed, &["--version"]), WAIT);
+    assert_eq!(String::from_utf8_lossy(&ran.stdout).trim(), this, "replaced on yes");
+
+    // A copy that cannot be written there fails saying why, and leaves the old file as it was.
+    std::fs::write(&installed, "#!/bin/sh\necho 'hark 0.0.1'\n").unwrap();
+    let bin_dir = lab.home.join(".local/bin");
+    std::fs::set_permissions(&bin_dir, std::fs::Permissions::from_mode(0o555)).unwrap();
+    let out = add(&lab, &desk, &["--copy"]);
+    std::fs::set_permissions(&bin_dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let error = String::from_utf8_lossy(&out.stderr);
+    assert!(error.contains("REMOTE_COPY_FAILED") && error.contains("Permission denied"), "{error}");
+    assert!(std::fs::read_to_string(&installed).unwrap().contains("hark 0.0.1"), "the old one stays whole");
+
+    // The host unreachable: it stays added; only --copy fails.
+    lab.sshd.stop();
+    let out = add(&lab, &desk, &[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("could not check its hark"));
+    let out = add(&lab, &desk, &["--copy"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("REMOTE_UNREACHABLE"));
+    assert!(remote_list(&desk).contains("devbox"), "added all the same");
 }
