@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use hark_core::control::{self, Reply, Request};
 use hark_test_support::ssh_lab::{finished, until, SshLab, Started, LAB_WAIT as WAIT};
 use hark_test_support::telegram::Emulator;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 const TOKEN: &str = "4343:remote-relay-test-token";
 const PERSON: i64 = 5001;
@@ -370,4 +370,143 @@ fn remote_add_copies_this_hark_when_the_host_has_none_or_another_version_after_a
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("REMOTE_UNREACHABLE"));
     assert!(remote_list(&desk).contains("devbox"), "added all the same");
+}
+
+/// A Hark of the next control protocol at the desk end of a tunnel: it greets every connection
+/// with its own protocol, as a newer host does, and answers nothing else. The first lines it was
+/// sent, one per connection.
+fn newer_desk(socket: &Path) -> std::sync::mpsc::Receiver<String> {
+    use std::io::{BufRead, BufReader};
+    let listener = std::os::unix::net::UnixListener::bind(socket).unwrap();
+    let (sent, heard) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            let mut first = String::new();
+            let _ = BufReader::new(&stream).read_line(&mut first);
+            let hello = json!({ "result": "hello", "protocol": control::PROTOCOL + 1, "host": "hark 9.9.9" });
+            let _ = stream.write_all(format!("{hello}\n").as_bytes());
+            if sent.send(first).is_err() {
+                return;
+            }
+        }
+    });
+    heard
+}
+
+/// `hark mcp` on the remote host, as Claude Code starts it: initialized, then one question asked;
+/// the reply to the call.
+fn remote_mcp_call(lab: &SshLab, hark: &Path, question: &str) -> Value {
+    use std::io::{BufRead, BufReader};
+    let mut child = lab.remote(hark, &["mcp"]);
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (sent, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if sent.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let send = |stdin: &mut std::process::ChildStdin, message: Value| {
+        stdin.write_all(format!("{message}\n").as_bytes()).unwrap();
+        stdin.flush().unwrap();
+    };
+    let reply_to = |id: i64| loop {
+        let line = lines.recv_timeout(WAIT).expect("hark mcp replies in time");
+        let message: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        if message["id"] == id {
+            return message;
+        }
+    };
+    send(
+        &mut stdin,
+        json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "protocolVersion": "2025-06-18",
+            "capabilities": {}, "clientInfo": { "name": "claude-code", "version": "2.0.0" } } }),
+    );
+    let initialized = reply_to(1);
+    assert!(initialized.get("result").is_some(), "{initialized}");
+    send(&mut stdin, json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }));
+    send(
+        &mut stdin,
+        json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": { "name": "ask_user_question",
+            "arguments": { "questions": [{ "id": "deploy", "question": question, "header": "Deploy",
+                "options": [{ "label": "Ship it" }, { "label": "Wait" }] }] } } }),
+    );
+    let reply = reply_to(2);
+    drop(stdin);
+    finished(child, WAIT);
+    reply
+}
+
+/// Desk and remote host of different control protocols, over a real tunnel: each says so, naming
+/// both versions, and nothing is asked or answered wrongly. A newer remote client's hello is refused
+/// by this desk's agents' door; this remote hark, meeting a newer desk, gives the agent no decision
+/// (the hook) or a clear error (`hark mcp`).
+#[test]
+fn a_remote_hark_of_another_control_protocol_gets_a_clear_message_never_a_wrong_answer() {
+    let Some(lab) = lab() else { return };
+    let this = format!("hark {}", env!("CARGO_PKG_VERSION"));
+    let (now, next) = (control::PROTOCOL, control::PROTOCOL + 1);
+
+    // A newer client on the remote host, speaking the next protocol over the forwarded socket.
+    let socket = lab.home.join(".hark/agents.sock");
+    let reply = {
+        use std::io::{BufRead, BufReader};
+        let mut stream = std::os::unix::net::UnixStream::connect(&socket).unwrap();
+        let ask = json!({ "op": "ask", "client": { "name": "claude-code", "cwd": "/srv/notes-app" },
+            "arguments": { "questions": [{ "id": "q", "question": "From the future?", "options": [{ "label": "Yes" }] }] } });
+        let hello = json!({ "op": "hello", "protocol": next, "by": "hark 9.9.9" });
+        stream.write_all(format!("{hello}\n{ask}\n").as_bytes()).unwrap();
+        let mut line = String::new();
+        BufReader::new(&stream).read_line(&mut line).unwrap();
+        serde_json::from_str::<Value>(&line).unwrap()
+    };
+    assert_eq!(reply["result"], "refused", "{reply}");
+    assert_eq!(reply["error"]["code"], "VERSION_MISMATCH", "{reply}");
+    let message = reply["error"]["message"].as_str().unwrap();
+    assert!(message.contains(&format!("hark 9.9.9 speaks control protocol {next}")), "{message}");
+    assert!(message.contains(&format!("this {this} speaks {now}")), "{message}");
+    let Ok(Reply::Inbox { entries }) = control::request(&lab.desk, &Request::Inbox) else { panic!("the inbox") };
+    assert!(!entries.iter().any(|e| e.asker.contains("on devbox")), "nothing was asked: {entries:?}");
+
+    // This remote hark, with a newer Hark at the desk end of the tunnel (the test's own forward).
+    drop(lab.desk_host);
+    until("the desk's tunnel to close", || std::os::unix::net::UnixStream::connect(&socket).is_err().then_some(()));
+    // What the desk does before each forward: the dead forward's socket would block this one.
+    std::fs::remove_file(&socket).unwrap();
+    let desk_socket = lab.ssh.dir.path().join("newer-desk.sock");
+    let heard = newer_desk(&desk_socket);
+    let _forward = Started(
+        Command::new("ssh")
+            .args(["-F", &lab.ssh_config.display().to_string(), "-N", "-o", "ExitOnForwardFailure=yes"])
+            .args(["-o", "StreamLocalBindMask=0177", "-R"])
+            .arg(format!("{}:{}", socket.display(), desk_socket.display()))
+            .arg("devbox")
+            .stdin(Stdio::null())
+            .spawn()
+            .expect("run ssh"),
+    );
+    until("the test's forward", || socket.exists().then_some(()));
+
+    let started = Instant::now();
+    let out = finished(lab.ssh.hook(&lab.hark, "Deploy across versions?"), WAIT);
+    assert!(started.elapsed() < Duration::from_secs(15), "it gave up at once: {:?}", started.elapsed());
+    assert!(out.stdout.is_empty(), "no decision: {}", String::from_utf8_lossy(&out.stdout));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("VERSION_MISMATCH"), "{said}");
+    assert!(said.contains(&format!("hark 9.9.9 speaks control protocol {next}, this {this} speaks {now}")), "{said}");
+    let first = heard.recv_timeout(WAIT).unwrap();
+    assert!(first.contains("\"op\":\"hello\"") && first.contains(&format!("\"protocol\":{now}")), "{first}");
+
+    let reply = remote_mcp_call(&lab.ssh, &lab.hark, "Deploy across versions?");
+    let result = &reply["result"];
+    assert_eq!(result["isError"], true, "{reply}");
+    assert_eq!(result["structuredContent"]["error"]["code"], "VERSION_MISMATCH", "{reply}");
+    let message = result["structuredContent"]["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains(&format!("hark 9.9.9 speaks control protocol {next}, this {this} speaks {now}")),
+        "{message}"
+    );
 }
