@@ -120,7 +120,6 @@ async fn a_remote_agents_question_is_answered_in_the_desks_window_and_from_the_p
         return;
     }
     let Some(lab) = SshLab::start() else { return };
-    let hark = lab.install_hark(&hark_cli());
     let data_dir = lab.dir.path().join("desk");
     std::fs::create_dir_all(&data_dir).expect("the desk's data dir");
     // The desk's phone: a local Telegram Bot API, the person paired, questions sent at once.
@@ -149,8 +148,27 @@ async fn a_remote_agents_question_is_answered_in_the_desks_window_and_from_the_p
     set_value(&app, &format!("{SECTION}{FIELD}"), ssh_lab::HOST).await;
     press(&app, &format!("{SECTION}//button[normalize-space(.)='Add']")).await;
     app.wait_until("the tunnel up", WAIT, || async { host_state(&app, ssh_lab::HOST).await == "Connected" }).await;
+    // The host has no hark yet: its row says so, and how to copy this one there.
+    let note = format!("{SECTION}//li[@data-host='{}']//*[@data-testid='remote-host-hark']", ssh_lab::HOST);
+    let said = in_view(&app, &note).await.text().await.expect("the row's note");
+    assert_eq!(said, "No hark on this host: run hark remote add devbox in a terminal to copy this one there.");
+    app.screenshot("1-connected-no-hark").await;
+    // The person puts this hark there (as `hark remote add devbox --copy` does) and runs `hark remote
+    // add` again, which looks: the note goes.
+    let hark = lab.install_hark(&hark_cli());
+    let added = tokio::process::Command::new(hark_cli())
+        .args(["remote", "add", ssh_lab::HOST])
+        .env("HARK_DATA_DIR", &data_dir)
+        .env(remote_hosts::SSH_ENV, lab.ssh_command())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .await
+        .expect("run hark remote add");
+    let said = String::from_utf8_lossy(&added.stdout);
+    assert!(said.contains("devbox has this hark"), "{said}{}", String::from_utf8_lossy(&added.stderr));
+    app.wait_until("the note to go", WAIT, || async { !app.exists("[data-testid='remote-host-hark']").await }).await;
     in_view(&app, SECTION).await;
-    app.screenshot("1-connected").await;
+    app.screenshot("2-connected").await;
     app.click_button("//*[@role='dialog']", "Cancel").await;
     app.wait_until("the dialog to close", WAIT, || async { !app.exists("[role='dialog']").await }).await;
 
@@ -165,7 +183,7 @@ async fn a_remote_agents_question_is_answered_in_the_desks_window_and_from_the_p
     .await;
     let inbox = app.text_of("section[aria-label='Inbox']").await;
     assert!(inbox.contains("Claude Code on devbox"), "the inbox names the host: {inbox}");
-    app.screenshot("2-inbox").await;
+    app.screenshot("3-inbox").await;
     let sidebar = app.find("nav[aria-label='Sessions']").await.prop("textContent").await.ok().flatten();
     let sidebar = sidebar.unwrap_or_default();
     assert!(sidebar.contains("Claude Code on devbox · notes-app"), "the session names the host: {sidebar}");
@@ -176,7 +194,7 @@ async fn a_remote_agents_question_is_answered_in_the_desks_window_and_from_the_p
         app.text_of("section[aria-label='Question']").await.contains("Deploy the release now?")
     })
     .await;
-    app.screenshot("3-asked").await;
+    app.screenshot("4-asked").await;
     app.click_option("Ship it").await;
     app.click_button(PANEL, "Submit").await;
     let out = hook_output(hook).await;
@@ -186,7 +204,7 @@ async fn a_remote_agents_question_is_answered_in_the_desks_window_and_from_the_p
     assert_eq!(output["permissionDecision"], "allow", "{decision}");
     assert_eq!(output["updatedInput"]["answers"]["Deploy the release now?"], "Ship it", "{decision}");
     app.wait_until("the answered row", WAIT, || async { row_state(&app).await == "settled" }).await;
-    app.screenshot("4-answered-in-the-window").await;
+    app.screenshot("5-answered-in-the-window").await;
 
     // The next question is answered by a tap on the phone; its card names the host.
     let hook = lab.hook(&hark, "Roll back the canary?");
@@ -200,6 +218,6 @@ async fn a_remote_agents_question_is_answered_in_the_desks_window_and_from_the_p
     assert_eq!(decision["hookSpecificOutput"]["updatedInput"]["answers"]["Roll back the canary?"], "Wait");
     app.wait_until("Inbox (0)", WAIT, || async { app.text_of("[data-testid='inbox-open']").await == "Inbox (0)" })
         .await;
-    app.screenshot("5-answered-from-the-phone").await;
+    app.screenshot("6-answered-from-the-phone").await;
     app.close().await;
 }

@@ -5,7 +5,7 @@
 use std::io::{BufRead, IsTerminal, Write};
 use std::process::ExitCode;
 
-use hark_core::remote_hosts::{self, RemoteHark, REMOTE_BINARY};
+use hark_core::remote_hosts::{self, HarkThere, RemoteHark, REMOTE_BINARY};
 
 use crate::chat::{chosen_dir, fail};
 
@@ -34,7 +34,7 @@ pub fn run(args: &[String]) -> ExitCode {
             match remote_hosts::add(&dir, &host) {
                 Ok(_) => {
                     println!("added {host}: the running Hark keeps a tunnel to it (see `hark remote list`)");
-                    remote_hark(&host, choice)
+                    remote_hark(&dir, &host, choice)
                 }
                 Err(e) => fail(&e, 1),
             }
@@ -70,7 +70,7 @@ fn add_args(args: &[String]) -> Result<(String, CopyChoice), String> {
 
 /// Looks at the `hark` on `host` and, when it has none or another version, copies this one there
 /// as `choice` says. The host stays added whatever happens here.
-fn remote_hark(host: &str, choice: CopyChoice) -> ExitCode {
+fn remote_hark(dir: &std::path::Path, host: &str, choice: CopyChoice) -> ExitCode {
     let this = hark_core::control::this_build();
     let use_it = format!("on {host}, run `~/{REMOTE_BINARY} setup claude-code|codex`: its questions come here");
     let remote = match remote_hosts::probe(host) {
@@ -82,6 +82,7 @@ fn remote_hark(host: &str, choice: CopyChoice) -> ExitCode {
         }
         Err(e) => return fail(&e, 1),
     };
+    remote_hosts::note_hark(dir, host, remote.version.as_deref());
     if remote.is_this_build() {
         println!("{host} has this hark ({this}): run `hark setup claude-code|codex` there and its questions come here");
         return ExitCode::SUCCESS;
@@ -115,6 +116,7 @@ fn remote_hark(host: &str, choice: CopyChoice) -> ExitCode {
     }
     match remote_hosts::copy(host, &remote, &binary) {
         Ok(()) => {
+            remote_hosts::note_hark(dir, host, Some(&this));
             println!("copied {this} to {host}:~/{REMOTE_BINARY}");
             println!("{use_it}");
             ExitCode::SUCCESS
@@ -153,6 +155,7 @@ fn list(dir: &std::path::Path) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let states = remote_hosts::status(dir);
+    let harks = remote_hosts::harks(dir);
     for host in hosts {
         let state = match states.get(&host.host) {
             None => "not connected (no Hark runs here to keep the tunnel)".to_string(),
@@ -161,7 +164,14 @@ fn list(dir: &std::path::Path) -> ExitCode {
             Some(remote_hosts::TunnelState::Reconnecting { reason }) => format!("reconnecting ({reason})"),
             Some(remote_hosts::TunnelState::Refused { reason }) => format!("refused ({reason})"),
         };
-        println!("{}\t{state}", host.host);
+        let hark = match harks.get(&host.host) {
+            Some(HarkThere::Missing) => format!(" (no hark there: `hark remote add {} --copy`)", host.host),
+            Some(HarkThere::Other { version }) => {
+                format!(" ({version} there: `hark remote add {} --copy` puts this one there)", host.host)
+            }
+            Some(HarkThere::This) | None => String::new(),
+        };
+        println!("{}\t{state}{hark}", host.host);
     }
     ExitCode::SUCCESS
 }

@@ -83,13 +83,12 @@ fn lab() -> Option<Lab> {
             .expect("run hark chat"),
     );
     until("the desk's socket", || control::request(&desk, &Request::Settings).ok());
-    let out = Command::new(env!("CARGO_BIN_EXE_hark"))
-        .args(["remote", "add", "devbox"])
-        .env("HARK_DATA_DIR", &desk)
-        .output()
-        .unwrap();
+    let out = add(&ssh, &desk, &[]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains(&format!("devbox has this hark (hark {})", env!("CARGO_PKG_VERSION"))), "{said}");
     until("the tunnel", || remote_list(&desk).contains("devbox\tconnected").then_some(()));
+    assert!(!remote_list(&desk).contains("hark there"), "nothing to say of its hark: {}", remote_list(&desk));
     Some(Lab {
         desk,
         home: ssh.home.clone(),
@@ -313,10 +312,13 @@ fn remote_add_copies_this_hark_when_the_host_has_none_or_another_version_after_a
     let said = text(&add(&lab, &desk, &["--no-copy"]));
     assert!(said.contains("not copied (--no-copy)"), "{said}");
     assert!(!installed.exists());
+    let listed = remote_list(&desk);
+    assert!(listed.contains("(no hark there: `hark remote add devbox --copy`)"), "{listed}");
 
     // --copy: it lands whole, runs there as this version, and is the remote user's.
     let said = text(&add(&lab, &desk, &["--copy"]));
     assert!(said.contains(&format!("copied {this} to devbox:~/.local/bin/hark")), "{said}");
+    assert!(!remote_list(&desk).contains("hark there"), "{}", remote_list(&desk));
     let meta = std::fs::metadata(&installed).unwrap();
     assert_eq!(meta.len(), std::fs::metadata(env!("CARGO_BIN_EXE_hark")).unwrap().len());
     assert_eq!(meta.permissions().mode() & 0o777, 0o755);
@@ -336,6 +338,7 @@ fn remote_add_copies_this_hark_when_the_host_has_none_or_another_version_after_a
     std::fs::write(&installed, "#!/bin/sh\necho 'hark 0.0.1'\n").unwrap();
     let said = text(&add(&lab, &desk, &[]));
     assert!(said.contains(&format!("devbox has another hark (hark 0.0.1; this is {this}); not copied")), "{said}");
+    assert!(remote_list(&desk).contains("(hark 0.0.1 there: "), "{}", remote_list(&desk));
     let said = add_on_a_terminal(&lab, &desk, "n\n");
     let size = std::fs::metadata(env!("CARGO_BIN_EXE_hark")).unwrap().len() as f64 / 1_000_000.0;
     let question = format!(

@@ -162,11 +162,13 @@ impl SshLab {
         format!("ssh -F {}", self.ssh_config.display())
     }
 
-    /// Puts `binary` in the remote user's home as `hark`, theirs; its path there.
+    /// Puts `binary` where `hark remote add` would put it on the remote host (`~/.local/bin/hark`),
+    /// the remote user's; its path there.
     pub fn install_hark(&self, binary: &Path) -> PathBuf {
-        let hark = self.home.join("hark");
+        let hark = self.home.join(".local/bin/hark");
+        std::fs::create_dir_all(self.home.join(".local/bin")).expect("the remote ~/.local/bin");
         std::fs::copy(binary, &hark).expect("copy hark to the remote home");
-        run("chown", &[USER, &hark.display().to_string()]);
+        run("chown", &["-R", USER, &self.home.join(".local").display().to_string()]);
         hark
     }
 

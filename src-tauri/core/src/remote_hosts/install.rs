@@ -68,10 +68,7 @@ impl CodedError for InstallError {
 /// the PATH its ssh sessions get.
 pub fn probe(host: &str) -> Result<RemoteHark, InstallError> {
     super::check_host(host).map_err(|e| InstallError::Unreachable { host: host.into(), reason: e.to_string() })?;
-    let script = format!(
-        "uname -s; uname -m; h=\"$HOME/{REMOTE_BINARY}\"; [ -x \"$h\" ] || h=$(command -v hark) || h=; \
-         if [ -n \"$h\" ]; then \"$h\" --version 2>&1 | head -n 1; else echo {MISSING}; fi"
-    );
+    let script = format!("uname -s; uname -m; {}", version_script());
     let unreachable = |reason: String| InstallError::Unreachable { host: host.into(), reason };
     let output = ssh(&[host, &script])
         .stdin(Stdio::null())
@@ -90,6 +87,21 @@ pub fn probe(host: &str) -> Result<RemoteHark, InstallError> {
         }),
         _ => Err(unreachable(format!("its shell did not answer as a POSIX shell does: {said:?}"))),
     }
+}
+
+/// Shell that prints one line: the `--version` of the host's `hark` (the one at [`REMOTE_BINARY`],
+/// else the one on the PATH), or a line [`version_said`] reads as none.
+pub(crate) fn version_script() -> String {
+    format!(
+        "h=\"$HOME/{REMOTE_BINARY}\"; [ -x \"$h\" ] || h=$(command -v hark) || h=; \
+         if [ -n \"$h\" ]; then \"$h\" --version 2>&1 | head -n 1; else echo {MISSING}; fi"
+    )
+}
+
+/// The version [`version_script`] printed; `None` when the host has no `hark`.
+pub(crate) fn version_said(line: &str) -> Option<String> {
+    let line = line.trim();
+    (line != MISSING && !line.is_empty()).then(|| line.to_string())
 }
 
 /// Copies `binary` (this build's `hark`) to `host`'s [`REMOTE_BINARY`], refusing a host of another

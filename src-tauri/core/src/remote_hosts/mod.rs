@@ -21,7 +21,7 @@ pub use config::{add, check_host, load, remove, RemoteHost, RemoteHostsError, RE
 pub use install::{copy, probe, InstallError, RemoteHark, REMOTE_BINARY};
 #[cfg(unix)]
 pub use ssh::SSH_ENV;
-pub use state::{status, TunnelState, REMOTE_STATUS_FILE};
+pub use state::{harks, note_hark, status, HarkThere, TunnelState, REMOTE_HARKS_FILE, REMOTE_STATUS_FILE};
 #[cfg(unix)]
 pub use tunnel::{start, DoorOpener, Tunnels};
 

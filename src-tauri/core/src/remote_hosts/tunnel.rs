@@ -13,7 +13,7 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Command;
 use tokio_util::sync::CancellationToken;
 
-use super::state::{write_status, TunnelState, REMOTE_STATUS_FILE};
+use super::state::{note_hark, write_status, TunnelState, REMOTE_STATUS_FILE};
 use super::{config, REMOTE_FOLDER, REMOTE_SOCKET};
 use crate::control::ControlServer;
 use crate::sync::lock;
@@ -199,18 +199,25 @@ impl Tunnel {
     }
 
     /// Makes the remote folder owner-only, removes a socket a dead forward left (sshd replaces it
-    /// only when its config says so), and returns the remote socket's absolute path.
+    /// only when its config says so), notes which `hark` the host has (for Settings and `hark remote
+    /// list`), and returns the remote socket's absolute path.
     async fn prepare(&self) -> Result<String, Ended> {
         let script = format!(
-            "umask 077 && mkdir -p \"$HOME/{REMOTE_FOLDER}\" && chmod 700 \"$HOME/{REMOTE_FOLDER}\" && rm -f \"$HOME/{REMOTE_FOLDER}/{REMOTE_SOCKET}\" && printf '%s\\n' \"$HOME/{REMOTE_FOLDER}/{REMOTE_SOCKET}\""
+            "umask 077 && mkdir -p \"$HOME/{REMOTE_FOLDER}\" && chmod 700 \"$HOME/{REMOTE_FOLDER}\" && rm -f \"$HOME/{REMOTE_FOLDER}/{REMOTE_SOCKET}\" && printf '%s\\n' \"$HOME/{REMOTE_FOLDER}/{REMOTE_SOCKET}\" && {{ {}; }}",
+            super::install::version_script()
         );
         let output = ssh(&[&self.name, &script]).stdin(Stdio::null()).output().await;
         let output = match output {
             Ok(output) => output,
             Err(e) => return Err(Ended { reason: format!("ssh could not start: {e}"), refused: true, was_up: false }),
         };
-        let path = String::from_utf8_lossy(&output.stdout).trim().to_string();
+        let said = String::from_utf8_lossy(&output.stdout);
+        let mut lines = said.lines();
+        let path = lines.next().unwrap_or_default().trim().to_string();
         if output.status.success() && path.starts_with('/') {
+            if let Some(version) = lines.next() {
+                note_hark(&self.dir, &self.name, super::install::version_said(version).as_deref());
+            }
             return Ok(path);
         }
         let reason = super::ssh::last_words(&output.stderr, "the remote host could not be prepared");
