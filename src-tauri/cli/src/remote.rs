@@ -9,8 +9,6 @@ use hark_core::remote_hosts::{self, HarkThere, RemoteHark, REMOTE_BINARY};
 
 use crate::chat::{chosen_dir, fail};
 
-const USAGE: &str = "hark remote add HOST [--copy|--no-copy] | list | remove HOST";
-
 /// Whether `hark remote add` copies this hark to the host when it has none or another version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum CopyChoice {
@@ -20,16 +18,45 @@ enum CopyChoice {
     NoCopy,
 }
 
-pub fn run(args: &[String]) -> ExitCode {
+/// `hark remote`'s subcommands.
+#[derive(clap::Subcommand)]
+pub enum RemoteCommand {
+    /// Add a host: the running Hark keeps a tunnel to it. When the host has no hark or another
+    /// version, this one is copied to HOST:~/.local/bin/hark after asking.
+    Add {
+        /// The host as ssh reaches it (a name from ~/.ssh/config, or user@host).
+        // Taken whatever it looks like, so the core's check refuses a host that would be read as an
+        // ssh option with its own error rather than clap's.
+        #[arg(allow_hyphen_values = true)]
+        host: String,
+        /// Copy this hark there when it has none or another version, without asking.
+        #[arg(long, conflicts_with = "no_copy")]
+        copy: bool,
+        /// Never copy this hark there (and do not ask).
+        #[arg(long)]
+        no_copy: bool,
+    },
+    /// List the hosts and each tunnel's state.
+    List,
+    /// Remove a host: its tunnel closes.
+    Remove {
+        /// The host as it was added.
+        #[arg(allow_hyphen_values = true)]
+        host: String,
+    },
+}
+
+pub fn run(command: RemoteCommand) -> ExitCode {
     let dir = match chosen_dir() {
         Ok(d) => d,
         Err(code) => return code,
     };
-    match args {
-        [sub, rest @ ..] if sub == "add" => {
-            let (host, choice) = match add_args(rest) {
-                Ok(parsed) => parsed,
-                Err(problem) => return crate::usage_error(&problem),
+    match command {
+        RemoteCommand::Add { host, copy, no_copy } => {
+            let choice = match (copy, no_copy) {
+                (true, _) => CopyChoice::Copy,
+                (_, true) => CopyChoice::NoCopy,
+                _ => CopyChoice::Ask,
             };
             match remote_hosts::add(&dir, &host) {
                 Ok(_) => {
@@ -39,33 +66,15 @@ pub fn run(args: &[String]) -> ExitCode {
                 Err(e) => fail(&e, 1),
             }
         }
-        [sub, host] if sub == "remove" => match remote_hosts::remove(&dir, host) {
+        RemoteCommand::Remove { host } => match remote_hosts::remove(&dir, &host) {
             Ok(_) => {
                 println!("removed {host}: its tunnel closes");
                 ExitCode::SUCCESS
             }
             Err(e) => fail(&e, 1),
         },
-        [sub] if sub == "list" => list(&dir),
-        _ => crate::usage_error(&format!("usage: {USAGE}")),
+        RemoteCommand::List => list(&dir),
     }
-}
-
-/// `HOST [--copy|--no-copy]`, the flags in any place.
-fn add_args(args: &[String]) -> Result<(String, CopyChoice), String> {
-    let (mut host, mut choice) = (None, CopyChoice::Ask);
-    for arg in args {
-        match arg.as_str() {
-            "--copy" | "--no-copy" if choice != CopyChoice::Ask => {
-                return Err("give one of --copy and --no-copy".into());
-            }
-            "--copy" => choice = CopyChoice::Copy,
-            "--no-copy" => choice = CopyChoice::NoCopy,
-            other if host.is_none() => host = Some(other.to_string()),
-            other => return Err(format!("remote add takes one HOST, not also {other:?}")),
-        }
-    }
-    host.map(|h| (h, choice)).ok_or_else(|| format!("usage: {USAGE}"))
 }
 
 /// Looks at the `hark` on `host` and, when it has none or another version, copies this one there

@@ -244,8 +244,19 @@ pub struct Host {
 
 impl Host {
     pub fn start(machine: &Machine, hark: &Path, args: &[&str]) -> Host {
-        let mut child =
-            machine.command(hark).arg("chat").args(args).stdin(Stdio::piped()).spawn().expect("run hark chat");
+        Host::start_with_env(machine, hark, args, &[])
+    }
+
+    /// [`start`](Self::start) with `env` set for `hark chat` too (a phone relay's token, say).
+    pub fn start_with_env(machine: &Machine, hark: &Path, args: &[&str], env: &[(&str, &str)]) -> Host {
+        let mut child = machine
+            .command(hark)
+            .arg("chat")
+            .args(args)
+            .envs(env.iter().copied())
+            .stdin(Stdio::piped())
+            .spawn()
+            .expect("run hark chat");
         let stdin = child.stdin.take();
         let mut stdout = child.stdout.take().expect("hark chat's stdout");
         // The prompt comes once the host serves its socket; read on a thread, so the wait is bounded.
