@@ -176,6 +176,11 @@ default?: unknown, };
 export type FormOutcome = { "action": "accept", answers: AnswerBatch, } | { "action": "decline" } | { "action": "cancel" };
 
 /**
+ * A remote host's `hark` next to this one, for Settings and `hark remote list`.
+ */
+export type HarkThere = { "hark": "this" } | { "hark": "missing" } | { "hark": "other", version: string, };
+
+/**
  * One header of an HTTP server. For a secret, `value` is what to store (empty: keep the stored
  * one) and reads back empty: a secret never leaves the keyring for the window.
  */
@@ -485,7 +490,11 @@ host: string,
 /**
  * How its tunnel stands; null while no running Hark keeps one (none yet, or none runs here).
  */
-tunnel: TunnelState | null, };
+tunnel: TunnelState | null, 
+/**
+ * Which `hark` it had when last looked at (by its tunnel, or `hark remote add`); null: not yet.
+ */
+hark: HarkThere | null, };
 
 export type RemoteHostsView = { 
 /**

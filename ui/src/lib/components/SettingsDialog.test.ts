@@ -218,7 +218,7 @@ describe('SettingsDialog', () => {
     const none: RemoteHostsView = { hosts: [] };
     const remote = {
       load: vi.fn(async () => ({ ok: true as const, value: none })),
-      add: vi.fn(async (host: string) => ({ ok: true as const, value: { hosts: [{ host, tunnel: null }] } })),
+      add: vi.fn(async (host: string) => ({ ok: true as const, value: { hosts: [{ host, tunnel: null, hark: null }] } })),
       remove: vi.fn(async () => ({ ok: true as const, value: none })),
     };
     const onSave = vi.fn(async () => null);
