@@ -75,7 +75,7 @@ async fn claude_code_is_set_up_and_removed_from_settings_then_codex_set_up() {
     ];
     let app = App::launch("agents", launch).await;
 
-    app.find("[data-testid='settings-open']").await.click().await.expect("open settings");
+    app.settings_section("agents").await;
     app.find(CLAUDE_ROW).await;
     app.wait_until("the agents' state", WAIT, || async { claude_state(&app).await == "Not set up" }).await;
     assert_eq!(app.text_of("[data-testid='agents-program']").await, format!("Their entries run {}", hark.display()));

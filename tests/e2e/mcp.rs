@@ -246,8 +246,10 @@ pub(crate) async fn set_value(app: &App, xpath: &str, value: &str) {
         .unwrap_or_else(|e| panic!("set {xpath:?}: {e}"));
 }
 
+/// Presses the button named `name` in the Settings section shown.
 async fn press_button(app: &App, name: &str) {
-    let xpath = format!("{DIALOG}//button[normalize-space(.)='{name}']");
+    let xpath =
+        format!("{DIALOG}//*[@data-testid='settings-pane' and not(@hidden)]//button[normalize-space(.)='{name}']");
     in_view(app, &xpath).await.click().await.unwrap_or_else(|e| panic!("click {name:?}: {e}"));
 }
 
@@ -280,7 +282,7 @@ async fn an_mcp_server_added_in_settings_gets_its_secret_header_from_the_keyring
     let args = ["--provider", "openai", "--base-url", &base_url, "--model", "test-model"];
     let app = App::launch("mcp-settings", Launch::with_args(&data_dir, &args)).await;
 
-    app.find("[data-testid='settings-open']").await.click().await.expect("open settings");
+    app.settings_section("mcp").await;
     app.find("[data-testid='mcp-path']").await;
     app.screenshot("settings-0-open").await;
     press_button(&app, "Add server").await;
@@ -292,7 +294,7 @@ async fn an_mcp_server_added_in_settings_gets_its_secret_header_from_the_keyring
     in_view(&app, &field("Header value")).await.send_keys("Bearer test-token").await.expect("value");
     in_view(&app, &field("Secret")).await.click().await.expect("secret");
     press_button(&app, "Done").await;
-    press_button(&app, "Save servers").await;
+    press_button(&app, "Save").await;
     app.wait_until("the save", WAIT, || async {
         app.text_of("[role='dialog'] [role='status']").await.contains("Saved.")
     })
@@ -321,7 +323,7 @@ async fn an_mcp_server_added_in_settings_gets_its_secret_header_from_the_keyring
         "the keyring's secret reached the server: {outcomes:?}"
     );
 
-    app.find("[data-testid='settings-open']").await.click().await.expect("reopen settings");
+    app.settings_section("mcp").await;
     app.wait_until("the running status", WAIT, || async {
         app.text_of("[data-testid='mcp-status']").await == "Running · 1 tool"
     })
