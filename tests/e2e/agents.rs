@@ -17,7 +17,7 @@ const WAIT: Duration = Duration::from_secs(30);
 const CLAUDE_ROW: &str = "[data-testid='agent'][data-agent='claude-code']";
 
 /// The `hark` the app registers: the one beside its own (resolved) program.
-fn hark_beside_the_app() -> PathBuf {
+pub(crate) fn hark_beside_the_app() -> PathBuf {
     let desktop = std::fs::canonicalize(env!("CARGO_BIN_EXE_hark-desktop")).expect("the app's binary");
     desktop.with_file_name("hark")
 }

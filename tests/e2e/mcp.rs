@@ -255,7 +255,7 @@ async fn press_button(app: &App, name: &str) {
 
 /// The field named `name` in the Settings dialog (by its aria-label, its label's `for`, or the label
 /// around it).
-fn field(name: &str) -> String {
+pub(crate) fn field(name: &str) -> String {
     let d = DIALOG;
     format!(
         "({d}//*[@aria-label='{name}'] | {d}//*[@id = {d}//label[normalize-space(.)='{name}']/@for] | \
