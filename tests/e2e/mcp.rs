@@ -296,7 +296,9 @@ async fn an_mcp_server_added_in_settings_gets_its_secret_header_from_the_keyring
     press_button(&app, "Done").await;
     press_button(&app, "Save").await;
     app.wait_until("the save", WAIT, || async {
-        app.text_of("[role='dialog'] [role='status']").await.contains("Saved.")
+        app.text_of("[data-testid='settings-pane']:not([hidden]) [data-testid='section-save'] [role='status']")
+            .await
+            .contains("Saved.")
     })
     .await;
     assert_eq!(app.text_of("[data-testid='mcp-name']").await, "remote");
