@@ -282,6 +282,12 @@ async fn an_mcp_server_added_in_settings_gets_its_secret_header_from_the_keyring
     let args = ["--provider", "openai", "--base-url", &base_url, "--model", "test-model"];
     let app = App::launch("mcp-settings", Launch::with_args(&data_dir, &args)).await;
 
+    // What the launch options override is said as such: this run's model over the saved one.
+    app.settings_section("model").await;
+    let note = app.text_of("[data-testid='model-override']").await;
+    let flags = format!("set by launch options (--provider openai --base-url {base_url} --model test-model)");
+    assert!(note.starts_with("This run: ") && note.contains(&flags) && note.contains("saved: Demo"), "{note}");
+    app.screenshot("settings-launch-options").await;
     app.settings_section("mcp").await;
     app.find("[data-testid='mcp-path']").await;
     app.screenshot("settings-0-open").await;
