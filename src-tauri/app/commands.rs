@@ -236,8 +236,11 @@ pub async fn save_mcp_servers(
 
 #[derive(Debug, Serialize, ts_rs::TS)]
 pub struct FirstRunView {
-    /// What the person skipped, and whether they asked not to be shown the first run again.
+    /// What the person skipped, and whether they asked not to be shown the first run again; the
+    /// empty record when `first-run.json` cannot be read.
     pub record: hark_core::first_run::FirstRunRecord,
+    /// Why `first-run.json` could not be read (`FIRST_RUN_READ`): the first run is offered as new.
+    pub record_error: Option<BoundaryError>,
     /// Claude Code and Codex as this machine has them (their folders, their commands on the `PATH`).
     pub agents: Vec<hark_core::first_run::FoundAgent>,
 }
@@ -248,12 +251,16 @@ pub struct FirstRunView {
 pub async fn first_run(state: State<'_, AppState>) -> CommandResult<FirstRunView> {
     let dir = state.data_dir()?.clone();
     off_ipc_thread(move || {
-        let record = hark_core::first_run::load(&dir)?;
+        // An unreadable record costs only the skips it held: the agents are still found and shown.
+        let (record, record_error) = match hark_core::first_run::load(&dir) {
+            Ok(record) => (record, None),
+            Err(e) => (Default::default(), Some(hark_core::error::CodedError::boundary(&e))),
+        };
         // The agents' own variables and home, as they find their settings themselves.
         let home = dirs::home_dir();
         let path = std::env::var_os("PATH");
         let agents = hark_core::first_run::find_agents(home.as_deref(), path.as_deref(), |name| std::env::var_os(name));
-        Ok(FirstRunView { record, agents })
+        Ok(FirstRunView { record, record_error, agents })
     })
     .await
 }

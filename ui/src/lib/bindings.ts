@@ -161,9 +161,14 @@ export type FirstRunStep = "claude_code" | "codex" | "phone" | "startup" | "mode
 
 export type FirstRunView = { 
 /**
- * What the person skipped, and whether they asked not to be shown the first run again.
+ * What the person skipped, and whether they asked not to be shown the first run again; the
+ * empty record when `first-run.json` cannot be read.
  */
 record: FirstRunRecord, 
+/**
+ * Why `first-run.json` could not be read (`FIRST_RUN_READ`): the first run is offered as new.
+ */
+record_error: BoundaryError | null, 
 /**
  * Claude Code and Codex as this machine has them (their folders, their commands on the `PATH`).
  */

@@ -49,6 +49,8 @@ export class FirstRun {
     if (run.ok) {
       this.record = run.value.record;
       this.found = run.value.agents;
+      // The record could not be read: offered as new, and why is said (the next skip replaces it).
+      this.error = run.value.record_error;
     } else this.error = run.error;
     if (agents.ok) this.agents = agents.value;
     else this.error ??= agents.error;

@@ -25,6 +25,7 @@ function setup() {
     firstRun: vi.fn(async () =>
       ok({
         record: { dismissed: false, skipped: [] } as FirstRunRecord,
+        record_error: null,
         agents: [
           { agent: 'claude-code' as const, label: 'Claude Code', folder: null, command: null },
           { agent: 'codex' as const, label: 'Codex', folder: '/home/me/.codex', command: '/usr/bin/codex' },
@@ -53,6 +54,16 @@ function setup() {
 const step = (name: string) => screen.getAllByTestId('first-run-step').find((el) => el.dataset.step === name)!;
 
 describe('FirstRunPanel', () => {
+  it('an unreadable record is said, and the first run is offered with what this machine has', async () => {
+    const { io, firstRun } = setup();
+    const error = { name: 'FirstRunError', code: 'FIRST_RUN_READ', message: 'Could not read /data/first-run.json: expected value' };
+    io.firstRun.mockResolvedValueOnce(ok({ ...(await io.firstRun()).value, record_error: error }) as never);
+    await firstRun.load();
+    await waitFor(() => expect(screen.getByRole('alert').textContent).toBe('Could not read /data/first-run.json: expected value FIRST_RUN_READ'));
+    expect(firstRun.offered).toBe(true);
+    expect(within(step('codex')).getByTestId('first-run-state').textContent).toContain('Found: /home/me/.codex');
+  });
+
   it('lists what this machine has; Set up runs hark setup and says the next step; a skip is kept', async () => {
     const { io, firstRun, props } = setup();
     await firstRun.load();
