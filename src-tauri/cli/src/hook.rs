@@ -36,11 +36,11 @@ enum Agent {
 }
 
 impl Agent {
-    fn parse(name: &str) -> Option<Agent> {
-        match name {
-            "claude-code" => Some(Agent::ClaudeCode),
-            "codex" => Some(Agent::Codex),
-            _ => None,
+    /// The hook of an agent `hark setup` knows, by the same name on the command line.
+    fn of(agent: hark_core::agent_setup::Agent) -> Agent {
+        match agent {
+            hark_core::agent_setup::Agent::ClaudeCode => Agent::ClaudeCode,
+            hark_core::agent_setup::Agent::Codex => Agent::Codex,
         }
     }
 
@@ -80,6 +80,9 @@ struct HookEvent {
     session_id: Option<String>,
     #[serde(default)]
     cwd: Option<String>,
+    /// What the person (or Claude Code, for a task's notification) submits: `UserPromptSubmit`.
+    #[serde(default)]
+    prompt: Option<String>,
 }
 
 /// A question of the agent's tool call, in either agent's shape.
@@ -130,11 +133,21 @@ impl HookError {
     }
 }
 
-pub fn run(args: &[String]) -> ExitCode {
-    let (agent, timeout) = match parse_args(args) {
-        Ok(parsed) => parsed,
-        Err(problem) => return crate::usage_error(&problem),
-    };
+/// `hark hook`'s arguments, as `hark setup` writes them into the agent's settings.
+#[derive(clap::Args)]
+pub struct HookArgs {
+    /// The agent whose hook this is.
+    #[arg(value_parser = crate::args::AgentName)]
+    agent: hark_core::agent_setup::Agent,
+    /// How long the question waits before the agent is told it waits in Hark, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_TIMEOUT_SECS,
+          value_parser = hark_core::question::limits::parse_timeout_secs)]
+    timeout: u64,
+}
+
+pub fn run(args: HookArgs) -> ExitCode {
+    let agent = Agent::of(args.agent);
+    let timeout = args.timeout;
     let mut input = Vec::new();
     if let Err(e) = std::io::stdin().take(MAX_EVENT_BYTES + 1).read_to_end(&mut input) {
         return no_decision(&HookError::BadEvent(format!("could not read stdin: {e}")));
@@ -146,6 +159,15 @@ pub fn run(args: &[String]) -> ExitCode {
         Ok(event) => event,
         Err(e) => return no_decision(&HookError::BadEvent(e.to_string())),
     };
+    if agent == Agent::ClaudeCode && event.hook_event_name == "UserPromptSubmit" {
+        let (prompt, cwd) = (event.prompt.unwrap_or_default(), event_cwd(event.cwd));
+        return crate::chat::on_runtime(async move {
+            if let Some(context) = crate::prompt_hook::context(&prompt, cwd).await {
+                println!("{context}");
+            }
+            ExitCode::SUCCESS
+        });
+    }
     if event.hook_event_name != "PreToolUse" || event.tool_name.as_deref() != Some(agent.tool()) {
         return ExitCode::SUCCESS;
     }
@@ -158,23 +180,6 @@ pub fn run(args: &[String]) -> ExitCode {
             Err(e) => no_decision(&e),
         }
     })
-}
-
-fn parse_args(args: &[String]) -> Result<(Agent, u64), String> {
-    let (name, rest) = args.split_first().ok_or("hook needs an agent: claude-code or codex")?;
-    let agent = Agent::parse(name).ok_or_else(|| format!("hook knows claude-code and codex, not {name:?}"))?;
-    let mut timeout = DEFAULT_TIMEOUT_SECS;
-    let mut rest = rest.iter();
-    while let Some(arg) = rest.next() {
-        match arg.as_str() {
-            "--timeout" => {
-                let value = rest.next().ok_or("--timeout needs SECONDS")?;
-                timeout = hark_core::question::limits::parse_timeout_secs(value)?;
-            }
-            other => return Err(format!("hook does not take {other:?}")),
-        }
-    }
-    Ok((agent, timeout))
 }
 
 /// Exit 1 with the reason on stderr: both agents go on without a decision from this hook.
@@ -193,11 +198,7 @@ async fn decide(agent: Agent, timeout: u64, event: HookEvent) -> Result<Value, H
     hark_core::question::parse_request(&arguments, ToolMode::Timed, timeout)
         .map_err(|e| HookError::BadQuestions { tool: agent.tool(), detail: e.to_string() })?;
     let dir = crate::chat::data_dir().map_err(|e| HookError::App(hark_core::error::CodedError::boundary(&e)))?;
-    let cwd = event
-        .cwd
-        .filter(|c| !c.trim().is_empty())
-        .or_else(|| std::env::current_dir().ok().map(|d| d.display().to_string()))
-        .unwrap_or_default();
+    let cwd = event_cwd(event.cwd);
     let asker = event.session_id.map(|id| format!("{}-session-{id}", agent.slug()));
     let client = ClientId { name: agent.shown_name().to_string(), cwd, asker };
     let settings = QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: timeout, stop_turn: false };
@@ -215,6 +216,13 @@ async fn decide(agent: Agent, timeout: u64, event: HookEvent) -> Result<Value, H
         ))),
         Err(error) => Err(HookError::App(error)),
     }
+}
+
+/// The folder the agent works in, which names its session: the event's, else this process's.
+fn event_cwd(cwd: Option<String>) -> String {
+    cwd.filter(|c| !c.trim().is_empty())
+        .or_else(|| std::env::current_dir().ok().map(|d| d.display().to_string()))
+        .unwrap_or_default()
 }
 
 /// The agent's questions as Hark's `ask_user_question` arguments, and the Hark id of each question

@@ -8,15 +8,34 @@ use hark_core::remote_hosts;
 
 use crate::chat::{chosen_dir, fail};
 
-const USAGE: &str = "hark remote add HOST | list | remove HOST";
+/// `hark remote`'s subcommands.
+#[derive(clap::Subcommand)]
+pub enum RemoteCommand {
+    /// Add a host: the running Hark keeps a tunnel to it.
+    Add {
+        /// The host as ssh reaches it (a name from ~/.ssh/config, or user@host).
+        // Taken whatever it looks like, so the core's check refuses a host that would be read as an
+        // ssh option with its own error rather than clap's.
+        #[arg(allow_hyphen_values = true)]
+        host: String,
+    },
+    /// List the hosts and each tunnel's state.
+    List,
+    /// Remove a host: its tunnel closes.
+    Remove {
+        /// The host as it was added.
+        #[arg(allow_hyphen_values = true)]
+        host: String,
+    },
+}
 
-pub fn run(args: &[String]) -> ExitCode {
+pub fn run(command: RemoteCommand) -> ExitCode {
     let dir = match chosen_dir() {
         Ok(d) => d,
         Err(code) => return code,
     };
-    match args {
-        [sub, host] if sub == "add" => match remote_hosts::add(&dir, host) {
+    match command {
+        RemoteCommand::Add { host } => match remote_hosts::add(&dir, &host) {
             Ok(_) => {
                 println!("added {host}: the running Hark keeps a tunnel to it (see `hark remote list`)");
                 println!(
@@ -26,15 +45,14 @@ pub fn run(args: &[String]) -> ExitCode {
             }
             Err(e) => fail(&e, 1),
         },
-        [sub, host] if sub == "remove" => match remote_hosts::remove(&dir, host) {
+        RemoteCommand::Remove { host } => match remote_hosts::remove(&dir, &host) {
             Ok(_) => {
                 println!("removed {host}: its tunnel closes");
                 ExitCode::SUCCESS
             }
             Err(e) => fail(&e, 1),
         },
-        [sub] if sub == "list" => list(&dir),
-        _ => crate::usage_error(&format!("usage: {USAGE}")),
+        RemoteCommand::List => list(&dir),
     }
 }
 

@@ -49,7 +49,17 @@ set_up: boolean | null,
 /**
  * Why the files could not be located or read (a file that is not valid JSON or TOML, no home).
  */
-error: BoundaryError | null, };
+error: BoundaryError | null, 
+/**
+ * Codex only, once set up: whether Codex runs Hark's hook, as Codex says (it runs a new or
+ * changed hook only once the person trusts it); null when that could not be told (no `codex` on
+ * the PATH).
+ */
+hook_trust: HookTrust | null, 
+/**
+ * What the person reads of `hook_trust`.
+ */
+hook_trust_text: string | null, };
 
 export type AgentsView = { 
 /**
@@ -216,6 +226,11 @@ command: string | null, };
  * one) and reads back empty: a secret never leaves the keyring for the window.
  */
 export type HeaderEntry = { name: string, value: string, secret: boolean, };
+
+/**
+ * What Codex says of a hook's trust.
+ */
+export type HookTrust = "trusted" | "untrusted" | "modified" | "managed";
 
 /**
  * One waiting question as the inbox lists it.
