@@ -147,6 +147,7 @@ async fn spinning_chat(server: &TestServer, data: &Path, workspace: &Path) -> (s
     panic!("the script never started");
 }
 
+#[cfg(unix)]
 #[tokio::test(flavor = "multi_thread")]
 async fn ctrl_c_stops_a_script_spinning_in_a_builtin_and_hark_chat_ends_within_two_seconds() {
     let server = TestServer::start(vec![tool_reply(
@@ -181,7 +182,13 @@ async fn ctrl_c_stops_a_script_spinning_in_a_builtin_and_hark_chat_ends_within_t
     );
 }
 
+#[cfg(windows)]
+#[test]
+#[ignore = "Ctrl-C reaches a Windows program as a console event for its whole console, not as a signal to one pid"]
+fn ctrl_c_stops_a_script_spinning_in_a_builtin_and_hark_chat_ends_within_two_seconds() {}
+
 #[tokio::test(flavor = "multi_thread")]
+#[cfg_attr(windows, ignore = "finds the run_code worker through Linux's /proc")]
 async fn a_terminal_killed_outright_takes_its_spinning_script_with_it() {
     let server = TestServer::start(vec![tool_reply(
         "One script.",
