@@ -70,15 +70,9 @@ pub struct AgentSetupDone {
     pub view: AgentsView,
 }
 
-/// The home the agents' files are under unless `CLAUDE_CONFIG_DIR` / `CODEX_HOME` say otherwise:
-/// the person's, as the agents themselves find it.
-fn home() -> Option<PathBuf> {
-    dirs::home_dir()
-}
-
 /// What Settings shows. Reads the agents' files, writes nothing.
 pub fn view() -> AgentsView {
-    view_with(agent_setup::program_beside_this_one(), home().as_deref())
+    view_with(agent_setup::program_beside_this_one(), agent_setup::home().as_deref())
 }
 
 fn view_with(program: Result<PathBuf, SetupError>, home: Option<&Path>) -> AgentsView {
@@ -136,7 +130,7 @@ fn agent_view(agent: Agent, program: Option<&PathBuf>, home: Option<&Path>) -> A
 /// read and merged before any is written, so a refusal leaves all of them as they were.
 pub fn run(agent: Agent, action: Action) -> Result<AgentSetupDone, SetupError> {
     let program = agent_setup::program_beside_this_one()?;
-    let home = home();
+    let home = agent_setup::home();
     let done = agent_setup::run(agent, action, &program, home.as_deref())?;
     Ok(finish(agent, action, &done, view_with(Ok(program), home.as_deref())))
 }

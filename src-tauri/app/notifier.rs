@@ -256,11 +256,7 @@ impl Notifier {
         let Some(heard) = heard else { return };
         let me = Arc::clone(self);
         tauri::async_runtime::spawn(async move {
-            let chosen = match heard.await {
-                Ok(Signal::Action(key)) => Some(notify::interpret(&key, &questions)),
-                Ok(Signal::Replied(text)) => Some(notify::interpret_reply(&text, &questions)),
-                _ => None,
-            };
+            let chosen = heard.await.ok().and_then(|signal| crate::toast::meaning(signal, &questions));
             let current = lock(&me.shown).get(&notice.session_id).map(|s| s.generation) == Some(generation);
             if current {
                 lock(&me.shown).remove(&notice.session_id);

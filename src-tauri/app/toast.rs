@@ -4,7 +4,8 @@
 //! thread of its own. The policy (which buttons a notice offers) is `hark_core::notify`'s; this
 //! module only fits it to what each system can draw.
 
-use hark_core::notify::{NotifyAction, ACTION_DEFAULT, ACTION_INLINE_REPLY};
+use hark_core::notify::{self, ActionChoice, NotifyAction, ACTION_DEFAULT, ACTION_INLINE_REPLY};
+use hark_core::question::Question;
 
 /// What the person did on a notice.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -15,6 +16,17 @@ pub enum Signal {
     Replied(String),
     /// It went away without an action.
     Closed,
+}
+
+/// What `signal` on a notice of `questions` means, on every system alike: an option's button or a
+/// typed reply answers, the notice itself and "Answer…" bring the window up, and a notice that went
+/// away does nothing (`None`).
+pub fn meaning(signal: Signal, questions: &[Question]) -> Option<ActionChoice> {
+    match signal {
+        Signal::Action(key) => Some(notify::interpret(&key, questions)),
+        Signal::Replied(text) => Some(notify::interpret_reply(&text, questions)),
+        Signal::Closed => None,
+    }
 }
 
 /// A response from notify-rust's Windows or macOS handle, as a signal.
@@ -170,6 +182,82 @@ mod tests {
         let c = controls(&actions, MacOs);
         assert_eq!(c.reply.as_deref(), Some("Reply…"));
         assert_eq!(ids(&c), [ACTION_ANSWER]);
+    }
+
+    /// One question of two options, as notified on `system` (Windows toasts take no typed reply,
+    /// banners do): the notice core makes and the controls the system draws of it.
+    fn notified(system: System) -> (Vec<Question>, Controls) {
+        let questions = vec![Question {
+            id: "db".into(),
+            question: "Which database?".into(),
+            header: Some("Database".into()),
+            options: ["Postgres", "SQLite"]
+                .map(|label| hark_core::question::QuestionOption { label: label.into(), description: None })
+                .to_vec(),
+            multi_select: false,
+        }];
+        let ctx = notify::NotifyContext {
+            enabled: true,
+            do_not_disturb: false,
+            window_focused: false,
+            server_has_actions: true,
+            server_has_inline_reply: system == MacOs,
+        };
+        let notice = notify::notice(&ctx, notify::NotificationKind::Asked, "s1", "Notes", "c1", &questions).unwrap();
+        (questions, controls(&notice.actions, system))
+    }
+
+    fn answered(selected: &[&str], custom: Option<&str>) -> Option<ActionChoice> {
+        Some(ActionChoice::Answer(hark_core::question::AnswerBatch {
+            answers: vec![hark_core::question::Answer {
+                id: "db".into(),
+                selected: selected.iter().map(|s| s.to_string()).collect(),
+                custom: custom.map(str::to_string),
+            }],
+        }))
+    }
+
+    /// What the system reports for each thing a person can do on the notice, read as on Linux.
+    fn meant(response: NotificationResponse, questions: &[Question]) -> Option<ActionChoice> {
+        meaning(signal_of(&response), questions)
+    }
+
+    #[test]
+    fn each_button_of_a_toast_means_what_it_says() {
+        let (questions, c) = notified(Windows);
+        let by_label: Vec<(String, Option<ActionChoice>)> = c
+            .buttons
+            .iter()
+            .map(|b| (b.label.clone(), meant(NotificationResponse::Action(b.id.clone()), &questions)))
+            .collect();
+        assert_eq!(
+            by_label,
+            [
+                ("Postgres".to_string(), answered(&["Postgres"], None)),
+                ("SQLite".to_string(), answered(&["SQLite"], None)),
+                ("Answer…".to_string(), Some(ActionChoice::Choose)),
+            ]
+        );
+        assert_eq!(meant(NotificationResponse::Default, &questions), Some(ActionChoice::Focus), "the toast itself");
+        assert_eq!(meant(NotificationResponse::Closed(CloseReason::Dismissed), &questions), None);
+    }
+
+    #[test]
+    fn a_banners_menu_answers_by_its_entries_and_a_reply_answers_in_the_persons_words() {
+        let (questions, c) = notified(MacOs);
+        let meanings: Vec<Option<ActionChoice>> =
+            c.buttons.iter().map(|b| meant(NotificationResponse::Action(b.id.clone()), &questions)).collect();
+        assert_eq!(
+            meanings,
+            [Some(ActionChoice::Choose), answered(&["Postgres"], None), answered(&["SQLite"], None)],
+            "the menu's title (its first entry) only opens the window"
+        );
+        // The reply field (a banner's, for a question without options to list): what is typed
+        // answers as Other, and an empty reply opens the window instead of answering nothing.
+        let reply = NotificationResponse::Reply("  a flat file ".into());
+        assert_eq!(meant(reply, &questions), answered(&[], Some("a flat file")));
+        assert_eq!(meant(NotificationResponse::Reply("  ".into()), &questions), Some(ActionChoice::Focus));
+        assert_eq!(meant(NotificationResponse::Closed(CloseReason::Expired), &questions), None);
     }
 
     #[test]

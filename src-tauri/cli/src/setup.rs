@@ -29,7 +29,7 @@ pub fn run(args: SetupArgs) -> ExitCode {
         Ok(program) => program,
         Err(e) => return fail_msg("SETUP_PROGRAM_PATH", format!("cannot tell where this hark program is: {e}")),
     };
-    let files = match agent_setup::run(agent, action, &program, dirs::home_dir().as_deref()) {
+    let files = match agent_setup::run(agent, action, &program, agent_setup::home().as_deref()) {
         Ok(files) => files,
         Err(e) => return fail(&e, 1),
     };

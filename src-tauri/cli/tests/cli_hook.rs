@@ -2,7 +2,6 @@
 //! no decision on stdout, so the agent goes on as if no hook ran (its own prompt asks the person).
 //! The answered, closed and unanswered cases run against the real app in `tests/e2e/hooks.rs`.
 
-#[cfg(unix)]
 mod support;
 
 use std::io::Write;
@@ -116,7 +115,6 @@ fn with_no_app_to_ask_through_the_hook_gives_no_decision() {
     assert!(err.contains("/nonexistent/hark-desktop"), "names what it could not start: {err}");
 }
 
-#[cfg(unix)]
 #[test]
 fn a_host_that_never_answers_gets_no_decision_within_the_deadline() {
     let data = tempfile::tempdir().unwrap();
@@ -134,9 +132,35 @@ fn a_host_that_never_answers_gets_no_decision_within_the_deadline() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("did not answer within 10 s"));
 }
 
+/// Claude Code's hook against a real `hark chat` hosting the directory: its question waits there
+/// beside the chat's own, `hark answer` from another terminal settles it over the control socket (a
+/// named pipe on Windows), and the hook hands Claude Code the answer.
+#[test]
+fn the_hook_asks_through_a_running_hark_chat_and_hark_answer_settles_it() {
+    let data = tempfile::tempdir().unwrap();
+    let _host = support::ChatHost::start(data.path());
+    let one = json!({ "questions": [{ "question": "Ship it?", "header": "Ship", "multiSelect": false,
+        "options": [{ "label": "Yes", "description": "" }, { "label": "No", "description": "" }] }] });
+    let child = start_hook(data.path(), &["claude-code"], &event("PreToolUse", "AskUserQuestion", one.clone()));
+    let (session, call) = support::outside_question(data.path());
+    let answered = support::hark_answer(
+        data.path(),
+        &session,
+        &call,
+        &json!({ "answers": [{ "id": "q1", "selected": ["Yes"] }] }),
+    );
+    assert!(answered.status.success(), "hark answer: {}", String::from_utf8_lossy(&answered.stderr));
+    let out = support::output_within(child, Duration::from_secs(30), "the hook");
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    let decision: Value = serde_json::from_slice(&out.stdout).expect("a decision");
+    let out = &decision["hookSpecificOutput"];
+    assert_eq!(out["permissionDecision"], "allow", "{decision}");
+    assert_eq!(out["updatedInput"]["answers"], json!({ "Ship it?": "Yes" }), "{decision}");
+    assert_eq!(out["updatedInput"]["questions"], one["questions"]);
+}
+
 /// Runs the Claude Code hook on `input` against a host in this process and answers its question with
 /// `answers` (by Hark's ids `q1`, `q2`, ...) once it waits: the decision the hook printed.
-#[cfg(unix)]
 async fn claude_code_answered(input: Value, answers: Vec<hark_core::question::Answer>) -> Value {
     use hark_core::front_door::{FrontDoor, InProcess};
     let data = tempfile::tempdir().unwrap();
@@ -161,7 +185,6 @@ async fn claude_code_answered(input: Value, answers: Vec<hark_core::question::An
     serde_json::from_slice(&out.stdout).expect("a decision")
 }
 
-#[cfg(unix)]
 fn answer(id: &str, selected: &[&str]) -> hark_core::question::Answer {
     hark_core::question::Answer {
         id: id.into(),
@@ -170,7 +193,6 @@ fn answer(id: &str, selected: &[&str]) -> hark_core::question::Answer {
     }
 }
 
-#[cfg(unix)]
 #[tokio::test(flavor = "multi_thread")]
 async fn labels_holding_a_comma_reach_claude_code_as_it_writes_them_itself() {
     let input = json!({ "questions": [
@@ -196,7 +218,6 @@ async fn labels_holding_a_comma_reach_claude_code_as_it_writes_them_itself() {
     );
 }
 
-#[cfg(unix)]
 #[tokio::test(flavor = "multi_thread")]
 async fn questions_with_the_same_text_are_answered_by_their_place_not_mixed_up() {
     let one = |header: &str| {

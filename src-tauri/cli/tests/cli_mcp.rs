@@ -69,6 +69,10 @@ fn result_of<'a>(events: &'a [Value], call_id: &str) -> &'a Value {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+#[cfg_attr(
+    windows,
+    ignore = "starts MCP servers that are Linux programs (node, sleep, the Python SDK), which Wine cannot run"
+)]
 async fn the_official_filesystem_server_reads_a_file_and_refuses_one_outside_its_folder() {
     let servers = servers_dir();
     let work = tempfile::tempdir().unwrap();
@@ -150,6 +154,10 @@ fn wait_for(rx: &mpsc::Receiver<String>, needle: &str, seen: &mut Vec<String>) {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+#[cfg_attr(
+    windows,
+    ignore = "starts MCP servers that are Linux programs (node, sleep, the Python SDK), which Wine cannot run"
+)]
 async fn a_server_that_dies_mid_call_ends_the_call_with_a_code_and_the_session_goes_on_with_a_new_one() {
     let servers = servers_dir();
     let data = tempfile::tempdir().unwrap();
@@ -206,6 +214,10 @@ fn zombie(pid: u32) -> bool {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+#[cfg_attr(
+    windows,
+    ignore = "starts MCP servers that are Linux programs (node, sleep, the Python SDK), which Wine cannot run"
+)]
 async fn a_call_that_never_answers_and_a_server_that_never_starts_end_at_their_timeouts() {
     let servers = servers_dir();
     let data = tempfile::tempdir().unwrap();
@@ -231,6 +243,10 @@ async fn a_call_that_never_answers_and_a_server_that_never_starts_end_at_their_t
 }
 
 #[tokio::test(flavor = "multi_thread")]
+#[cfg_attr(
+    windows,
+    ignore = "starts MCP servers that are Linux programs (node, sleep, the Python SDK), which Wine cannot run"
+)]
 async fn a_stdio_server_gets_no_model_key_from_harks_environment_only_what_its_entry_names() {
     let servers = servers_dir();
     let data = tempfile::tempdir().unwrap();
@@ -319,6 +335,10 @@ impl Drop for HttpServer {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+#[cfg_attr(
+    windows,
+    ignore = "starts MCP servers that are Linux programs (node, sleep, the Python SDK), which Wine cannot run"
+)]
 async fn a_streamable_http_server_gets_its_headers_with_the_token_from_the_environment() {
     let remote = HttpServer::start();
     let data = tempfile::tempdir().unwrap();

@@ -2,7 +2,6 @@
 //! with no app to forward to: its tools are listed under the command line's schema, and a call
 //! that cannot reach an app fails at once with a coded error instead of hanging. The window's side
 //! (questions shown, answered, returned late) is in the e2e tests.
-#![cfg(unix)]
 
 mod support;
 
@@ -47,6 +46,7 @@ fn agent_with(data: &Path, flags: &[&str], commands: &[&str], desktop: &Path, en
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "the agent is the Python MCP SDK in a Linux venv, which Wine cannot run")]
 fn its_tools_follow_the_command_line_and_a_call_without_an_app_fails_with_a_code() {
     let data = tempfile::tempdir().unwrap();
     let steps = agent(data.path(), &["--timed", "--timeout", "30"], &["tools", "ask", "answers"]);
@@ -72,12 +72,14 @@ fn a_bad_flag_is_a_usage_error() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "the agent is the Python MCP SDK in a Linux venv and the stand-in app a shell script")]
 fn the_app_hark_mcp_starts_does_not_get_the_calling_agents_secrets() {
     let data = tempfile::tempdir().unwrap();
     // A stand-in for the app: it writes down its environment and exits without answering.
     let desktop = data.path().join("fake-desktop");
     let seen = data.path().join("seen-env");
     std::fs::write(&desktop, format!("#!/bin/sh\nenv > '{}'\n", seen.display())).unwrap();
+    #[cfg(unix)]
     std::fs::set_permissions(&desktop, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let secrets = [("OPENAI_API_KEY", "sk-agents-own"), ("SOME_SERVICE_TOKEN", "t0ken"), ("DISPLAY", ":42")];
     let steps = agent_with(data.path(), &["--timed"], &["ask"], &desktop, &secrets);
@@ -90,6 +92,7 @@ fn the_app_hark_mcp_starts_does_not_get_the_calling_agents_secrets() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+#[cfg_attr(windows, ignore = "the agent is the Python MCP SDK in a Linux venv, which Wine cannot run")]
 async fn an_app_that_goes_before_it_replies_is_a_coded_error_naming_the_call() {
     use hark_core::control::{self, Reply, Request};
     let data = tempfile::tempdir().unwrap();
@@ -113,6 +116,29 @@ async fn an_app_that_goes_before_it_replies_is_a_coded_error_naming_the_call() {
     assert!(call_id.starts_with("mcp-"), "{call_id}");
     assert!(error["message"].as_str().unwrap().contains(&call_id), "{error}");
     server.shutdown().await;
+}
+
+/// `hark mcp` asking through a real `hark chat` that hosts the directory: the question waits there
+/// beside the chat's own, `hark answer` from another terminal settles it over the control socket (a
+/// named pipe on Windows), and the agent's call returns the answer.
+#[test]
+fn hark_mcp_asks_through_a_running_hark_chat_and_hark_answer_settles_it() {
+    let data = tempfile::tempdir().unwrap();
+    let _host = support::ChatHost::start(data.path());
+    let mut mcp = support::Mcp::start(data.path(), &[], false, &[]);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let dir = data.path().to_path_buf();
+    let answering = std::thread::spawn(move || {
+        let (session, call) = support::outside_question(&dir);
+        let answers = serde_json::json!({ "answers": [{ "id": "db", "selected": ["SQLite"] }] });
+        tx.send(support::hark_answer(&dir, &session, &call, &answers)).unwrap();
+    });
+    let result = mcp.call("ask_user_question", question());
+    answering.join().unwrap();
+    let answered = rx.recv().unwrap();
+    assert!(answered.status.success(), "hark answer: {}", String::from_utf8_lossy(&answered.stderr));
+    assert_ne!(result["isError"], true, "{result}");
+    assert_eq!(result["structuredContent"]["answers"][0]["selected"], serde_json::json!(["SQLite"]), "{result}");
 }
 
 fn question() -> Value {

@@ -12,7 +12,9 @@ use serde_json::{json, Value};
 /// `hark setup ...` with `home` as the home folder and only the agents' folder variables in `vars`.
 fn hark(home: &Path, vars: &[(&str, &Path)], args: &[&str]) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_hark"));
-    command.args(args).env("HOME", home).env_remove(CLAUDE_CONFIG_DIR_ENV).env_remove(CODEX_HOME_ENV);
+    // HOME is the home on Unix, USERPROFILE on Windows: each is set, so no run reaches the real one.
+    command.args(args).env("HOME", home).env("USERPROFILE", home);
+    command.env_remove(CLAUDE_CONFIG_DIR_ENV).env_remove(CODEX_HOME_ENV);
     for (name, value) in vars {
         command.env(name, value);
     }
@@ -31,9 +33,12 @@ fn stdout_ok(out: &Output) -> String {
     text(&out.stdout)
 }
 
-/// The absolute path `hark setup` writes into the agents' files: this binary's.
+/// The absolute path `hark setup` writes into the agents' files: this binary's, as the system names
+/// it to itself (on Windows without the `\\?\` prefix canonical paths carry, which a shell would
+/// not run).
 fn program() -> String {
-    std::fs::canonicalize(env!("CARGO_BIN_EXE_hark")).unwrap().to_str().unwrap().to_string()
+    let path = std::fs::canonicalize(env!("CARGO_BIN_EXE_hark")).unwrap().to_str().unwrap().to_string();
+    path.strip_prefix(r"\\?\").map(str::to_string).unwrap_or(path)
 }
 
 fn hook_command(agent: &str) -> String {
@@ -162,7 +167,7 @@ fn claude_code_round_trip(home: &Path, vars: &[(&str, &Path)], settings: &Path, 
     assert_eq!(said.lines().filter(|l| l.contains(": nothing to remove (")).count(), 2, "{said}");
 }
 
-#[cfg(unix)]
+/// On Windows the home folder is `%USERPROFILE%`: `.claude` and `.claude.json` go there.
 #[test]
 fn claude_code_in_the_home_folder() {
     let home = tempfile::tempdir().unwrap();
@@ -204,7 +209,9 @@ fn claude_code_files_are_created_and_a_moved_binary_is_fixed() {
     assert_eq!(read_json(&config.join(".claude.json"))["mcpServers"]["hark"]["command"], program());
     assert!(!backup(&settings).exists());
 
-    let moved = std::fs::read_to_string(&settings).unwrap().replace(&program(), "/old/place/hark");
+    // The program as the file spells it: JSON escapes a Windows path's backslashes.
+    let spelled = serde_json::to_string(&program()).unwrap();
+    let moved = std::fs::read_to_string(&settings).unwrap().replace(spelled.trim_matches('"'), "/old/place/hark");
     std::fs::write(&settings, &moved).unwrap();
     let said = stdout_ok(&hark(home.path(), &vars, &["setup", "claude-code"]));
     assert!(said.starts_with(&format!("{}: updated", settings.display())), "{said}");
@@ -286,7 +293,6 @@ fn codex_round_trip(home: &Path, vars: &[(&str, &Path)], config: &Path) {
     assert_eq!(std::fs::read_to_string(config).unwrap(), CODEX_CONFIG, "comments and layout come back too");
 }
 
-#[cfg(unix)]
 #[test]
 fn codex_in_the_home_folder() {
     let home = tempfile::tempdir().unwrap();

@@ -82,6 +82,7 @@ fn pick(id: &str, labels: &[&str]) -> Answer {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+#[cfg_attr(windows, ignore = "the MCP form server is a Python script in a Linux venv, which Wine cannot run")]
 async fn a_form_is_a_question_whose_checked_answers_reach_the_server_typed() {
     let mut h = Harness::new(vec![
         tool_reply("Deploying.", &[("d1", "mcp__elicit__deploy", "{}".into())]),
@@ -135,6 +136,7 @@ async fn a_form_is_a_question_whose_checked_answers_reach_the_server_typed() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+#[cfg_attr(windows, ignore = "the MCP form server is a Python script in a Linux venv, which Wine cannot run")]
 async fn decline_and_close_reach_the_server_as_decline_and_cancel() {
     let mut h = Harness::new(vec![
         tool_reply("Deploying.", &[("d1", "mcp__elicit__deploy", "{}".into())]),
@@ -159,6 +161,7 @@ async fn decline_and_close_reach_the_server_as_decline_and_cancel() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+#[cfg_attr(windows, ignore = "the MCP form server is a Python script in a Linux venv, which Wine cannot run")]
 async fn a_link_in_url_mode_is_shown_as_its_url_and_accepted_or_declined() {
     let mut h = Harness::new(vec![
         tool_reply("Signing in.", &[("l1", "mcp__elicit__link", "{}".into())]),
@@ -179,6 +182,7 @@ async fn a_link_in_url_mode_is_shown_as_its_url_and_accepted_or_declined() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+#[cfg_attr(windows, ignore = "the MCP form server is a Python script in a Linux venv, which Wine cannot run")]
 async fn a_form_hark_cannot_show_is_refused_to_the_server_with_the_reason() {
     let h = Harness::new(vec![
         tool_reply("Asking.", &[("t1", "mcp__elicit__too_big", "{}".into())]),
@@ -194,6 +198,7 @@ async fn a_form_hark_cannot_show_is_refused_to_the_server_with_the_reason() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+#[cfg_attr(windows, ignore = "the MCP form server is a Python script in a Linux venv, which Wine cannot run")]
 async fn stopping_the_turn_cancels_the_form_it_asked() {
     let mut h = Harness::new(vec![tool_reply("Deploying.", &[("d1", "mcp__elicit__deploy", "{}".into())])]).await;
     let agent = start(&h, forms_config(120));

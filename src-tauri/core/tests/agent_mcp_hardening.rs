@@ -89,6 +89,7 @@ fn result_text(events: &[StoredEvent], call_id: &str) -> String {
 // --- a tool list without end -----------------------------------------------------------------------
 
 #[tokio::test(flavor = "multi_thread")]
+#[cfg_attr(windows, ignore = "the MCP servers are Python scripts in a Linux venv, which Wine cannot run")]
 async fn a_server_paging_its_tools_for_ever_is_cut_off_and_the_turn_goes_on() {
     let h = Harness::new(vec![
         tool_reply("Using the good one.", &[("g1", "mcp__good__t001", "{}".into())]),
@@ -127,6 +128,7 @@ const ENV_LINE: &str = "SERVER ENVIRONMENT ";
 /// The child half of `a_stdio_server_inherits_only_the_safe_environment`: starts the `env` server
 /// with the environment its parent gave this process, calls its tool and prints what it saw.
 #[tokio::test(flavor = "multi_thread")]
+#[cfg_attr(windows, ignore = "the MCP servers are Python scripts in a Linux venv, which Wine cannot run")]
 async fn child_reports_its_mcp_servers_environment() {
     if std::env::var_os(ENV_CHILD).is_none() {
         return;
@@ -144,6 +146,7 @@ async fn child_reports_its_mcp_servers_environment() {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "the MCP servers are Python scripts in a Linux venv, which Wine cannot run")]
 fn a_stdio_server_inherits_only_the_safe_environment() {
     let output = Command::new(std::env::current_exe().unwrap())
         .args(["--exact", "child_reports_its_mcp_servers_environment", "--nocapture", "--test-threads=1"])
@@ -188,6 +191,7 @@ fn a_stdio_server_inherits_only_the_safe_environment() {
 // --- names that collide once sanitised ---------------------------------------------------------------
 
 #[tokio::test(flavor = "multi_thread")]
+#[cfg_attr(windows, ignore = "the MCP servers are Python scripts in a Linux venv, which Wine cannot run")]
 async fn tools_whose_names_collide_are_both_offered_and_each_reaches_its_own() {
     let h = Harness::new(vec![
         tool_reply(
@@ -212,6 +216,7 @@ async fn tools_whose_names_collide_are_both_offered_and_each_reaches_its_own() {
 // --- a server that never answers `initialize` ------------------------------------------------------
 
 #[tokio::test(flavor = "multi_thread")]
+#[cfg_attr(windows, ignore = "the MCP servers are Python scripts in a Linux venv, which Wine cannot run")]
 async fn stop_ends_a_turn_whose_server_never_answers_at_once_without_asking_the_model() {
     let h = Harness::new(vec![text_reply("Should not be asked.")]).await;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -240,6 +245,7 @@ async fn stop_ends_a_turn_whose_server_never_answers_at_once_without_asking_the_
 // --- more tools than a model takes ---------------------------------------------------------------------
 
 #[tokio::test(flavor = "multi_thread")]
+#[cfg_attr(windows, ignore = "the MCP servers are Python scripts in a Linux venv, which Wine cannot run")]
 async fn with_more_tools_than_a_model_takes_the_first_128_are_offered_and_the_rest_named() {
     // The server refuses, as OpenAI does, a request with more than 128 tools.
     let h = Harness::strict(
@@ -276,6 +282,7 @@ async fn with_more_tools_than_a_model_takes_the_first_128_are_offered_and_the_re
 }
 
 #[tokio::test(flavor = "multi_thread")]
+#[cfg_attr(windows, ignore = "the MCP servers are Python scripts in a Linux venv, which Wine cannot run")]
 async fn tools_turned_off_are_never_offered_and_let_the_next_ones_in() {
     // Ten tools off, among those that fit: the ten after the last that fit come in instead.
     let off: Vec<String> = (10..20).map(|i| format!("t{i:03}")).collect();
@@ -343,6 +350,7 @@ async fn tools_turned_off_are_never_offered_and_let_the_next_ones_in() {
 // --- forms a server asks unbidden, or too many of ---------------------------------------------------
 
 #[tokio::test(flavor = "multi_thread")]
+#[cfg_attr(windows, ignore = "the MCP servers are Python scripts in a Linux venv, which Wine cannot run")]
 async fn a_server_shows_forms_only_while_its_call_runs_and_only_a_few_at_once() {
     let mut h = Harness::new(vec![
         tool_reply("Asking through the server.", &[("a1", "mcp__flood__ask", "{}".into())]),
@@ -394,6 +402,7 @@ async fn before_the_plan(trusted: bool) -> (ToolOutcome, ToolOutcome) {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+#[cfg_attr(windows, ignore = "the MCP servers are Python scripts in a Linux venv, which Wine cannot run")]
 async fn a_servers_read_only_word_counts_before_a_plan_only_when_the_person_trusts_it() {
     let refused = |o: &ToolOutcome| matches!(o, ToolOutcome::Error { error } if error.code == "PLAN_NOT_APPROVED");
     let (look, change) = before_the_plan(false).await;

@@ -1,6 +1,6 @@
 //! The two front doors to a host, in this process and over the control socket, run one scenario
-//! and must tell it alike: the same answers, the same refusals with the same codes.
-#![cfg(unix)]
+//! and must tell it alike: the same answers, the same refusals with the same codes (the socket is
+//! a named pipe on Windows).
 
 mod host_support;
 

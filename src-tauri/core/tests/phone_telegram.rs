@@ -67,6 +67,7 @@ fn is_card(m: &BotMessage) -> bool {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(windows, ignore = "the Telegram Bot API emulator is a node script, a Linux program Wine cannot run")]
 async fn pairing_takes_the_person_who_sends_the_code_in_private() {
     let emulator = Emulator::start().await;
     let dir = tempfile::tempdir().unwrap();
@@ -97,6 +98,7 @@ async fn pairing_takes_the_person_who_sends_the_code_in_private() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(windows, ignore = "the Telegram Bot API emulator is a node script, a Linux program Wine cannot run")]
 async fn a_button_answers_and_the_model_gets_it_while_a_strangers_tap_changes_nothing() {
     let emulator = Emulator::start().await;
     let dir = tempfile::tempdir().unwrap();
@@ -129,6 +131,7 @@ async fn a_button_answers_and_the_model_gets_it_while_a_strangers_tap_changes_no
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(windows, ignore = "the Telegram Bot API emulator is a node script, a Linux program Wine cannot run")]
 async fn a_batch_is_answered_item_by_item_with_ticks_and_a_reply_for_other() {
     let emulator = Emulator::start().await;
     let dir = tempfile::tempdir().unwrap();
@@ -174,6 +177,7 @@ async fn a_batch_is_answered_item_by_item_with_ticks_and_a_reply_for_other() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(windows, ignore = "the Telegram Bot API emulator is a node script, a Linux program Wine cannot run")]
 async fn answered_in_hark_first_the_card_says_so_and_a_later_tap_is_told() {
     let emulator = Emulator::start().await;
     let dir = tempfile::tempdir().unwrap();
@@ -198,6 +202,7 @@ async fn answered_in_hark_first_the_card_says_so_and_a_later_tap_is_told() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(windows, ignore = "the Telegram Bot API emulator is a node script, a Linux program Wine cannot run")]
 async fn a_question_that_went_on_reaches_the_phone_at_once_and_is_answered_late_from_it() {
     let emulator = Emulator::start().await;
     let dir = tempfile::tempdir().unwrap();
@@ -230,6 +235,7 @@ async fn a_question_that_went_on_reaches_the_phone_at_once_and_is_answered_late_
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(windows, ignore = "the Telegram Bot API emulator is a node script, a Linux program Wine cannot run")]
 async fn a_plan_is_approved_from_the_phone_and_only_that_it_waits_hides_the_text() {
     let emulator = Emulator::start().await;
     let (dir, workspace) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
@@ -281,6 +287,7 @@ async fn an_unreachable_server_is_reported_as_offline_without_the_token() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(windows, ignore = "the Telegram Bot API emulator is a node script, a Linux program Wine cannot run")]
 async fn a_tap_on_a_card_from_an_earlier_run_answers_only_its_own_question() {
     let emulator = Emulator::start().await;
     let dir = tempfile::tempdir().unwrap();
@@ -331,6 +338,7 @@ async fn a_tap_on_a_card_from_an_earlier_run_answers_only_its_own_question() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(windows, ignore = "the Telegram Bot API emulator is a node script, a Linux program Wine cannot run")]
 async fn two_harks_on_one_bot_take_turns_and_never_each_others_taps() {
     let emulator = Emulator::start().await;
     let (first_dir, second_dir) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
@@ -380,6 +388,7 @@ async fn two_harks_on_one_bot_take_turns_and_never_each_others_taps() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(windows, ignore = "the Telegram Bot API emulator is a node script, a Linux program Wine cannot run")]
 async fn another_program_polling_the_bot_is_shown_as_the_bot_in_use() {
     let emulator = Emulator::start().await;
     let dir = tempfile::tempdir().unwrap();
@@ -401,6 +410,7 @@ async fn another_program_polling_the_bot_is_shown_as_the_bot_in_use() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(windows, ignore = "the Telegram Bot API emulator is a node script, a Linux program Wine cannot run")]
 async fn telegram_asking_to_slow_down_is_obeyed_and_a_failed_edit_is_tried_again() {
     let emulator = Emulator::start().await;
     let dir = tempfile::tempdir().unwrap();
@@ -430,6 +440,7 @@ async fn telegram_asking_to_slow_down_is_obeyed_and_a_failed_edit_is_tried_again
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(windows, ignore = "the Telegram Bot API emulator is a node script, a Linux program Wine cannot run")]
 async fn the_cards_with_live_buttons_are_bounded_and_the_rest_wait_their_turn() {
     let emulator = Emulator::start().await;
     let dir = tempfile::tempdir().unwrap();
@@ -460,6 +471,7 @@ async fn the_cards_with_live_buttons_are_bounded_and_the_rest_wait_their_turn() 
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(windows, ignore = "the Telegram Bot API emulator is a node script, a Linux program Wine cannot run")]
 async fn typed_text_is_an_answer_only_as_a_reply_to_its_prompt_in_the_paired_chat() {
     let emulator = Emulator::start().await;
     let dir = tempfile::tempdir().unwrap();
@@ -498,6 +510,7 @@ async fn typed_text_is_an_answer_only_as_a_reply_to_its_prompt_in_the_paired_cha
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[cfg_attr(windows, ignore = "the Telegram Bot API emulator is a node script, a Linux program Wine cannot run")]
 async fn a_tap_hark_cannot_read_is_answered_and_the_next_one_works() {
     let emulator = Emulator::start().await;
     let dir = tempfile::tempdir().unwrap();

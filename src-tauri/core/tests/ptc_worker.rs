@@ -4,7 +4,9 @@
 
 use std::time::{Duration, Instant};
 
-use hark_core::ptc::worker::{self, WORKER_ARG};
+use hark_core::ptc::worker;
+#[cfg(unix)]
+use hark_core::ptc::worker::WORKER_ARG;
 use hark_core::ptc::{CallFailure, Limits, SandboxError};
 use serde_json::{json, Value};
 use tokio_util::sync::CancellationToken;
@@ -31,6 +33,7 @@ async fn echo(name: String, args: Value) -> Result<Value, CallFailure> {
 }
 
 /// Pids of this process's children that are script workers.
+#[cfg(unix)]
 fn workers() -> Vec<u32> {
     let me = std::process::id().to_string();
     let mut found = Vec::new();
@@ -47,6 +50,36 @@ fn workers() -> Vec<u32> {
         if parent == me && !zombie && String::from_utf8_lossy(&cmdline).contains(WORKER_ARG) {
             found.push(pid);
         }
+    }
+    found
+}
+
+/// Pids of this process's children that are script workers: the process table's entries whose
+/// parent is this process and whose program is the worker's (Windows has no /proc).
+#[cfg(windows)]
+fn workers() -> Vec<u32> {
+    use windows_sys::Win32::Foundation::{CloseHandle, INVALID_HANDLE_VALUE};
+    use windows_sys::Win32::System::Diagnostics::ToolHelp::{
+        CreateToolhelp32Snapshot, Process32FirstW, Process32NextW, PROCESSENTRY32W, TH32CS_SNAPPROCESS,
+    };
+    let me = std::process::id();
+    let mut found = Vec::new();
+    // SAFETY: a snapshot of processes read into an entry of the size it states, closed here.
+    unsafe {
+        let snapshot = CreateToolhelp32Snapshot(TH32CS_SNAPPROCESS, 0);
+        assert_ne!(snapshot, INVALID_HANDLE_VALUE, "a snapshot of the processes");
+        let mut entry: PROCESSENTRY32W = std::mem::zeroed();
+        entry.dwSize = std::mem::size_of::<PROCESSENTRY32W>() as u32;
+        let mut more = Process32FirstW(snapshot, &mut entry) != 0;
+        while more {
+            let len = entry.szExeFile.iter().position(|&c| c == 0).unwrap_or(entry.szExeFile.len());
+            let exe = String::from_utf16_lossy(&entry.szExeFile[..len]).to_lowercase();
+            if entry.th32ParentProcessID == me && exe == "hark-run-code.exe" {
+                found.push(entry.th32ProcessID);
+            }
+            more = Process32NextW(snapshot, &mut entry) != 0;
+        }
+        CloseHandle(snapshot);
     }
     found
 }

@@ -136,7 +136,7 @@ fn killed_writers_leave_a_clean_prefix_and_appending_continues() {
             panic!("round {round}: the child never started appending");
         };
         std::thread::sleep(Duration::from_millis(5 + rng.below(120)));
-        child.kill().unwrap(); // SIGKILL on Unix: no destructor, no rollback, no checkpoint.
+        child.kill().unwrap(); // SIGKILL on Unix, TerminateProcess on Windows: no destructor, no rollback, no checkpoint.
         child.wait().unwrap();
 
         let store = Store::open(dir.path()).unwrap();

@@ -2,7 +2,6 @@
 //! the test process serving its data directory's control socket as the desktop app does (its person
 //! is away: nothing answers but the test), a real `hark chat` hosting a directory (which a test may
 //! suspend, as Ctrl-Z does), a child run under a deadline, and an MCP client speaking raw JSON-RPC.
-#![cfg(unix)]
 #![allow(dead_code)]
 
 use std::io::{BufRead, BufReader, Write};
@@ -58,9 +57,46 @@ impl ChatHost {
     }
 
     /// Suspends it, as Ctrl-Z does: its socket still takes connections, and nothing answers them.
+    #[cfg(unix)]
     pub fn suspend(&self) {
         // SAFETY: kill only sends a signal, to the child this test started (not reaped yet).
         assert_eq!(unsafe { libc::kill(self.child.id() as libc::pid_t, libc::SIGSTOP) }, 0);
+    }
+
+    /// Suspends it, as a debugger's break does: each of its threads is suspended, so its pipe still
+    /// takes connections and nothing answers them. Windows has no SIGSTOP.
+    #[cfg(windows)]
+    pub fn suspend(&self) {
+        use windows_sys::Win32::Foundation::{CloseHandle, INVALID_HANDLE_VALUE};
+        use windows_sys::Win32::System::Diagnostics::ToolHelp::{
+            CreateToolhelp32Snapshot, Thread32First, Thread32Next, TH32CS_SNAPTHREAD, THREADENTRY32,
+        };
+        use windows_sys::Win32::System::Threading::{OpenThread, SuspendThread, THREAD_SUSPEND_RESUME};
+        let pid = self.child.id();
+        let mut suspended = 0;
+        // SAFETY: a snapshot of threads read into an entry of the size it states; each handle opened
+        // here is closed here, and only threads of the child this test started are suspended.
+        unsafe {
+            let snapshot = CreateToolhelp32Snapshot(TH32CS_SNAPTHREAD, 0);
+            assert_ne!(snapshot, INVALID_HANDLE_VALUE, "a snapshot of the threads");
+            let mut entry: THREADENTRY32 = std::mem::zeroed();
+            entry.dwSize = std::mem::size_of::<THREADENTRY32>() as u32;
+            let mut more = Thread32First(snapshot, &mut entry) != 0;
+            while more {
+                if entry.th32OwnerProcessID == pid {
+                    let thread = OpenThread(THREAD_SUSPEND_RESUME, 0, entry.th32ThreadID);
+                    if !thread.is_null() {
+                        if SuspendThread(thread) != u32::MAX {
+                            suspended += 1;
+                        }
+                        CloseHandle(thread);
+                    }
+                }
+                more = Thread32Next(snapshot, &mut entry) != 0;
+            }
+            CloseHandle(snapshot);
+        }
+        assert!(suspended > 0, "no thread of hark chat ({pid}) was suspended");
     }
 }
 
@@ -70,6 +106,34 @@ impl Drop for ChatHost {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// The first question an outside agent asks through the host of `dir` (not Hark's own agent):
+/// its session and call, read from the host's inbox over the control socket.
+pub fn outside_question(dir: &Path) -> (String, String) {
+    use hark_core::control::{Reply, Request};
+    let started = Instant::now();
+    loop {
+        if let Ok(Reply::Inbox { entries }) = hark_core::control::request(dir, &Request::Inbox) {
+            if let Some(entry) = entries.into_iter().find(|e| !e.own_agent) {
+                return (entry.question.session_id, entry.question.call_id);
+            }
+        }
+        assert!(started.elapsed() < Duration::from_secs(30), "the agent's question never reached the host");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// `hark answer SESSION CALL ANSWERS` for `dir`, as a person runs it in another terminal.
+pub fn hark_answer(dir: &Path, session: &str, call: &str, answers: &Value) -> Output {
+    let child = Command::new(env!("CARGO_BIN_EXE_hark"))
+        .args(["answer", session, call, &answers.to_string()])
+        .env("HARK_DATA_DIR", dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run hark answer");
+    output_within(child, Duration::from_secs(30), "hark answer")
 }
 
 /// The child's output once it exits, or a failure naming `what` when it runs past `limit` (it is

@@ -354,6 +354,14 @@ pub fn edit(kind: FileKind, old: Option<&str>, program: &str, action: Action) ->
     }
 }
 
+/// The home folder the agents look in for their files unless `CLAUDE_CONFIG_DIR` / `CODEX_HOME` say
+/// otherwise: `HOME` on Unix and `USERPROFILE` on Windows, else the account's own profile folder. That
+/// is where Claude Code (Node's `os.homedir()`) looks; a home that asks the system for the profile
+/// folder alone would miss a `USERPROFILE` the person set.
+pub fn home() -> Option<PathBuf> {
+    std::env::home_dir().filter(|home| home.is_absolute())
+}
+
 /// The files `agent` reads Hark's entries from: under `CLAUDE_CONFIG_DIR` or `CODEX_HOME` when set,
 /// else in `home` (where each agent looks by default).
 pub fn locate(agent: Agent, home: Option<&Path>) -> Result<Vec<(FileKind, PathBuf)>, SetupError> {

@@ -853,7 +853,12 @@ mod windows {
 
     /// The pipe of a data directory: one per directory, as the socket file is on Unix.
     pub fn pipe_name(data_dir: &Path) -> String {
-        let dir = std::path::absolute(data_dir).unwrap_or_else(|_| data_dir.to_path_buf());
+        // Resolved as the file system resolves a socket's path on Unix, so every spelling of the
+        // directory (relative, short names, the `\\?\` form a host's own canonical path has)
+        // names one pipe; a directory that is not there yet has no server anyway.
+        let dir = std::fs::canonicalize(data_dir)
+            .or_else(|_| std::path::absolute(data_dir))
+            .unwrap_or_else(|_| data_dir.to_path_buf());
         // Over the lower-cased path: Windows paths are case-insensitive.
         let hash = crate::data_dir::stable_hash(dir.display().to_string().to_lowercase().as_bytes());
         format!(r"\\.\pipe\hark-control-{hash:016x}")
@@ -1098,15 +1103,16 @@ mod windows {
         use tokio::net::windows::named_pipe::ClientOptions;
         let name = pipe_name(data_dir);
         let path = std::path::PathBuf::from(&name);
-        let mut attempts = 0;
         let pipe = loop {
             match ClientOptions::new().open(&name) {
                 Ok(pipe) => break pipe,
                 Err(e) if e.raw_os_error() == Some(ERROR_FILE_NOT_FOUND as i32) => {
                     return Err(ControlError::Unavailable { path })
                 }
-                Err(e) if e.raw_os_error() == Some(ERROR_PIPE_BUSY as i32) && attempts < 50 => {
-                    attempts += 1;
+                // Every instance is taken: the host makes a new one at once, unless it has stopped
+                // answering, which the hello's deadline around this tells (as a Unix socket's
+                // backlog that is never accepted does).
+                Err(e) if e.raw_os_error() == Some(ERROR_PIPE_BUSY as i32) => {
                     tokio::time::sleep(Duration::from_millis(20)).await;
                 }
                 Err(e) => return Err(ControlError::Io { path, detail: e.to_string() }),
@@ -1121,16 +1127,20 @@ mod windows {
         let name = pipe_name(data_dir);
         let path = std::path::PathBuf::from(&name);
         let io = |e: std::io::Error| ControlError::Io { path: path.clone(), detail: e.to_string() };
-        let mut attempts = 0;
+        let started = std::time::Instant::now();
         let pipe = loop {
             match std::fs::OpenOptions::new().read(true).write(true).open(&name) {
                 Ok(pipe) => break pipe,
                 Err(e) if e.raw_os_error() == Some(ERROR_FILE_NOT_FOUND as i32) => {
                     return Err(ControlError::Unavailable { path: path.clone() })
                 }
-                // Every instance is taken this instant; the host makes a new one at once.
-                Err(e) if e.raw_os_error() == Some(ERROR_PIPE_BUSY as i32) && attempts < 50 => {
-                    attempts += 1;
+                // Every instance is taken this instant; the host makes a new one at once, unless it
+                // has stopped answering: then it is told as a hello that never came.
+                Err(e) if e.raw_os_error() == Some(ERROR_PIPE_BUSY as i32) => {
+                    let waited = super::hello_timeout();
+                    if started.elapsed() >= waited {
+                        return Err(ControlError::NotAnswering { path: path.clone(), waited });
+                    }
                     std::thread::sleep(Duration::from_millis(20));
                 }
                 Err(e) => return Err(io(e)),
