@@ -8,6 +8,8 @@
 //! on stderr), which both agents read as "go on as if no hook ran": the agent then asks in its own
 //! terminal, so a broken hook never blocks it and never answers for the person.
 
+mod approval;
+
 use std::io::Read;
 use std::process::ExitCode;
 
@@ -80,6 +82,9 @@ struct HookEvent {
     session_id: Option<String>,
     #[serde(default)]
     cwd: Option<String>,
+    /// The rules Claude Code offers to keep allowing, on a permission request.
+    #[serde(default)]
+    permission_suggestions: Option<Value>,
 }
 
 /// A question of the agent's tool call, in either agent's shape.
@@ -131,7 +136,7 @@ impl HookError {
 }
 
 pub fn run(args: &[String]) -> ExitCode {
-    let (agent, timeout) = match parse_args(args) {
+    let (agent, timeout, approval_budget) = match parse_args(args) {
         Ok(parsed) => parsed,
         Err(problem) => return crate::usage_error(&problem),
     };
@@ -146,6 +151,25 @@ pub fn run(args: &[String]) -> ExitCode {
         Ok(event) => event,
         Err(e) => return no_decision(&HookError::BadEvent(e.to_string())),
     };
+    if event.hook_event_name == "PermissionRequest" {
+        return crate::chat::on_runtime(async move {
+            match approval::decide(agent, approval_budget, &event).await {
+                Ok(Some(decision)) => {
+                    println!("{decision}");
+                    ExitCode::SUCCESS
+                }
+                Ok(None) => ExitCode::SUCCESS,
+                Err(e) => no_decision(&e),
+            }
+        });
+    }
+    if approval::reports_settled(&event.hook_event_name) {
+        let event = &event;
+        crate::chat::on_runtime(async move {
+            approval::settled(agent, event).await;
+            ExitCode::SUCCESS
+        });
+    }
     if event.hook_event_name != "PreToolUse" || event.tool_name.as_deref() != Some(agent.tool()) {
         return ExitCode::SUCCESS;
     }
@@ -160,10 +184,12 @@ pub fn run(args: &[String]) -> ExitCode {
     })
 }
 
-fn parse_args(args: &[String]) -> Result<(Agent, u64), String> {
+/// The agent, the question's budget and the permission request's budget.
+fn parse_args(args: &[String]) -> Result<(Agent, u64, u64), String> {
     let (name, rest) = args.split_first().ok_or("hook needs an agent: claude-code or codex")?;
     let agent = Agent::parse(name).ok_or_else(|| format!("hook knows claude-code and codex, not {name:?}"))?;
     let mut timeout = DEFAULT_TIMEOUT_SECS;
+    let mut approval_budget = approval::default_budget(agent);
     let mut rest = rest.iter();
     while let Some(arg) = rest.next() {
         match arg.as_str() {
@@ -171,10 +197,14 @@ fn parse_args(args: &[String]) -> Result<(Agent, u64), String> {
                 let value = rest.next().ok_or("--timeout needs SECONDS")?;
                 timeout = hark_core::question::limits::parse_timeout_secs(value)?;
             }
+            "--approval-budget" => {
+                let value = rest.next().ok_or("--approval-budget needs SECONDS")?;
+                approval_budget = hark_core::question::limits::parse_timeout_secs(value)?;
+            }
             other => return Err(format!("hook does not take {other:?}")),
         }
     }
-    Ok((agent, timeout))
+    Ok((agent, timeout, approval_budget))
 }
 
 /// Exit 1 with the reason on stderr: both agents go on without a decision from this hook.
@@ -185,7 +215,7 @@ fn no_decision(error: &HookError) -> ExitCode {
 
 /// Asks the person and turns how the question ended into the agent's decision.
 async fn decide(agent: Agent, timeout: u64, event: HookEvent) -> Result<Value, HookError> {
-    let original = event.tool_input.unwrap_or(Value::Null);
+    let original = event.tool_input.clone().unwrap_or(Value::Null);
     let input: AgentInput = serde_json::from_value(original.clone())
         .map_err(|e| HookError::BadQuestions { tool: agent.tool(), detail: e.to_string() })?;
     let (arguments, ids) = hark_arguments(agent, &input)?;
@@ -193,13 +223,7 @@ async fn decide(agent: Agent, timeout: u64, event: HookEvent) -> Result<Value, H
     hark_core::question::parse_request(&arguments, ToolMode::Timed, timeout)
         .map_err(|e| HookError::BadQuestions { tool: agent.tool(), detail: e.to_string() })?;
     let dir = crate::chat::data_dir().map_err(|e| HookError::App(hark_core::error::CodedError::boundary(&e)))?;
-    let cwd = event
-        .cwd
-        .filter(|c| !c.trim().is_empty())
-        .or_else(|| std::env::current_dir().ok().map(|d| d.display().to_string()))
-        .unwrap_or_default();
-    let asker = event.session_id.map(|id| format!("{}-session-{id}", agent.slug()));
-    let client = ClientId { name: agent.shown_name().to_string(), cwd, asker };
+    let client = client_of(agent, &event);
     let settings = QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: timeout, stop_turn: false };
     let call_id = format!("hook-{}", uuid::Uuid::new_v4().simple());
     match crate::app_link::door(&dir).ask(&client, Some(call_id.clone()), Some(settings), arguments).await {
@@ -215,6 +239,18 @@ async fn decide(agent: Agent, timeout: u64, event: HookEvent) -> Result<Value, H
         ))),
         Err(error) => Err(HookError::App(error)),
     }
+}
+
+/// Who asks, for Hark: the agent by name, in the folder it works in, its session the asker.
+fn client_of(agent: Agent, event: &HookEvent) -> ClientId {
+    let cwd = event
+        .cwd
+        .clone()
+        .filter(|c| !c.trim().is_empty())
+        .or_else(|| std::env::current_dir().ok().map(|d| d.display().to_string()))
+        .unwrap_or_default();
+    let asker = event.session_id.as_ref().map(|id| format!("{}-session-{id}", agent.slug()));
+    ClientId { name: agent.shown_name().to_string(), cwd, asker }
 }
 
 /// The agent's questions as Hark's `ask_user_question` arguments, and the Hark id of each question

@@ -64,19 +64,26 @@ commands:
                      however late; one without gets a pending result after
                      --budget seconds (default 45; 0: no limit) and progress
                      notifications while it waits
-  hook claude-code|codex [--timeout SECONDS]
+  hook claude-code|codex [--timeout SECONDS] [--approval-budget SECONDS]
                      an agent's PreToolUse hook (event on stdin): Claude Code's
                      AskUserQuestion or Codex's request_user_input is asked in
                      Hark and the agent gets the person's answers; unanswered
                      after SECONDS (default 3300) the agent is told the question
-                     waits in Hark (collect it later with get_answers)
-  setup claude-code|codex [--undo]
+                     waits in Hark (collect it later with get_answers);
+                     its PermissionRequest hook: asked in Hark as an approval
+                     (Allow once, Always allow, Deny), unanswered after the
+                     approval budget (default 300 s Claude Code, 60 s Codex)
+                     the agent asks in its own terminal and Hark withdraws it
+  setup claude-code|codex [--approvals] [--undo]
                      register this hark with the agent, in its own settings:
                      the hook that shows its question tool in Hark and the MCP
                      server (`hark mcp`); claude-code: ~/.claude/settings.json and
                      ~/.claude.json ($CLAUDE_CONFIG_DIR), codex: ~/.codex/config.toml
                      ($CODEX_HOME); --undo removes only Hark's entries; each changed
-                     file's previous content is kept in <file>.hark-backup
+                     file's previous content is kept in <file>.hark-backup;
+                     --approvals also sends the agent's permission requests to
+                     Hark (its PermissionRequest hook; Claude Code: and the hooks
+                     that tell Hark a call was answered in its own terminal)
   phone pair [--delay SECONDS] [--api-url URL] | status | unpair
                      questions reach your phone over Telegram: pair prints
                      `/start CODE` to send to your bot (token in HARK_TELEGRAM_TOKEN,

@@ -121,6 +121,9 @@ impl Overlay {
                 self.context = wrapped(plan);
                 self.review = true;
             }
+            Intent::Approval { agent, tool, detail, .. } => {
+                self.context = wrapped(&format!("{agent} asks to use {tool}:\n{detail}"));
+            }
             Intent::Form { server, message, url, .. } => {
                 self.context = wrapped(&format!("The MCP server “{server}” asks: {message}"));
                 self.context.extend(url.iter().flat_map(|url| wrapped(&format!("Link: {url}"))));

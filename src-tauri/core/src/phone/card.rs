@@ -72,7 +72,13 @@ pub fn open_card(view: &QuestionView, asker: &Asker, draft: &Draft, only_that_it
             text.push_str("\n\nA form from an MCP server waits: open Hark to fill it in.");
             Card { text: cut(&text, MAX_TEXT_CHARS, "…"), rows: Vec::new() }
         }
-        Intent::Question => {
+        // An approval is its one question (Allow once, Always allow, Deny, or a typed reason) under
+        // what the agent will do.
+        Intent::Approval { .. } | Intent::Question => {
+            if let Intent::Approval { detail, .. } = &view.intent {
+                text.push_str("\n\n");
+                text.push_str(&cut(detail, MAX_PLAN_CHARS, "\n… (open Hark for the rest)"));
+            }
             let current = draft.current();
             let count = view.questions.len();
             let mut whole = text.clone();
