@@ -209,3 +209,56 @@ async fn an_approval_answered_in_claude_codes_own_prompt_is_withdrawn_from_hark(
     let out = answer(&machine, &asked, json!({ "answers": [{ "id": "approval", "selected": ["Deny"] }] }));
     assert_eq!(out.status.code(), Some(3), "{}", said(&out));
 }
+
+/// "Always allow" gives Claude Code back the rule it offered: Claude Code keeps it where it keeps
+/// permissions (`.claude/settings.local.json` in the project, `permissions.allow`), and the same
+/// command later runs without asking anyone.
+#[tokio::test(flavor = "multi_thread")]
+async fn always_allow_is_kept_by_claude_code_and_the_command_is_not_asked_again() {
+    let machine = Machine::new();
+    machine.claude_first_start();
+    let captured_at = set_up(&machine, None);
+    let _host = Host::start(&machine, hark(), &[]);
+    let command = "npm run test:unit";
+    let model = VendorModel::start(
+        Api::AnthropicMessages,
+        vec![
+            Step::call("toolu_first", "Bash", json!({ "command": command, "description": "Run the unit tests" })),
+            Step::call("toolu_again", "Bash", json!({ "command": command, "description": "Run the unit tests" })),
+            Step::say("Tested twice."),
+        ],
+    )
+    .await;
+    let screen = machine.claude_screen("claude-approval-always", &model, "Run the unit tests twice.");
+
+    let asked = approval(&machine).await;
+    let events = captured(&captured_at);
+    keep("claude-approval-always", &events);
+    let always = asked.question["intent"]["always"].as_str().unwrap_or_default().to_string();
+    // Claude Code 2.1.328 offers `Bash(npm run *)` for the project (`localSettings`).
+    assert_eq!(always, "always allow `Bash(npm run *)` in this project", "{events:#?}");
+    let labels: Vec<&str> = asked.question["questions"][0]["options"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|o| o["label"].as_str())
+        .collect();
+    assert_eq!(labels, ["Allow once", "Always allow", "Deny"]);
+    let out = answer(&machine, &asked, json!({ "answers": [{ "id": "approval", "selected": ["Always allow"] }] }));
+    assert!(out.status.success(), "{}", said(&out));
+
+    model.wait_for_turns(3, real_agents::AGENT_RUN).await;
+    let kept = std::fs::read_to_string(machine.project.join(".claude/settings.local.json")).unwrap_or_default();
+    let kept: Value = serde_json::from_str(&kept).unwrap_or(Value::Null);
+    let rules = kept["permissions"]["allow"].as_array().cloned().unwrap_or_default();
+    assert!(rules.iter().any(|r| r.as_str().is_some_and(|r| r == "Bash(npm run *)")), "{kept:#}\n{}", screen.screen());
+    // The second call ran without a permission request: the hook heard of one call only.
+    assert_eq!(captured(&captured_at).len(), 1, "{:#?}", captured(&captured_at));
+    let turns = model.turns();
+    for (turn, id) in [(&turns[1], "toolu_first"), (&turns[2], "toolu_again")] {
+        let read = tool_result(Api::AnthropicMessages, turn, id).expect("the call's result");
+        assert!(!read.contains("denied") && !read.contains("permission"), "{id}: {read}");
+    }
+    let listed = questions(&machine, hark(), &asked.session);
+    assert_eq!(listed.as_array().map(Vec::len), Some(1), "one approval only: {listed}");
+}
