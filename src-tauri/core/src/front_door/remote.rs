@@ -288,7 +288,7 @@ impl FrontDoor for Remote {
         self.done(Request::Withdraw { client: client.clone(), call_id: call_id.into(), reason: reason.into() }).await
     }
 
-    async fn approve(&self, client: &ClientId, request: crate::host::ApprovalRequest) -> Result<ClientAnswer> {
+    async fn approve(&self, client: &ClientId, request: crate::control::ApprovalRequest) -> Result<ClientAnswer> {
         // Dropping this future closes the connection, which the host takes as the approval ended.
         let request = Request::Approve { client: client.clone(), request };
         match Remote::ask(self, &request).await? {
@@ -300,7 +300,7 @@ impl FrontDoor for Remote {
     async fn end_approvals(
         &self,
         client: &ClientId,
-        request: crate::host::ApprovalRequest,
+        request: crate::control::ApprovalRequest,
         reason: &str,
     ) -> Result<()> {
         self.done(Request::EndApprovals { client: client.clone(), request, reason: reason.into() }).await

@@ -24,7 +24,7 @@ use super::HostError;
 use crate::control::{ClientAnswer, ClientAnswers, ClientCall, ClientId, LateAnswer};
 
 /// The longest client name a title shows, in characters.
-pub use approvals::{approval_ended, ApprovalRequest};
+pub use approvals::approval_ended;
 
 /// The longest client name a title shows, in characters.
 pub const MAX_CLIENT_NAME_CHARS: usize = 60;

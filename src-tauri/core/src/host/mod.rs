@@ -19,10 +19,10 @@ use std::time::Duration;
 use tokio::sync::broadcast;
 
 pub use crate::control::{
-    AnswerPath, ClientAnswer, ClientAnswers, ClientCall, ClientId, LateAnswer, Overview, ShownSession,
+    AnswerPath, ApprovalRequest, ClientAnswer, ClientAnswers, ClientCall, ClientId, LateAnswer, Overview, ShownSession,
 };
 pub use catalogue::{catalogue, Bounds, Catalogue, ProviderPreset};
-pub use clients::{approval_ended, plain_label, plain_name, ApprovalRequest, ClientAsk, Relay, CLAUDE_CODE, CODEX};
+pub use clients::{approval_ended, plain_label, plain_name, ClientAsk, Relay, CLAUDE_CODE, CODEX};
 pub use error::HostError;
 pub use inbox::{InboxEntry, HARK_ASKER};
 pub use lock::{HostLock, LockError, LOCK_FILE};

@@ -4,40 +4,23 @@
 //! time ran out, the hook went away, or the agent reported the tool call settled in its own
 //! terminal). The call and how it ended are recorded in the session's log.
 
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use super::{HostError, Relay};
-use crate::control::{ClientAnswer, ClientId};
+use crate::control::{ApprovalRequest, ClientAnswer, ClientId};
 use crate::question::{ErrorCode, Intent, UserInteractionError, APPROVAL_CALL_PREFIX, APPROVAL_TOOL_NAME};
 use crate::service::{AskParams, Caller};
 use crate::session::{Event, ToolOutcome};
 
-/// One tool call an agent asks permission for, as its hook received it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ApprovalRequest {
-    /// The tool, as the agent names it (`Bash`, `Edit`, `mcp__server__tool`, ...).
-    pub tool: String,
-    /// The tool call's input, as the agent sent it.
-    pub input: Value,
-    /// The rules the agent offered to keep allowing (Claude Code's `permission_suggestions`);
-    /// `null` when it offered none.
-    #[serde(default, skip_serializing_if = "Value::is_null")]
-    pub suggestions: Value,
-}
-
-impl ApprovalRequest {
-    /// What names this tool call among the asker's: the same for the permission request and for
-    /// the agent's later report that the call ran or was refused, which carry no common id.
-    fn key(&self, asker: Option<&str>) -> String {
-        // serde_json's maps keep their keys sorted, so equal inputs give equal text.
-        let text = format!("{}\n{}\n{}", asker.unwrap_or_default(), self.tool, self.input);
-        format!("{:016x}", crate::data_dir::stable_hash(text.as_bytes()))
-    }
-}
-
 /// The message a late answer to an approval gets: it was never granted and cannot be any more.
+/// What names this tool call among the asker's: the same for the permission request and for the
+/// agent's later report that the call ran or was refused, which carry no common id.
+fn key(request: &ApprovalRequest, asker: Option<&str>) -> String {
+    // serde_json's maps keep their keys sorted, so equal inputs give equal text.
+    let text = format!("{}\n{}\n{}", asker.unwrap_or_default(), request.tool, request.input);
+    format!("{:016x}", crate::data_dir::stable_hash(text.as_bytes()))
+}
+
 pub fn approval_ended(call_id: &str) -> UserInteractionError {
     UserInteractionError::new(
         ErrorCode::NotPending,
@@ -62,7 +45,7 @@ impl Relay {
         let (intent, questions) = Intent::approval(&agent, &request.tool, &request.input, &request.suggestions);
         let call_id = format!(
             "{APPROVAL_CALL_PREFIX}{}-{}",
-            request.key(client.asker.as_deref()),
+            key(&request, client.asker.as_deref()),
             &uuid::Uuid::new_v4().simple().to_string()[..8]
         );
         let Intent::Approval { tool, summary, detail, always, .. } = &intent else {
@@ -115,7 +98,7 @@ impl Relay {
     /// the call ran or was refused, so it was settled somewhere else (its own terminal). How many
     /// ended.
     pub fn end_approvals(&self, client: &ClientId, request: &ApprovalRequest, reason: &str) -> usize {
-        let prefix = format!("{APPROVAL_CALL_PREFIX}{}-", request.key(client.asker.as_deref()));
+        let prefix = format!("{APPROVAL_CALL_PREFIX}{}-", key(request, client.asker.as_deref()));
         let mut ended = 0;
         for waiting in self.service.foreground(Some(self.session.id())) {
             if waiting.intent.is_approval() && waiting.call_id.starts_with(&prefix) {
