@@ -435,6 +435,19 @@ mod tests {
     }
 
     #[test]
+    fn an_approval_shows_who_asks_to_use_which_tool_and_what_it_will_do() {
+        let (intent, questions) = Intent::approval(
+            "Codex",
+            "Bash",
+            &serde_json::json!({ "command": "rm -rf build", "description": "Clean" }),
+            &serde_json::Value::Null,
+        );
+        let o = Overlay::new("a1", questions, false, false).with_intent(&intent);
+        assert_eq!(o.context, ["Codex asks to use Bash:", "Clean", "$ rm -rf build"]);
+        assert!(!o.review);
+    }
+
+    #[test]
     fn a_batch_is_answered_with_numbers_space_arrows_and_typing() {
         let mut o = Overlay::new("c1", batch(), false, false);
         assert_eq!(keys(&mut o, &[Key::Char('2')]), Action::None);
