@@ -21,7 +21,7 @@ help:
 	@echo "make bench  run the benchmarks (one 'name value unit' line per figure)"
 	@echo "make bench-cli  only the hark chat turn ones (short vs long session)"
 	@echo "make bench-desktop  only the desktop ones: start-up, memory, binary size vs an empty Tauri window"
-	@echo "make package  build the .deb (release): hark-desktop, the hark CLI, desktop entry, icons; checked"
+	@echo "make package  build the .deb (release): hark-desktop, the hark CLI with its completions and man pages, desktop entry, icons; checked"
 	@echo "make bindings  regenerate ui/src/lib/bindings.ts from the Rust types (make test fails while it is stale)"
 	@echo "make test-windows  the Windows control pipe, cross-built and run under Wine (not part of make test)"
 
@@ -155,10 +155,12 @@ test-e2e: ui tauri-driver mcp-test-servers
 	  $(ISOLATE) dbus-run-session -- $(XVFB) "$$bin" --test-threads=1 --nocapture
 	@echo "screenshots: $$(ls target/e2e/*.png | wc -l) files in target/e2e/"
 
-bench: check-tools system-deps ui mcp-test-servers
+bench: check-tools system-deps ui mcp-test-servers real-agents
 	cargo bench -p hark-core --bench store --bench service --bench agent --bench phone
 	# A question from another machine through a real SSH tunnel (root and openssh-server: it says so otherwise).
 	cargo test -q -p hark-cli --test cli_remote -- --ignored --nocapture bench_ 2>&1 | grep -E '^(remote_|skipped)'
+	# An answer reaching the real Claude Code (make real-agents), through its hook and through an MCP task.
+	cargo test -q -p hark-cli --test real_claude_code -- --ignored --nocapture --test-threads=1 bench_ 2>&1 | grep -oE '(hook|task)_[a-z_]+ [0-9.]+ ms'
 	@$(MAKE) --no-print-directory bench-cli
 	@$(MAKE) --no-print-directory bench-desktop
 
@@ -186,17 +188,32 @@ bench-desktop: check-tools test-system-deps ui tauri-driver
 
 # --- the package ---------------------------------------------------------------------------------
 
-# The .deb: `tauri bundle` packs the binaries Cargo built (hark-desktop; the hark CLI goes in through
-# `bundle.linux.deb.files` of tauri.conf.json), the desktop entry and the icons; no download needed
+# The .deb: `tauri bundle` packs the binaries Cargo built (hark-desktop; the hark CLI, its shell
+# completions and manual pages go in through `bundle.linux.deb.files` of tauri.conf.json), the
+# desktop entry and the icons; no download needed
 # (an AppImage would fetch its tools, so it is not made here). tests/package/check_deb.py then checks
 # its contents and runs its programs from an extracted copy, `hark hook` starting the app beside it.
 TAURI    := ui/node_modules/.bin/tauri
 DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
 DEB_NAME  = Hark_$(shell sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)_$(DEB_ARCH).deb
 CHECK_DEB = dbus-run-session -- $(XVFB) python3 tests/package/check_deb.py
+# The shell completions and manual pages the package installs, written by the built hark
+# (target/$(1)/hark, $(1) the profile) into target/$(1)/share/, where bundle.linux.deb.files takes them.
+define CLI_SHARE
+	rm -rf target/$(1)/share && mkdir -p target/$(1)/share/man1
+	target/$(1)/hark completions bash > target/$(1)/share/hark.bash
+	target/$(1)/hark completions zsh > target/$(1)/share/_hark
+	target/$(1)/hark completions fish > target/$(1)/share/hark.fish
+	target/$(1)/hark man target/$(1)/share/man1
+	gzip -9n target/$(1)/share/man1/*.1
+endef
+# bundle.linux.deb.files with the debug build's files in place of the release ones.
+DEBUG_DEB_FILES = $(shell python3 -c 'import json; f = json.load(open("tauri.conf.json"))["bundle"]["linux"]["deb"]["files"]; \
+  print(json.dumps({"bundle": {"linux": {"deb": {"files": {k: v.replace("target/release/", "target/debug/") for k, v in f.items()}}}}}))' 2>/dev/null)
 package: check-tools test-system-deps ui
 	@command -v dpkg-deb >/dev/null || { echo "dpkg-deb is missing: make package builds a Debian package" >&2; exit 1; }
 	$(RELEASE_BINARIES)
+	$(call CLI_SHARE,release)
 	$(TAURI) bundle --bundles deb --ci
 	$(CHECK_DEB) target/release/bundle/deb/$(DEB_NAME)
 	dpkg-deb -c target/release/bundle/deb/$(DEB_NAME)
@@ -208,8 +225,8 @@ package: check-tools test-system-deps ui
 test-package: ui
 	@command -v dpkg-deb >/dev/null || { echo "dpkg-deb is missing: make test-system-deps" >&2; exit 1; }
 	cargo test --workspace --no-run -q
-	$(TAURI) bundle --debug --bundles deb --ci \
-	  --config '{"bundle":{"linux":{"deb":{"files":{"/usr/bin/hark":"target/debug/hark"}}}}}'
+	$(call CLI_SHARE,debug)
+	$(TAURI) bundle --debug --bundles deb --ci --config '$(DEBUG_DEB_FILES)'
 	$(ISOLATE) $(CHECK_DEB) target/debug/bundle/deb/$(DEB_NAME)
 
 # --- Windows, as far as this machine can go ------------------------------------------------------

@@ -22,6 +22,8 @@ mod mcp_tasks;
 mod notifications;
 #[path = "e2e/phone.rs"]
 mod phone;
+#[path = "e2e/real_agents.rs"]
+mod real_agents;
 #[path = "e2e/remote.rs"]
 mod remote;
 #[path = "e2e/robustness.rs"]

@@ -33,6 +33,12 @@ pub struct AgentView {
     pub set_up: Option<bool>,
     /// Why the files could not be located or read (a file that is not valid JSON or TOML, no home).
     pub error: Option<BoundaryError>,
+    /// Codex only, once set up: whether Codex runs Hark's hook, as Codex says (it runs a new or
+    /// changed hook only once the person trusts it); null when that could not be told (no `codex` on
+    /// the PATH).
+    pub hook_trust: Option<hark_core::agent_setup::codex_trust::HookTrust>,
+    /// What the person reads of `hook_trust`.
+    pub hook_trust_text: Option<String>,
 }
 
 #[derive(Debug, Serialize, ts_rs::TS)]
@@ -84,7 +90,14 @@ fn view_with(program: Result<PathBuf, SetupError>, home: Option<&Path>) -> Agent
 }
 
 fn agent_view(agent: Agent, program: Option<&PathBuf>, home: Option<&Path>) -> AgentView {
-    let view = |files, set_up, error| AgentView { agent, label: agent.label().to_string(), files, set_up, error };
+    let view = |files, set_up: Option<bool>, error| {
+        let hook_trust = match (agent, set_up, home) {
+            (Agent::Codex, Some(true), Some(home)) => hark_core::agent_setup::codex_trust::hark_hook_trust(home),
+            _ => None,
+        };
+        let hook_trust_text = hook_trust.map(|t| t.for_person().to_string());
+        AgentView { agent, label: agent.label().to_string(), files, set_up, error, hook_trust, hook_trust_text }
+    };
     let located = match agent_setup::locate(agent, home) {
         Ok(located) => located,
         Err(e) => return view(Vec::new(), None, Some(e.boundary())),

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use hark_core::remote_hosts::{self, RemoteHostsError, TunnelState};
+use hark_core::remote_hosts::{self, HarkThere, RemoteHostsError, TunnelState};
 use serde::Serialize;
 
 /// One remote host and its tunnel.
@@ -15,6 +15,8 @@ pub struct RemoteHostView {
     pub host: String,
     /// How its tunnel stands; null while no running Hark keeps one (none yet, or none runs here).
     pub tunnel: Option<TunnelState>,
+    /// Which `hark` it had when last looked at (by its tunnel, or `hark remote add`); null: not yet.
+    pub hark: Option<HarkThere>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS)]
@@ -40,8 +42,11 @@ pub fn remove(dir: &Path, host: &str) -> Result<RemoteHostsView, RemoteHostsErro
 }
 
 fn with_states(dir: &Path, hosts: Vec<remote_hosts::RemoteHost>) -> RemoteHostsView {
-    let mut states = remote_hosts::status(dir);
-    let hosts = hosts.into_iter().map(|h| RemoteHostView { tunnel: states.remove(&h.host), host: h.host }).collect();
+    let (mut states, mut harks) = (remote_hosts::status(dir), remote_hosts::harks(dir));
+    let hosts = hosts
+        .into_iter()
+        .map(|h| RemoteHostView { tunnel: states.remove(&h.host), hark: harks.remove(&h.host), host: h.host })
+        .collect();
     RemoteHostsView { hosts }
 }
 
@@ -68,9 +73,13 @@ mod tests {
         let states = serde_json::json!({ "devbox": refused, "gone": TunnelState::Connected });
         std::fs::write(dir.path().join(remote_hosts::REMOTE_STATUS_FILE), states.to_string()).unwrap();
         let shown = view(dir.path()).unwrap();
-        assert_eq!(shown.hosts[0], RemoteHostView { host: "devbox".into(), tunnel: Some(refused) });
+        assert_eq!(shown.hosts[0], RemoteHostView { host: "devbox".into(), tunnel: Some(refused), hark: None });
         assert_eq!(shown.hosts[1].tunnel, None);
         assert_eq!(shown.hosts.len(), 2, "a state of a host no longer kept is not shown");
+
+        // Which hark each host had, as its tunnel or `hark remote add` noted it.
+        remote_hosts::note_hark(dir.path(), "ada@build", None);
+        assert_eq!(view(dir.path()).unwrap().hosts[1].hark, Some(HarkThere::Missing));
 
         assert_eq!(remove(dir.path(), "devbox").unwrap().hosts.len(), 1);
         assert_eq!(remove(dir.path(), "devbox").unwrap_err().code(), "NOT_FOUND");

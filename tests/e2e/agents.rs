@@ -91,7 +91,7 @@ async fn claude_code_is_set_up_and_removed_from_settings_then_codex_set_up() {
         lines,
         [
             format!(
-                "{}: added (PreToolUse hook on AskUserQuestion, permission for Hark's MCP tools)",
+                "{}: added (PreToolUse hook on AskUserQuestion, UserPromptSubmit hook, permission for Hark's MCP tools)",
                 settings.display()
             ),
             format!("{}: added (MCP server hark)", state.display()),
@@ -130,7 +130,7 @@ async fn claude_code_is_set_up_and_removed_from_settings_then_codex_set_up() {
         lines,
         [
             format!(
-                "{}: removed (PreToolUse hook on AskUserQuestion, permission for Hark's MCP tools)",
+                "{}: removed (PreToolUse hook on AskUserQuestion, UserPromptSubmit hook, permission for Hark's MCP tools)",
                 settings.display()
             ),
             format!("{}: removed (MCP server hark)", state.display()),

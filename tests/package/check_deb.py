@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Checks a Hark .deb as a person would get it: what it holds, and that its programs run from an
-extracted copy (`dpkg-deb -x`), the `hark` CLI finding the `hark-desktop` installed beside it.
+extracted copy (`dpkg-deb -x`), the `hark` CLI finding the `hark-desktop` installed beside it; its
+shell completions and manual pages are read by the shells and groff (zsh, fish and groff when
+installed; bash always).
 
 usage: check_deb.py DEB [--version VERSION]
 
@@ -10,7 +12,10 @@ as Claude Code's hook would, and needs both. Python 3 standard library and dpkg-
 """
 
 import argparse
+import gzip
 import json
+import re
+import shutil
 import os
 import signal
 import subprocess
@@ -26,6 +31,13 @@ REQUIRED = [
     "usr/share/icons/hicolor/32x32/apps/hark-desktop.png",
     "usr/share/icons/hicolor/128x128/apps/hark-desktop.png",
 ]
+# Where each shell loads a command's completion from on Debian and Ubuntu, by the command's name.
+COMPLETIONS = {
+    "bash": "usr/share/bash-completion/completions/hark",
+    "zsh": "usr/share/zsh/vendor-completions/_hark",
+    "fish": "usr/share/fish/vendor_completions.d/hark.fish",
+}
+MAN_DIR = "usr/share/man/man1"
 DEPENDS = ["libwebkit2gtk-4.1-0", "libgtk-3-0", "libayatana-appindicator3-1"]
 
 
@@ -106,6 +118,49 @@ def hook_reaches_the_app(usr_bin, work):
             time.sleep(0.1)
 
 
+def completions(root, modes):
+    """Each completion file is the one the packaged hark prints, readable by all, and its shell
+    parses it; bash also registers it for the command `hark`."""
+    hark = root / "usr/bin/hark"
+    for shell, path in COMPLETIONS.items():
+        check(modes.get(path, "").startswith("-rw-r--r--"), f"/{path} is a file readable by everyone")
+        script = (root / path).read_text()
+        printed = run([str(hark), "completions", shell])
+        check(printed.returncode == 0 and printed.stdout == script, f"/{path} is what `hark completions {shell}` prints")
+        if shutil.which(shell) is None:
+            print(f"skipped: {shell} is not installed, so /{path} is not parsed", flush=True)
+            continue
+        parsed = run([shell, "-n", str(root / path)])
+        check(parsed.returncode == 0, f"{shell} -n accepts /{path} ({parsed.stderr.strip()})")
+    registered = run(["bash", "-c", f"source {root / COMPLETIONS['bash']} && complete -p hark"])
+    check(registered.returncode == 0 and registered.stdout.strip().endswith(" hark"),
+          f"the bash completion completes the command hark ({registered.stdout.strip()})")
+
+
+def man_pages(root, paths):
+    """hark.1.gz, gzip'd as Debian wants, names hark in its NAME section, and every page it refers to
+    (hark-answer(1), ...) is in the package; groff reads each page without a warning."""
+    pages = sorted(p for p in paths if p.startswith(MAN_DIR + "/") and p.endswith(".1.gz"))
+    check(f"{MAN_DIR}/hark.1.gz" in pages, f"the package holds /{MAN_DIR}/hark.1.gz")
+    texts = {Path(p).name.removesuffix(".1.gz"): gzip.decompress((root / p).read_bytes()).decode() for p in pages}
+    check(re.search(r"^\.SH NAME\nhark \\- \S", texts["hark"], re.M) is not None,
+          "hark.1's NAME section names hark and says what it is")
+    referred = set(re.findall(r"^(hark\\-[a-z\\-]+)\(1\)$", texts["hark"], re.M))
+    referred = {name.replace("\\-", "-") for name in referred}
+    check("hark-answer" in referred and referred <= texts.keys(),
+          f"every page hark.1 refers to is installed ({sorted(referred - texts.keys())} missing)")
+    for name, text in texts.items():
+        check(f".SH NAME\n{name.replace('-', chr(92) + '-')} \\- " in text, f"{name}.1 names {name}")
+    if shutil.which("groff") is None:
+        print("skipped: groff is not installed, so the pages are not rendered", flush=True)
+        return
+    for name, text in texts.items():
+        rendered = run(["groff", "-man", "-Tutf8", "-ww"], input=text)
+        check(rendered.returncode == 0 and not rendered.stderr, f"groff renders {name}.1 without a warning {rendered.stderr.strip()}")
+    rendered = run(["groff", "-man", "-Tascii", "-P-cbou"], input=texts["hark"]).stdout
+    check(re.search(r"^NAME\n\s+hark\s+- ", rendered, re.M) is not None, "the rendered hark(1) starts with NAME: hark - ...")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("deb")
@@ -129,6 +184,8 @@ def main():
         extracted = run(["dpkg-deb", "-x", deb, str(root)])
         check(extracted.returncode == 0, f"dpkg-deb -x extracts it ({extracted.stderr.strip()})")
         usr_bin = root / "usr" / "bin"
+        completions(root, modes)
+        man_pages(root, paths)
         entry = (root / "usr/share/applications/Hark.desktop").read_text()
         check("Exec=hark-desktop" in entry.splitlines() and "Name=Hark" in entry.splitlines(),
               "the desktop entry starts hark-desktop from the PATH")

@@ -122,7 +122,7 @@ describe('App', () => {
       program: '/opt/hark/hark',
       program_error: null,
       agents: [
-        { agent: 'claude-code', label: 'Claude Code', set_up: setup === 'already_set_up', error: null,
+        { agent: 'claude-code', label: 'Claude Code', set_up: setup === 'already_set_up', error: null, hook_trust: null, hook_trust_text: null,
           files: [{ path: '/home/me/.claude/settings.json', entries: 'PreToolUse hook on AskUserQuestion', setup }] },
       ],
     });

@@ -43,11 +43,20 @@ fn exit_code(code: ErrorCode) -> u8 {
     }
 }
 
-pub fn run(args: &[String]) -> ExitCode {
-    let [session, call_id, answers] = args else {
-        return crate::usage_error("answer takes SESSION CALL_ID ANSWERS_JSON");
-    };
-    crate::chat::on_runtime(answer(session, call_id, answers))
+/// `hark answer`'s arguments.
+#[derive(clap::Args)]
+pub struct AnswerArgs {
+    /// The session: its id or a unique prefix.
+    session: String,
+    /// The question's call id (`hark questions SESSION` lists them).
+    call_id: String,
+    /// The answers: `{"answers":[...]}` or a bare `[...]`, e.g.
+    /// '[{"id":"q1","selected":["SQLite"]}]' or '[{"id":"q1","custom":"my own words"}]'.
+    answers_json: String,
+}
+
+pub fn run(args: AnswerArgs) -> ExitCode {
+    crate::chat::on_runtime(answer(&args.session, &args.call_id, &args.answers_json))
 }
 
 async fn answer(typed: &str, call_id: &str, answers: &str) -> ExitCode {

@@ -12,14 +12,15 @@ use hark_core::host::{Host, HostError, ModelSource};
 use hark_core::launch::RunOptions;
 use hark_core::mcp::McpConfig;
 use hark_core::model::{
-    env_key_for, ApiKey, ModelError, ModelProvider, DEEPSEEK_BASE_URL, DEEPSEEK_MODEL, DEFAULT_DEMO_SCRIPT, DEMO_LABEL,
-    ENV_KEYS,
+    demo_scripts, env_key_for, ApiKey, ModelError, ModelProvider, DEEPSEEK_BASE_URL, DEEPSEEK_MODEL,
+    DEFAULT_DEMO_SCRIPT, DEMO_LABEL, ENV_KEYS,
 };
 use hark_core::question::ToolMode;
 use hark_core::session::{Event, ModelKind, ModelRef, ToolOutcome, TurnEndReason};
-use hark_core::tools::QuestionSettings;
+use hark_core::tools::{OnTimeout, QuestionSettings};
 use tokio::sync::{Mutex, Notify};
 
+use crate::args::RunOptionValue;
 use crate::stdio_provider::{safe, safe_lines, say, Lines, Shown, StdioProvider};
 
 /// Prints `{name, code, message}` on stderr and returns `code` as the exit status.
@@ -329,33 +330,97 @@ pub(crate) fn mcp_from(args: &ChatArgs) -> Result<Option<McpConfig>, ExitCode> {
     }
 }
 
-pub(crate) fn parse(args: &[String]) -> Result<ChatArgs, String> {
-    let mut parsed = ChatArgs { run: RunOptions::default(), mcp_config: None, prompt: None };
-    let mut it = args.iter();
-    let mut words = Vec::new();
-    while let Some(arg) = it.next() {
-        let mut value = || it.next().cloned().ok_or_else(|| format!("{arg} needs a value"));
-        if parsed.run.take(arg, &mut value)? {
-            continue;
-        }
-        match arg.as_str() {
-            "--mcp-config" => parsed.mcp_config = Some(PathBuf::from(value()?)),
-            flag if flag.starts_with("--") => return Err(format!("chat: unknown option {flag:?}")),
-            word => words.push(word.to_string()),
-        }
-    }
-    if !words.is_empty() {
-        parsed.prompt = Some(words.join(" "));
-    }
-    Ok(parsed)
+/// The options of `hark chat` and `hark tui`. The ones every front door that runs sessions takes
+/// (the app's launch options too) are checked and applied by [`RunOptions::take`].
+#[derive(clap::Args)]
+pub(crate) struct ChatFlags {
+    /// Open this session (its id or a unique prefix) instead of starting one; PROMPT goes to it.
+    #[arg(long, value_name = "ID")]
+    session: Option<String>,
+    /// The model: the scripted demo, or any OpenAI-compatible server.
+    #[arg(long, value_name = "PROVIDER", value_parser = RunOptionValue::with_choices("--provider", providers))]
+    provider: Option<String>,
+    /// The OpenAI-compatible server's base URL.
+    #[arg(long, value_name = "URL", value_parser = RunOptionValue::new("--base-url"))]
+    base_url: Option<String>,
+    /// The model's name on that server.
+    #[arg(long, value_name = "NAME", value_parser = RunOptionValue::new("--model"))]
+    model: Option<String>,
+    /// The demo model's script.
+    #[arg(long, value_name = "NAME", value_parser = RunOptionValue::with_choices("--script", demo_scripts))]
+    script: Option<String>,
+    /// Timed questions: the agent keeps working when one is not answered in time.
+    #[arg(long)]
+    timed: bool,
+    /// The default wait of a timed question, in seconds (implies --timed; default 120).
+    #[arg(long, value_name = "SECONDS", value_parser = RunOptionValue::new("--timeout"))]
+    timeout: Option<String>,
+    /// When a timed question runs out: keep working (default), wait (no timeout), or stop the turn
+    /// until the answer.
+    #[arg(long, value_name = "CHOICE", value_parser = RunOptionValue::with_choices("--on-timeout", on_timeout_choices))]
+    on_timeout: Option<String>,
+    /// Plan first: a plan review asks "approve? [y / your feedback]" before the agent writes.
+    #[arg(long)]
+    plan: bool,
+    /// Programmatic tool calls: the agent writes scripts (run_code) that call the tools.
+    #[arg(long)]
+    ptc: bool,
+    /// The folder a new session may read and write.
+    #[arg(long, value_name = "DIR", value_parser = RunOptionValue::new("--workspace"))]
+    workspace: Option<String>,
+    /// MCP servers from FILE instead of <data dir>/mcp.json.
+    #[arg(long, value_name = "FILE")]
+    mcp_config: Option<PathBuf>,
+    /// The first message (several words are joined with spaces).
+    // Options may stand anywhere, also after the words, so a word that starts with `-` and is
+    // not a number is read as an option: after `--` everything is the message (clap's error says so).
+    #[arg(value_name = "PROMPT", allow_negative_numbers = true)]
+    prompt: Vec<String>,
 }
 
-pub fn run(args: &[String]) -> ExitCode {
-    let args = match parse(args) {
-        Ok(a) => a,
-        Err(problem) => return crate::usage_error(&problem),
-    };
-    on_runtime(chat(args))
+fn providers() -> Vec<&'static str> {
+    [ModelKind::Demo, ModelKind::Openai].map(ModelKind::as_str).to_vec()
+}
+
+fn on_timeout_choices() -> Vec<&'static str> {
+    OnTimeout::ALL.iter().map(OnTimeout::as_flag).collect()
+}
+
+impl ChatFlags {
+    /// The run options as the core reads them. Every value was checked while parsing; a refusal
+    /// here would still be reported as a usage mistake of `command`.
+    pub(crate) fn into_args(self, command: &str) -> Result<ChatArgs, ExitCode> {
+        let mut run = RunOptions::default();
+        let valued = [
+            ("--session", self.session),
+            ("--provider", self.provider),
+            ("--base-url", self.base_url),
+            ("--model", self.model),
+            ("--script", self.script),
+            ("--timeout", self.timeout),
+            ("--on-timeout", self.on_timeout),
+            ("--workspace", self.workspace),
+        ];
+        let switches = [("--timed", self.timed), ("--plan", self.plan), ("--ptc", self.ptc)];
+        let given = valued
+            .into_iter()
+            .filter_map(|(flag, value)| value.map(|v| (flag, v)))
+            .chain(switches.into_iter().filter(|(_, on)| *on).map(|(flag, _)| (flag, String::new())));
+        for (flag, value) in given {
+            if let Err(problem) = run.take(flag, &mut || Ok(value.clone())) {
+                return Err(crate::usage_error(command, &problem));
+            }
+        }
+        let prompt = (!self.prompt.is_empty()).then(|| self.prompt.join(" "));
+        Ok(ChatArgs { run, mcp_config: self.mcp_config, prompt })
+    }
+}
+
+pub fn run(flags: ChatFlags) -> ExitCode {
+    match flags.into_args("chat") {
+        Ok(args) => on_runtime(chat(args)),
+        Err(code) => code,
+    }
 }
 
 /// Runs a command's work on a tokio runtime and returns its exit code. The runtime is not waited
@@ -479,5 +544,35 @@ async fn interactive(agent: &Agent, terminal: &Terminal, printer: &Printer) -> b
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::ChatArgs;
+
+    fn parse(line: &[&str]) -> Result<ChatArgs, String> {
+        let cli = crate::Cli::try_parse_from(["hark", "chat"].iter().chain(line)).map_err(|e| e.to_string())?;
+        match cli.command {
+            crate::Command::Shown(crate::Shown::Chat(flags)) => flags.into_args("chat").map_err(|_| "refused".into()),
+            _ => Err("not chat".into()),
+        }
+    }
+
+    #[test]
+    fn options_go_anywhere_and_words_make_the_prompt() {
+        let args = parse(&["fix", "the", "flag", "--timed", "-5", "times", "--plan"]).unwrap();
+        assert_eq!(args.prompt.as_deref(), Some("fix the flag -5 times"));
+        assert!(args.run.timed && args.run.plan_first);
+        let args = parse(&["--ptc", "--", "-v", "--timed", "means"]).unwrap();
+        assert_eq!(args.prompt.as_deref(), Some("-v --timed means"));
+        assert!(args.run.ptc && !args.run.timed);
+        assert!(parse(&["fix", "-v"]).err().unwrap_or_default().contains("use '-- -v'"));
+        let args = parse(&["--timeout", "30", "--session", "abc"]).unwrap();
+        assert_eq!((args.run.timeout, args.run.timed, args.run.session.as_deref()), (Some(30), true, Some("abc")));
+        assert_eq!(args.prompt, None);
+        assert!(parse(&["hello", "--sesion", "x"]).err().unwrap_or_default().contains("'--session'"));
     }
 }

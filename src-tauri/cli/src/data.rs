@@ -77,28 +77,14 @@ pub fn load_events(typed: &str) -> Result<Vec<StoredEvent>, Failure> {
     Ok(store.events(&session.id)?)
 }
 
-/// Parses `SESSION [--json]` / `[--json]` arguments.
-pub struct Args {
+/// The arguments of `hark show` and `hark questions`.
+#[derive(clap::Args)]
+pub struct SessionArgs {
+    /// The session: its id or a unique prefix.
+    pub session: String,
+    /// Print JSON instead of lines of text.
+    #[arg(long)]
     pub json: bool,
-    pub positional: Vec<String>,
-}
-
-pub fn parse_args(command: &str, args: &[String], positional: usize) -> Result<Args, ExitCode> {
-    let mut parsed = Args { json: false, positional: Vec::new() };
-    for arg in args {
-        match arg.as_str() {
-            "--json" => parsed.json = true,
-            flag if flag.starts_with('-') => {
-                return Err(crate::usage_error(&format!("{command}: unknown option {flag:?}")))
-            }
-            value => parsed.positional.push(value.to_string()),
-        }
-    }
-    if parsed.positional.len() != positional {
-        let what = if positional == 0 { "takes no arguments" } else { "takes exactly one session id" };
-        return Err(crate::usage_error(&format!("{command} {what}")));
-    }
-    Ok(parsed)
 }
 
 /// Writes the whole output at once; a closed pipe (`hark show … | head`) ends quietly.

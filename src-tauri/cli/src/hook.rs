@@ -38,11 +38,11 @@ enum Agent {
 }
 
 impl Agent {
-    fn parse(name: &str) -> Option<Agent> {
-        match name {
-            "claude-code" => Some(Agent::ClaudeCode),
-            "codex" => Some(Agent::Codex),
-            _ => None,
+    /// The hook of an agent `hark setup` knows, by the same name on the command line.
+    fn of(agent: hark_core::agent_setup::Agent) -> Agent {
+        match agent {
+            hark_core::agent_setup::Agent::ClaudeCode => Agent::ClaudeCode,
+            hark_core::agent_setup::Agent::Codex => Agent::Codex,
         }
     }
 
@@ -85,6 +85,9 @@ struct HookEvent {
     /// The rules Claude Code offers to keep allowing, on a permission request.
     #[serde(default)]
     permission_suggestions: Option<Value>,
+    /// What the person (or Claude Code, for a task's notification) submits: `UserPromptSubmit`.
+    #[serde(default)]
+    prompt: Option<String>,
 }
 
 /// A question of the agent's tool call, in either agent's shape.
@@ -135,11 +138,26 @@ impl HookError {
     }
 }
 
-pub fn run(args: &[String]) -> ExitCode {
-    let (agent, timeout, approval_budget) = match parse_args(args) {
-        Ok(parsed) => parsed,
-        Err(problem) => return crate::usage_error(&problem),
-    };
+/// `hark hook`'s arguments, as `hark setup` writes them into the agent's settings.
+#[derive(clap::Args)]
+pub struct HookArgs {
+    /// The agent whose hook this is.
+    #[arg(value_parser = crate::args::AgentName)]
+    agent: hark_core::agent_setup::Agent,
+    /// How long the question waits before the agent is told it waits in Hark, in seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_TIMEOUT_SECS,
+          value_parser = hark_core::question::limits::parse_timeout_secs)]
+    timeout: u64,
+    /// How long a permission request waits in Hark before the agent asks in its own terminal, in
+    /// seconds (default 300 for Claude Code, 60 for Codex).
+    #[arg(long, value_name = "SECONDS", value_parser = hark_core::question::limits::parse_timeout_secs)]
+    approval_budget: Option<u64>,
+}
+
+pub fn run(args: HookArgs) -> ExitCode {
+    let agent = Agent::of(args.agent);
+    let timeout = args.timeout;
+    let approval_budget = args.approval_budget.unwrap_or_else(|| approval::default_budget(agent));
     let mut input = Vec::new();
     if let Err(e) = std::io::stdin().take(MAX_EVENT_BYTES + 1).read_to_end(&mut input) {
         return no_decision(&HookError::BadEvent(format!("could not read stdin: {e}")));
@@ -170,6 +188,15 @@ pub fn run(args: &[String]) -> ExitCode {
             ExitCode::SUCCESS
         });
     }
+    if agent == Agent::ClaudeCode && event.hook_event_name == "UserPromptSubmit" {
+        let (prompt, cwd) = (event.prompt.unwrap_or_default(), event_cwd(event.cwd));
+        return crate::chat::on_runtime(async move {
+            if let Some(context) = crate::prompt_hook::context(&prompt, cwd).await {
+                println!("{context}");
+            }
+            ExitCode::SUCCESS
+        });
+    }
     if event.hook_event_name != "PreToolUse" || event.tool_name.as_deref() != Some(agent.tool()) {
         return ExitCode::SUCCESS;
     }
@@ -182,29 +209,6 @@ pub fn run(args: &[String]) -> ExitCode {
             Err(e) => no_decision(&e),
         }
     })
-}
-
-/// The agent, the question's budget and the permission request's budget.
-fn parse_args(args: &[String]) -> Result<(Agent, u64, u64), String> {
-    let (name, rest) = args.split_first().ok_or("hook needs an agent: claude-code or codex")?;
-    let agent = Agent::parse(name).ok_or_else(|| format!("hook knows claude-code and codex, not {name:?}"))?;
-    let mut timeout = DEFAULT_TIMEOUT_SECS;
-    let mut approval_budget = approval::default_budget(agent);
-    let mut rest = rest.iter();
-    while let Some(arg) = rest.next() {
-        match arg.as_str() {
-            "--timeout" => {
-                let value = rest.next().ok_or("--timeout needs SECONDS")?;
-                timeout = hark_core::question::limits::parse_timeout_secs(value)?;
-            }
-            "--approval-budget" => {
-                let value = rest.next().ok_or("--approval-budget needs SECONDS")?;
-                approval_budget = hark_core::question::limits::parse_timeout_secs(value)?;
-            }
-            other => return Err(format!("hook does not take {other:?}")),
-        }
-    }
-    Ok((agent, timeout, approval_budget))
 }
 
 /// Exit 1 with the reason on stderr: both agents go on without a decision from this hook.
@@ -243,14 +247,16 @@ async fn decide(agent: Agent, timeout: u64, event: HookEvent) -> Result<Value, H
 
 /// Who asks, for Hark: the agent by name, in the folder it works in, its session the asker.
 fn client_of(agent: Agent, event: &HookEvent) -> ClientId {
-    let cwd = event
-        .cwd
-        .clone()
-        .filter(|c| !c.trim().is_empty())
-        .or_else(|| std::env::current_dir().ok().map(|d| d.display().to_string()))
-        .unwrap_or_default();
+    let cwd = event_cwd(event.cwd.clone());
     let asker = event.session_id.as_ref().map(|id| format!("{}-session-{id}", agent.slug()));
     ClientId { name: agent.shown_name().to_string(), cwd, asker }
+}
+
+/// The folder the agent works in, which names its session: the event's, else this process's.
+fn event_cwd(cwd: Option<String>) -> String {
+    cwd.filter(|c| !c.trim().is_empty())
+        .or_else(|| std::env::current_dir().ok().map(|d| d.display().to_string()))
+        .unwrap_or_default()
 }
 
 /// The agent's questions as Hark's `ask_user_question` arguments, and the Hark id of each question

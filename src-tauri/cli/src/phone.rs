@@ -9,41 +9,37 @@ use hark_core::phone::{self, settings, BotToken, PhoneError, TOKEN_VARIABLE};
 
 use crate::chat::{chosen_dir, fail, on_runtime};
 
-const USAGE: &str = "hark phone pair [--delay SECONDS] [--api-url URL] | status | unpair";
+/// `hark phone`'s subcommands.
+#[derive(clap::Subcommand)]
+pub enum PhoneCommand {
+    /// Pair your Telegram account: prints `/start CODE` to send to your bot, and exits once paired.
+    ///
+    /// The bot's token comes from HARK_TELEGRAM_TOKEN (create a bot with @BotFather); it is never
+    /// printed or stored.
+    Pair(PairOptions),
+    /// Who is paired, the settings, and how the running Hark's relay stands now.
+    Status,
+    /// Stop sending questions to the phone until you pair again.
+    Unpair,
+}
 
-pub fn run(args: &[String]) -> ExitCode {
-    match args.split_first() {
-        Some((sub, rest)) if sub == "pair" => match pair_args(rest) {
-            Ok(options) => on_runtime(pair(options)),
-            Err(problem) => crate::usage_error(&problem),
-        },
-        Some((sub, [])) if sub == "status" => status(),
-        Some((sub, [])) if sub == "unpair" => unpair(),
-        _ => crate::usage_error(&format!("usage: {USAGE}")),
+pub fn run(command: PhoneCommand) -> ExitCode {
+    match command {
+        PhoneCommand::Pair(options) => on_runtime(pair(options)),
+        PhoneCommand::Status => status(),
+        PhoneCommand::Unpair => unpair(),
     }
 }
 
-#[derive(Default)]
-struct PairOptions {
+#[derive(clap::Args)]
+pub struct PairOptions {
+    /// How long a question waits before it goes to the phone, in seconds (0: at once); saved, and
+    /// left as it was when not given (60 at first).
+    #[arg(long, value_name = "SECONDS")]
     delay: Option<u64>,
+    /// The Telegram Bot API's address (a local Bot API server, or a test's).
+    #[arg(long, value_name = "URL")]
     api_url: Option<String>,
-}
-
-fn pair_args(args: &[String]) -> Result<PairOptions, String> {
-    let mut options = PairOptions::default();
-    let mut rest = args.iter();
-    while let Some(arg) = rest.next() {
-        let mut value = || rest.next().cloned().ok_or_else(|| format!("{arg} needs a value"));
-        match arg.as_str() {
-            "--delay" => {
-                let v = value()?;
-                options.delay = Some(v.parse().map_err(|_| format!("--delay takes whole seconds, not {v:?}"))?);
-            }
-            "--api-url" => options.api_url = Some(value()?),
-            other => return Err(format!("unknown option {other:?} for phone pair")),
-        }
-    }
-    Ok(options)
 }
 
 fn token() -> Option<BotToken> {

@@ -7,12 +7,8 @@ use hark_core::session::{project_questions, QuestionRecord, QuestionState};
 
 use crate::data::{self, safe_text};
 
-pub fn run(args: &[String]) -> ExitCode {
-    let args = match data::parse_args("questions", args, 1) {
-        Ok(a) => a,
-        Err(code) => return code,
-    };
-    match load(&args.positional[0]) {
+pub fn run(args: data::SessionArgs) -> ExitCode {
+    match load(&args.session) {
         Ok(records) if args.json => data::emit_json(&records),
         Ok(records) => data::emit(&render(&records)),
         Err(failure) => failure.exit(),

@@ -9,14 +9,17 @@ use hark_core::question::{tool_definition, ToolMode};
 /// The timed schema's advertised default, matching the app's default setting.
 pub const DEFAULT_TIMEOUT_SECS: u64 = 120;
 
-pub fn run(args: &[String]) -> ExitCode {
-    let mut mode = ToolMode::Legacy;
-    for arg in args {
-        match arg.as_str() {
-            "--timed" => mode = ToolMode::Timed,
-            other => return crate::usage_error(&format!("schema: unknown option {other:?}")),
-        }
-    }
+/// `hark schema`'s options.
+#[derive(clap::Args)]
+pub struct SchemaArgs {
+    /// The timed schema, with `timeout` (default 120 s): the agent keeps working when a question
+    /// is not answered in time.
+    #[arg(long)]
+    timed: bool,
+}
+
+pub fn run(args: SchemaArgs) -> ExitCode {
+    let mode = if args.timed { ToolMode::Timed } else { ToolMode::Legacy };
     let definition = tool_definition(mode, DEFAULT_TIMEOUT_SECS);
     let text = match serde_json::to_string_pretty(&definition) {
         Ok(text) => text,

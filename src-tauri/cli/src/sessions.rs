@@ -6,11 +6,15 @@ use hark_core::session::SessionSummary;
 
 use crate::data::{self, safe_text};
 
-pub fn run(args: &[String]) -> ExitCode {
-    let args = match data::parse_args("sessions", args, 0) {
-        Ok(a) => a,
-        Err(code) => return code,
-    };
+/// `hark sessions`' options.
+#[derive(clap::Args)]
+pub struct SessionsArgs {
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: SessionsArgs) -> ExitCode {
     let sessions = match data::open_store() {
         Ok(Some(store)) => match store.list_sessions() {
             Ok(list) => list,

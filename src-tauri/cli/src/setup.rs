@@ -8,13 +8,27 @@ use std::process::ExitCode;
 
 use hark_core::agent_setup::{self, Action, Agent};
 
+use crate::args::AgentName;
 use crate::chat::{fail, fail_msg};
 
-pub fn run(args: &[String]) -> ExitCode {
-    let (agent, action, approvals) = match parse(args) {
-        Ok(parsed) => parsed,
-        Err(problem) => return crate::usage_error(&problem),
-    };
+/// `hark setup`'s arguments.
+#[derive(clap::Args)]
+pub struct SetupArgs {
+    /// The agent to set up.
+    #[arg(value_parser = AgentName)]
+    agent: Agent,
+    /// Remove only Hark's entries instead (the approvals' hooks too).
+    #[arg(long)]
+    undo: bool,
+    /// Also send the agent's permission requests to Hark as approvals.
+    #[arg(long, conflicts_with = "undo")]
+    approvals: bool,
+}
+
+pub fn run(args: SetupArgs) -> ExitCode {
+    let agent = args.agent;
+    let action = if args.undo { Action::Undo } else { Action::Setup };
+    let approvals = args.approvals;
     // The entries run this very binary, wherever it is installed: the agent's PATH may not have it.
     let program = match std::env::current_exe() {
         Ok(program) => program,
@@ -36,28 +50,13 @@ pub fn run(args: &[String]) -> ExitCode {
         if let Some(hint) = agent.next_step(files.iter().any(|f| f.outcome.changes())) {
             println!("{hint}");
         }
-    }
-    ExitCode::SUCCESS
-}
-
-/// The agent, what to do, and whether the approvals' hooks were asked for.
-fn parse(args: &[String]) -> Result<(Agent, Action, bool), String> {
-    let mut agent = None;
-    let mut action = Action::Setup;
-    let mut approvals = false;
-    for arg in args {
-        match arg.as_str() {
-            "--undo" => action = Action::Undo,
-            "--approvals" => approvals = true,
-            flag if flag.starts_with('-') => return Err(format!("setup does not take {flag:?}")),
-            name if agent.is_some() => return Err(format!("setup takes one agent, not also {name:?}")),
-            name => {
-                agent = Some(Agent::from_name(name).ok_or_else(|| {
-                    format!("setup does not know the agent {name:?}: it sets up claude-code or codex")
-                })?)
+        // Only Codex can tell whether it trusts the hook; when it is on the PATH, ask it.
+        if agent == Agent::Codex {
+            let cwd = std::env::current_dir().unwrap_or_else(|_| program.clone());
+            if let Some(trust) = agent_setup::codex_trust::hark_hook_trust(&cwd) {
+                println!("{}", trust.for_person());
             }
         }
     }
-    let agent = agent.ok_or("setup needs an agent: hark setup claude-code, or hark setup codex")?;
-    Ok((agent, action, approvals))
+    ExitCode::SUCCESS
 }

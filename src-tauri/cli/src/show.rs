@@ -9,12 +9,8 @@ use crate::data::{self, safe_text};
 /// How much of a recorded text one line shows.
 const TEXT_CHARS: usize = 100;
 
-pub fn run(args: &[String]) -> ExitCode {
-    let args = match data::parse_args("show", args, 1) {
-        Ok(a) => a,
-        Err(code) => return code,
-    };
-    match data::load_events(&args.positional[0]) {
+pub fn run(args: data::SessionArgs) -> ExitCode {
+    match data::load_events(&args.session) {
         Ok(events) if args.json => data::emit_json(&events),
         Ok(events) => data::emit(&events.iter().map(|e| line(e) + "\n").collect::<String>()),
         Err(failure) => failure.exit(),

@@ -253,7 +253,7 @@ fn the_shared_options_are_checked_as_the_app_checks_them() {
     for (args, says) in [
         (&["chat", "--script", "nope", "x"][..], "--script \"nope\": one of"),
         (&["chat", "--provider", "gpt", "x"][..], "--provider \"gpt\": use demo or openai"),
-        (&["chat", "--model"][..], "--model needs a value"),
+        (&["chat", "--model"][..], "a value is required for '--model <NAME>'"),
     ] {
         let out = hark_within(data.path(), args, Duration::from_secs(20));
         let stderr = text(&out.stderr);

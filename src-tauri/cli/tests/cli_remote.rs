@@ -1,148 +1,22 @@
-//! Agents on another machine ask the Hark on the desk, over a real OpenSSH tunnel. The test starts
-//! Debian's `sshd` on 127.0.0.1 with throwaway host and user keys, and a "remote" user of its own
-//! with its own home; the "desk" is a real `hark chat` with its own data directory. Needs root (to
-//! run sshd and make the user) and openssh-server, which `make test` installs; elsewhere it says why
-//! it does not run.
+//! Agents on another machine ask the Hark on the desk, over a real OpenSSH tunnel: the SSH lab
+//! (Debian's `sshd` on 127.0.0.1, a "remote" user with its own home; `hark_test_support::ssh_lab`),
+//! and as the "desk" a real `hark chat` with its own data directory. Needs root and
+//! openssh-server, which `make test` installs; elsewhere it says why it does not run.
 #![cfg(unix)]
 
 use std::io::Write;
-use std::net::TcpStream;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use hark_core::control::{self, Reply, Request};
+use hark_test_support::ssh_lab::{finished, until, SshLab, Started, LAB_WAIT as WAIT};
 use hark_test_support::telegram::Emulator;
 use serde_json::{json, Value};
 
-const SSHD: &str = "/usr/sbin/sshd";
-const USER: &str = "hark-remote-test";
-const WAIT: Duration = Duration::from_secs(60);
 const TOKEN: &str = "4343:remote-relay-test-token";
 const PERSON: i64 = 5001;
-
-fn run(program: &str, args: &[&str]) -> Output {
-    let out = Command::new(program).args(args).output().unwrap_or_else(|e| panic!("run {program}: {e}"));
-    assert!(out.status.success(), "{program} {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    out
-}
-
-fn until<T>(what: &str, mut check: impl FnMut() -> Option<T>) -> T {
-    let started = Instant::now();
-    loop {
-        if let Some(found) = check() {
-            return found;
-        }
-        assert!(started.elapsed() < WAIT, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-/// A process this test started, killed (by its pid) when dropped.
-struct Started(Child);
-
-impl Drop for Started {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-/// Debian's sshd on 127.0.0.1, for the remote user only.
-struct Sshd {
-    config: PathBuf,
-    port: u16,
-    process: Option<Started>,
-}
-
-impl Sshd {
-    fn start(dir: &Path) -> Sshd {
-        run("ssh-keygen", &["-q", "-t", "ed25519", "-N", "", "-f", dir.join("host_key").to_str().unwrap()]);
-        let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let config = dir.join("sshd_config");
-        std::fs::write(
-            &config,
-            format!(
-                "Port {port}\nListenAddress 127.0.0.1\nHostKey {}\nPidFile none\nAuthorizedKeysFile .ssh/authorized_keys\n\
-                 PasswordAuthentication no\nKbdInteractiveAuthentication no\nUsePAM no\nAllowUsers {USER}\n\
-                 AllowStreamLocalForwarding yes\nPermitRootLogin no\n",
-                dir.join("host_key").display()
-            ),
-        )
-        .unwrap();
-        std::fs::create_dir_all("/run/sshd").unwrap();
-        let mut sshd = Sshd { config, port, process: None };
-        sshd.resume();
-        sshd
-    }
-
-    /// Starts (again) listening; returns once it takes connections.
-    fn resume(&mut self) {
-        let child = Command::new(SSHD)
-            .args(["-D", "-e", "-f", self.config.to_str().unwrap()])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("run sshd");
-        self.process = Some(Started(child));
-        until("sshd to listen", || TcpStream::connect(("127.0.0.1", self.port)).ok());
-    }
-
-    /// Stops taking connections (the sessions it forked go on until their client goes).
-    fn stop(&mut self) {
-        self.process = None;
-    }
-}
-
-/// The remote user, with its home `home` and the test's key.
-fn remote_user(home: &Path, key: &Path) {
-    if !Command::new("id").arg(USER).output().unwrap().status.success() {
-        run("useradd", &["-M", "-s", "/bin/sh", USER]);
-    }
-    run("usermod", &["-d", home.to_str().unwrap(), "-p", "*", USER]);
-    std::fs::create_dir_all(home.join(".ssh")).unwrap();
-    std::fs::copy(key.with_extension("pub"), home.join(".ssh/authorized_keys")).unwrap();
-    run("chown", &["-R", USER, home.to_str().unwrap()]);
-    std::fs::set_permissions(home, std::fs::Permissions::from_mode(0o700)).unwrap();
-}
-
-/// `hark hook claude-code` on the remote host, as its user, with Claude Code's AskUserQuestion.
-fn remote_hook(hark: &Path, home: &Path, question: &str) -> Child {
-    let event = json!({
-        "session_id": "s-1", "cwd": "/srv/notes-app", "hook_event_name": "PreToolUse",
-        "tool_name": "AskUserQuestion", "tool_use_id": "toolu_1",
-        "tool_input": { "questions": [{ "question": question, "header": "Deploy", "multiSelect": false,
-            "options": [{ "label": "Ship it", "description": "" }, { "label": "Wait", "description": "" }] }] },
-    });
-    let mut child = Command::new("runuser")
-        .args(["-u", USER, "--", "env", "-i", &format!("HOME={}", home.display()), "PATH=/usr/bin:/bin"])
-        .arg(hark)
-        .args(["hook", "claude-code", "--timeout", "60"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run the remote hook");
-    child.stdin.take().unwrap().write_all(event.to_string().as_bytes()).unwrap();
-    child
-}
-
-fn finished(child: Child, limit: Duration) -> Output {
-    let pid = child.id();
-    let started = Instant::now();
-    let waiter = std::thread::spawn(move || child.wait_with_output().unwrap());
-    while !waiter.is_finished() {
-        if started.elapsed() > limit {
-            // SAFETY: signals the one process this test started, by its pid.
-            unsafe { libc::kill(pid as i32, libc::SIGKILL) };
-            panic!("the remote hook did not finish within {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    waiter.join().unwrap()
-}
 
 /// The desk's waiting question from the remote host, once it is there.
 fn desk_question(desk: &Path) -> (String, String, String) {
@@ -161,57 +35,25 @@ fn remote_list(desk: &Path) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// Everything both ends need: sshd and the remote user, the desk (a real `hark chat` with its phone
-/// on a local Bot API) and the remote host added, its tunnel up.
+/// Everything both ends need: the SSH lab with the same hark on the remote host, the desk (a real
+/// `hark chat` with its phone on a local Bot API) and the remote host added, its tunnel up.
 struct Lab {
+    ssh: SshLab,
     desk: PathBuf,
     home: PathBuf,
     hark: PathBuf,
     ssh_config: PathBuf,
-    sshd: Sshd,
     runtime: tokio::runtime::Runtime,
     emulator: Emulator,
     desk_host: Option<Started>,
-    _dir: tempfile::TempDir,
-    // One lab at a time: they share the remote user.
-    _one: std::sync::MutexGuard<'static, ()>,
 }
-
-static ONE_LAB: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// The lab, or `None` (said on stderr) where it cannot run.
 fn lab() -> Option<Lab> {
-    // SAFETY: geteuid cannot fail.
-    if unsafe { libc::geteuid() } != 0 || !Path::new(SSHD).exists() {
-        eprintln!("skipped: needs root and openssh-server (make test installs it and runs as root in CI)");
-        return None;
-    }
-    let one = ONE_LAB.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-    let lab = tempfile::tempdir().unwrap();
-    // The remote user must pass through to its home; nothing else in here is theirs.
-    std::fs::set_permissions(lab.path(), std::fs::Permissions::from_mode(0o711)).unwrap();
-    let (desk, home) = (lab.path().join("desk"), lab.path().join("remote-home"));
+    let ssh = SshLab::start()?;
+    let desk = ssh.dir.path().join("desk");
     std::fs::create_dir_all(&desk).unwrap();
-    let key = lab.path().join("user_key");
-    run("ssh-keygen", &["-q", "-t", "ed25519", "-N", "", "-f", key.to_str().unwrap()]);
-    remote_user(&home, &key);
-    let sshd = Sshd::start(lab.path());
-    // The desk person's ssh config names the remote host, as theirs would.
-    let ssh_config = lab.path().join("ssh_config");
-    std::fs::write(
-        &ssh_config,
-        format!(
-            "Host devbox\n  HostName 127.0.0.1\n  Port {}\n  User {USER}\n  IdentityFile {}\n  IdentitiesOnly yes\n\
-             StrictHostKeyChecking no\n  UserKnownHostsFile /dev/null\n  LogLevel ERROR\n",
-            sshd.port,
-            key.display()
-        ),
-    )
-    .unwrap();
-    // The same hark binary on the remote host, in its user's home.
-    let hark = home.join("hark");
-    std::fs::copy(env!("CARGO_BIN_EXE_hark"), &hark).unwrap();
-    run("chown", &[USER, hark.to_str().unwrap()]);
+    let hark = ssh.install_hark(Path::new(env!("CARGO_BIN_EXE_hark")));
 
     // The desk's phone: a local Telegram Bot API, the person paired, questions sent at once.
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
@@ -233,7 +75,7 @@ fn lab() -> Option<Lab> {
             .args(["chat", "--provider", "demo", "--script", "blocking", "set up the project"])
             .env("HARK_DATA_DIR", &desk)
             .env("HARK_TELEGRAM_TOKEN", TOKEN)
-            .env("HARK_SSH", format!("ssh -F {}", ssh_config.display()))
+            .env("HARK_SSH", ssh.ssh_command())
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -241,24 +83,21 @@ fn lab() -> Option<Lab> {
             .expect("run hark chat"),
     );
     until("the desk's socket", || control::request(&desk, &Request::Settings).ok());
-    let out = Command::new(env!("CARGO_BIN_EXE_hark"))
-        .args(["remote", "add", "devbox"])
-        .env("HARK_DATA_DIR", &desk)
-        .output()
-        .unwrap();
+    let out = add(&ssh, &desk, &[]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains(&format!("devbox has this hark (hark {})", env!("CARGO_PKG_VERSION"))), "{said}");
     until("the tunnel", || remote_list(&desk).contains("devbox\tconnected").then_some(()));
+    assert!(!remote_list(&desk).contains("hark there"), "nothing to say of its hark: {}", remote_list(&desk));
     Some(Lab {
         desk,
-        home,
+        home: ssh.home.clone(),
         hark,
-        ssh_config,
-        sshd,
+        ssh_config: ssh.ssh_config.clone(),
+        ssh,
         runtime,
         emulator,
         desk_host: Some(desk_host),
-        _dir: lab,
-        _one: one,
     })
 }
 
@@ -309,7 +148,7 @@ fn an_agent_on_a_remote_host_asks_the_desk_through_an_ssh_tunnel() {
     }
 
     // A question asked on the remote host is answered on the desk; the hook hands it to the agent.
-    let hook = remote_hook(&hark, &home, "Deploy the release now?");
+    let hook = lab.ssh.hook(&hark, "Deploy the release now?");
     let (session, call, asker) = desk_question(&desk);
     assert_eq!(asker, "Claude Code on devbox", "the person sees where it comes from");
     let answers = hark_core::question::AnswerBatch {
@@ -324,7 +163,7 @@ fn an_agent_on_a_remote_host_asks_the_desk_through_an_ssh_tunnel() {
 
     // The tunnel goes down (sshd stops, the tunnel's ssh is killed): a question fails at once, with
     // no decision, so the agent asks in its own terminal.
-    lab.sshd.stop();
+    lab.ssh.sshd.stop();
     let tunnel_ssh = until("the tunnel's ssh", || {
         std::fs::read_dir("/proc").ok()?.flatten().find_map(|entry| {
             let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
@@ -340,16 +179,16 @@ fn an_agent_on_a_remote_host_asks_the_desk_through_an_ssh_tunnel() {
     unsafe { libc::kill(tunnel_ssh, libc::SIGTERM) };
     until("the tunnel to be down", || (!remote_list(&desk).contains("devbox\tconnected")).then_some(()));
     let started = Instant::now();
-    let out = finished(remote_hook(&hark, &home, "Deploy while the tunnel is down?"), Duration::from_secs(20));
+    let out = finished(lab.ssh.hook(&hark, "Deploy while the tunnel is down?"), Duration::from_secs(20));
     assert!(started.elapsed() < Duration::from_secs(15), "it failed fast: {:?}", started.elapsed());
     assert!(out.stdout.is_empty(), "no decision: {}", String::from_utf8_lossy(&out.stdout));
     assert!(!String::from_utf8_lossy(&out.stderr).is_empty(), "it says why");
 
     // Back up: the desk reconnects by itself and the next question goes through.
-    lab.sshd.resume();
+    lab.ssh.sshd.resume();
     until("the tunnel again", || remote_list(&desk).contains("devbox\tconnected").then_some(()));
     // This one is answered from the phone, whose card names the host.
-    let hook = remote_hook(&hark, &home, "Deploy now that it is back?");
+    let hook = lab.ssh.hook(&hark, "Deploy now that it is back?");
     desk_question(&desk);
     lab.runtime.block_on(async {
         let card = lab
@@ -392,7 +231,7 @@ fn bench_a_question_through_the_tunnel() {
     let (mut to_desk, mut to_agent) = (Vec::new(), Vec::new());
     for i in 0..20 {
         let asked = Instant::now();
-        let hook = remote_hook(&lab.hark, &lab.home, &format!("Deploy build {i}?"));
+        let hook = lab.ssh.hook(&lab.hark, &format!("Deploy build {i}?"));
         let (session, call) = loop {
             if let Ok(Reply::Inbox { entries }) = control::request(&lab.desk, &Request::Inbox) {
                 if let Some(e) = entries.into_iter().find(|e| e.asker.contains("on devbox")) {
@@ -423,4 +262,254 @@ fn bench_a_question_through_the_tunnel() {
     };
     println!("remote_question_to_desk_ms {:.1} ms", median(&mut to_desk));
     println!("remote_answer_to_agent_ms {:.1} ms", median(&mut to_agent));
+}
+
+/// `hark remote add devbox ARGS` on the desk, with the person's ssh reaching the lab.
+fn add(lab: &SshLab, desk: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_hark"))
+        .args(["remote", "add", "devbox"])
+        .args(args)
+        .env("HARK_DATA_DIR", desk)
+        .env("HARK_SSH", lab.ssh_command())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+/// The same, on a terminal (util-linux `script` gives it one) where the person types `typed`.
+fn add_on_a_terminal(lab: &SshLab, desk: &Path, typed: &str) -> String {
+    let mut child = Command::new("script")
+        .args(["-qefc", &format!("{} remote add devbox", env!("CARGO_BIN_EXE_hark")), "/dev/null"])
+        .env("HARK_DATA_DIR", desk)
+        .env("HARK_SSH", lab.ssh_command())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(typed.as_bytes()).unwrap();
+    let out = finished(child, WAIT);
+    assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn remote_add_copies_this_hark_when_the_host_has_none_or_another_version_after_asking() {
+    let Some(mut lab) = SshLab::start() else { return };
+    let desk = lab.dir.path().join("desk");
+    std::fs::create_dir_all(&desk).unwrap();
+    let this = format!("hark {}", env!("CARGO_PKG_VERSION"));
+    let installed = lab.home.join(".local/bin/hark");
+    let text = |out: &std::process::Output| {
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+
+    // No hark there. Without a terminal to ask on, nothing is copied, and it says how.
+    let said = text(&add(&lab, &desk, &[]));
+    assert!(said.contains("devbox has no hark; not copied (no terminal to ask on)"), "{said}");
+    assert!(said.contains("hark remote add devbox --copy"), "{said}");
+    let said = text(&add(&lab, &desk, &["--no-copy"]));
+    assert!(said.contains("not copied (--no-copy)"), "{said}");
+    assert!(!installed.exists());
+    let listed = remote_list(&desk);
+    assert!(listed.contains("(no hark there: `hark remote add devbox --copy`)"), "{listed}");
+
+    // --copy: it lands whole, runs there as this version, and is the remote user's.
+    let said = text(&add(&lab, &desk, &["--copy"]));
+    assert!(said.contains(&format!("copied {this} to devbox:~/.local/bin/hark")), "{said}");
+    assert!(!remote_list(&desk).contains("hark there"), "{}", remote_list(&desk));
+    let meta = std::fs::metadata(&installed).unwrap();
+    assert_eq!(meta.len(), std::fs::metadata(env!("CARGO_BIN_EXE_hark")).unwrap().len());
+    assert_eq!(meta.permissions().mode() & 0o777, 0o755);
+    assert!(!lab.home.join(".local/bin/hark.tmp").exists(), "no temporary file left");
+    let ran = finished(lab.remote(&installed, &["--version"]), WAIT);
+    assert_eq!(String::from_utf8_lossy(&ran.stdout).trim(), this, "it runs there");
+    let owner = std::process::Command::new("stat").args(["-c", "%U"]).arg(&installed).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&owner.stdout).trim(), hark_test_support::ssh_lab::USER);
+
+    // The same version: not copied again.
+    let copied_at = meta.modified().unwrap();
+    let said = text(&add(&lab, &desk, &[]));
+    assert!(said.contains(&format!("devbox has this hark ({this})")), "{said}");
+    assert_eq!(std::fs::metadata(&installed).unwrap().modified().unwrap(), copied_at, "not copied again");
+
+    // Another version there: asked on a terminal; "n" keeps it, "y" replaces it.
+    std::fs::write(&installed, "#!/bin/sh\necho 'hark 0.0.1'\n").unwrap();
+    let said = text(&add(&lab, &desk, &[]));
+    assert!(said.contains(&format!("devbox has another hark (hark 0.0.1; this is {this}); not copied")), "{said}");
+    assert!(remote_list(&desk).contains("(hark 0.0.1 there: "), "{}", remote_list(&desk));
+    let said = add_on_a_terminal(&lab, &desk, "n\n");
+    let size = std::fs::metadata(env!("CARGO_BIN_EXE_hark")).unwrap().len() as f64 / 1_000_000.0;
+    let question = format!(
+        "devbox has hark 0.0.1. Copy this hark (version {}, {size:.1} MB) to devbox:~/.local/bin/hark? [y/N]",
+        env!("CARGO_PKG_VERSION")
+    );
+    assert!(said.contains(&question), "{said}");
+    assert!(!said.contains("copied "), "{said}");
+    assert!(std::fs::read_to_string(&installed).unwrap().contains("hark 0.0.1"), "kept on no");
+    let said = add_on_a_terminal(&lab, &desk, "y\n");
+    assert!(said.contains(&format!("copied {this}")), "{said}");
+    let ran = finished(lab.remote(&installed, &["--version"]), WAIT);
+    assert_eq!(String::from_utf8_lossy(&ran.stdout).trim(), this, "replaced on yes");
+
+    // A copy that cannot be written there fails saying why, and leaves the old file as it was.
+    std::fs::write(&installed, "#!/bin/sh\necho 'hark 0.0.1'\n").unwrap();
+    let bin_dir = lab.home.join(".local/bin");
+    std::fs::set_permissions(&bin_dir, std::fs::Permissions::from_mode(0o555)).unwrap();
+    let out = add(&lab, &desk, &["--copy"]);
+    std::fs::set_permissions(&bin_dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let error = String::from_utf8_lossy(&out.stderr);
+    assert!(error.contains("REMOTE_COPY_FAILED") && error.contains("Permission denied"), "{error}");
+    assert!(std::fs::read_to_string(&installed).unwrap().contains("hark 0.0.1"), "the old one stays whole");
+
+    // The host unreachable: it stays added; only --copy fails.
+    lab.sshd.stop();
+    let out = add(&lab, &desk, &[]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("could not check its hark"));
+    let out = add(&lab, &desk, &["--copy"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("REMOTE_UNREACHABLE"));
+    assert!(remote_list(&desk).contains("devbox"), "added all the same");
+}
+
+/// A Hark of the next control protocol at the desk end of a tunnel: it greets every connection
+/// with its own protocol, as a newer host does, and answers nothing else. The first lines it was
+/// sent, one per connection.
+fn newer_desk(socket: &Path) -> std::sync::mpsc::Receiver<String> {
+    use std::io::{BufRead, BufReader};
+    let listener = std::os::unix::net::UnixListener::bind(socket).unwrap();
+    let (sent, heard) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            let mut first = String::new();
+            let _ = BufReader::new(&stream).read_line(&mut first);
+            let hello = json!({ "result": "hello", "protocol": control::PROTOCOL + 1, "host": "hark 9.9.9" });
+            let _ = stream.write_all(format!("{hello}\n").as_bytes());
+            if sent.send(first).is_err() {
+                return;
+            }
+        }
+    });
+    heard
+}
+
+/// `hark mcp` on the remote host, as Claude Code starts it: initialized, then one question asked;
+/// the reply to the call.
+fn remote_mcp_call(lab: &SshLab, hark: &Path, question: &str) -> Value {
+    use std::io::{BufRead, BufReader};
+    let mut child = lab.remote(hark, &["mcp"]);
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (sent, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if sent.send(line).is_err() {
+                return;
+            }
+        }
+    });
+    let send = |stdin: &mut std::process::ChildStdin, message: Value| {
+        stdin.write_all(format!("{message}\n").as_bytes()).unwrap();
+        stdin.flush().unwrap();
+    };
+    let reply_to = |id: i64| loop {
+        let line = lines.recv_timeout(WAIT).expect("hark mcp replies in time");
+        let message: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        if message["id"] == id {
+            return message;
+        }
+    };
+    send(
+        &mut stdin,
+        json!({ "jsonrpc": "2.0", "id": 1, "method": "initialize", "params": { "protocolVersion": "2025-06-18",
+            "capabilities": {}, "clientInfo": { "name": "claude-code", "version": "2.0.0" } } }),
+    );
+    let initialized = reply_to(1);
+    assert!(initialized.get("result").is_some(), "{initialized}");
+    send(&mut stdin, json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }));
+    send(
+        &mut stdin,
+        json!({ "jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": { "name": "ask_user_question",
+            "arguments": { "questions": [{ "id": "deploy", "question": question, "header": "Deploy",
+                "options": [{ "label": "Ship it" }, { "label": "Wait" }] }] } } }),
+    );
+    let reply = reply_to(2);
+    drop(stdin);
+    finished(child, WAIT);
+    reply
+}
+
+/// Desk and remote host of different control protocols, over a real tunnel: each says so, naming
+/// both versions, and nothing is asked or answered wrongly. A newer remote client's hello is refused
+/// by this desk's agents' door; this remote hark, meeting a newer desk, gives the agent no decision
+/// (the hook) or a clear error (`hark mcp`).
+#[test]
+fn a_remote_hark_of_another_control_protocol_gets_a_clear_message_never_a_wrong_answer() {
+    let Some(lab) = lab() else { return };
+    let this = format!("hark {}", env!("CARGO_PKG_VERSION"));
+    let (now, next) = (control::PROTOCOL, control::PROTOCOL + 1);
+
+    // A newer client on the remote host, speaking the next protocol over the forwarded socket.
+    let socket = lab.home.join(".hark/agents.sock");
+    let reply = {
+        use std::io::{BufRead, BufReader};
+        let mut stream = std::os::unix::net::UnixStream::connect(&socket).unwrap();
+        let ask = json!({ "op": "ask", "client": { "name": "claude-code", "cwd": "/srv/notes-app" },
+            "arguments": { "questions": [{ "id": "q", "question": "From the future?", "options": [{ "label": "Yes" }] }] } });
+        let hello = json!({ "op": "hello", "protocol": next, "by": "hark 9.9.9" });
+        stream.write_all(format!("{hello}\n{ask}\n").as_bytes()).unwrap();
+        let mut line = String::new();
+        BufReader::new(&stream).read_line(&mut line).unwrap();
+        serde_json::from_str::<Value>(&line).unwrap()
+    };
+    assert_eq!(reply["result"], "refused", "{reply}");
+    assert_eq!(reply["error"]["code"], "VERSION_MISMATCH", "{reply}");
+    let message = reply["error"]["message"].as_str().unwrap();
+    assert!(message.contains(&format!("hark 9.9.9 speaks control protocol {next}")), "{message}");
+    assert!(message.contains(&format!("this {this} speaks {now}")), "{message}");
+    let Ok(Reply::Inbox { entries }) = control::request(&lab.desk, &Request::Inbox) else { panic!("the inbox") };
+    assert!(!entries.iter().any(|e| e.asker.contains("on devbox")), "nothing was asked: {entries:?}");
+
+    // This remote hark, with a newer Hark at the desk end of the tunnel (the test's own forward).
+    drop(lab.desk_host);
+    until("the desk's tunnel to close", || std::os::unix::net::UnixStream::connect(&socket).is_err().then_some(()));
+    // What the desk does before each forward: the dead forward's socket would block this one.
+    std::fs::remove_file(&socket).unwrap();
+    let desk_socket = lab.ssh.dir.path().join("newer-desk.sock");
+    let heard = newer_desk(&desk_socket);
+    let _forward = Started(
+        Command::new("ssh")
+            .args(["-F", &lab.ssh_config.display().to_string(), "-N", "-o", "ExitOnForwardFailure=yes"])
+            .args(["-o", "StreamLocalBindMask=0177", "-R"])
+            .arg(format!("{}:{}", socket.display(), desk_socket.display()))
+            .arg("devbox")
+            .stdin(Stdio::null())
+            .spawn()
+            .expect("run ssh"),
+    );
+    until("the test's forward", || socket.exists().then_some(()));
+
+    let started = Instant::now();
+    let out = finished(lab.ssh.hook(&lab.hark, "Deploy across versions?"), WAIT);
+    assert!(started.elapsed() < Duration::from_secs(15), "it gave up at once: {:?}", started.elapsed());
+    assert!(out.stdout.is_empty(), "no decision: {}", String::from_utf8_lossy(&out.stdout));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("VERSION_MISMATCH"), "{said}");
+    assert!(said.contains(&format!("hark 9.9.9 speaks control protocol {next}, this {this} speaks {now}")), "{said}");
+    let first = heard.recv_timeout(WAIT).unwrap();
+    assert!(first.contains("\"op\":\"hello\"") && first.contains(&format!("\"protocol\":{now}")), "{first}");
+
+    let reply = remote_mcp_call(&lab.ssh, &lab.hark, "Deploy across versions?");
+    let result = &reply["result"];
+    assert_eq!(result["isError"], true, "{reply}");
+    assert_eq!(result["structuredContent"]["error"]["code"], "VERSION_MISMATCH", "{reply}");
+    let message = result["structuredContent"]["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains(&format!("hark 9.9.9 speaks control protocol {next}, this {this} speaks {now}")),
+        "{message}"
+    );
 }

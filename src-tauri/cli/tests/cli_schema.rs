@@ -39,23 +39,31 @@ fn schema_timed_adds_timeout_with_the_default() {
 
 #[test]
 fn usage_errors_exit_2_with_usage_on_stderr() {
-    for args in [&["frobnicate"][..], &[][..], &["schema", "--timid"][..]] {
+    for (args, usage) in [
+        (&["frobnicate"][..], "Usage: hark <COMMAND>"),
+        (&[][..], "Usage: hark <COMMAND>"),
+        (&["schema", "--timid"][..], "Usage: hark schema"),
+    ] {
         let out = hark(args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         assert!(out.stdout.is_empty(), "{args:?}");
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains("usage: hark <command>"), "{args:?}: {err}");
-        assert!(err.contains("schema [--timed]"), "{err}");
+        assert!(err.contains(usage), "{args:?}: {err}");
     }
+    // With no command at all, the whole help: every command with what it does.
+    let err = String::from_utf8_lossy(&hark(&[]).stderr).into_owned();
+    assert!(err.contains("schema") && err.contains("Print the ask_user_question tool definition"), "{err}");
     let err = String::from_utf8_lossy(&hark(&["frobnicate"]).stderr).into_owned();
-    assert!(err.contains("unknown command \"frobnicate\""), "{err}");
+    assert!(err.contains("unrecognized subcommand 'frobnicate'"), "{err}");
+    let err = String::from_utf8_lossy(&hark(&["schema", "--timid"]).stderr).into_owned();
+    assert!(err.contains("unexpected argument '--timid'") && err.contains("'--timed'"), "{err}");
 }
 
 #[test]
 fn help_and_version_succeed() {
     let out = hark(&["help"]);
     assert!(out.status.success());
-    assert!(String::from_utf8_lossy(&out.stdout).contains("usage: hark"));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("Usage: hark <COMMAND>"));
     let out = hark(&["--version"]);
     assert!(out.status.success());
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), format!("hark {}", env!("CARGO_PKG_VERSION")));

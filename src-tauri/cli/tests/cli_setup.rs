@@ -135,6 +135,8 @@ fn claude_code_round_trip(home: &Path, vars: &[(&str, &Path)], settings: &Path, 
         "matcher": "AskUserQuestion",
         "hooks": [{"type": "command", "command": hook_command("claude-code"), "timeout": HOOK_TIMEOUT_SECS}],
     }));
+    expected["hooks"]["UserPromptSubmit"] =
+        json!([{"hooks": [{"type": "command", "command": hook_command("claude-code"), "timeout": 10}]}]);
     expected["permissions"] = json!({"allow": ["mcp__hark"]});
     assert_eq!(read_json(settings), expected);
     let mut expected = serde_json::from_str::<Value>(CLAUDE_STATE).unwrap();
@@ -195,6 +197,8 @@ fn claude_code_files_are_created_and_a_moved_binary_is_fixed() {
         read_json(&settings),
         json!({"hooks": {"PreToolUse": [{"matcher": "AskUserQuestion", "hooks": [
             {"type": "command", "command": hook_command("claude-code"), "timeout": 3600}
+        ]}], "UserPromptSubmit": [{"hooks": [
+            {"type": "command", "command": hook_command("claude-code"), "timeout": 10}
         ]}]}, "permissions": {"allow": ["mcp__hark"]}})
     );
     assert_eq!(read_json(&config.join(".claude.json"))["mcpServers"]["hark"]["command"], program());
@@ -343,15 +347,15 @@ fn a_malformed_file_is_refused_and_nothing_is_written() {
 fn setup_needs_a_known_agent() {
     let home = tempfile::tempdir().unwrap();
     for (args, says) in [
-        (&["setup"][..], "setup needs an agent"),
-        (&["setup", "cursor"], "does not know the agent \"cursor\""),
-        (&["setup", "codex", "--force"], "does not take \"--force\""),
-        (&["setup", "codex", "claude-code"], "one agent"),
+        (&["setup"][..], "required arguments were not provided:\n  <AGENT>"),
+        (&["setup", "cursor"], "invalid value 'cursor' for '<AGENT>'\n  [possible values: claude-code, codex]"),
+        (&["setup", "codex", "--force"], "unexpected argument '--force'"),
+        (&["setup", "codex", "claude-code"], "unexpected argument 'claude-code'"),
     ] {
         let out = hark(home.path(), &[(CODEX_HOME_ENV, home.path())], args);
         assert_eq!(out.status.code(), Some(2), "{args:?}");
         let stderr = text(&out.stderr);
-        assert!(stderr.contains(says) && stderr.contains("usage:"), "{args:?}: {stderr}");
+        assert!(stderr.contains(says) && stderr.contains("try '--help'"), "{args:?}: {stderr}");
     }
     assert_eq!(std::fs::read_dir(home.path()).unwrap().count(), 0);
 }

@@ -163,8 +163,7 @@ async fn claude_codes_own_question_goes_to_hark_through_the_hook_and_its_model_r
     let set_up = machine.hark(hark(), &["setup", "claude-code"]);
     assert!(set_up.status.success(), "{}", said(&set_up));
     let _host = Host::start(&machine, hark(), &[]);
-    let own = json!({ "questions": [{ "question": "Which database?", "header": "Database", "multiSelect": false,
-        "options": [{ "label": "SQLite", "description": "embedded" }, { "label": "Postgres", "description": "server" }] }] });
+    let own = real_agents::claude_own_question();
     let model = VendorModel::start(
         Api::AnthropicMessages,
         vec![Step::call("toolu_own", "AskUserQuestion", own), Step::say("Postgres it is.")],
@@ -198,8 +197,7 @@ async fn claude_codes_own_question_unanswered_in_the_hooks_time_tells_the_model_
     let text = std::fs::read_to_string(&settings).expect("settings.json");
     std::fs::write(&settings, text.replace(" hook claude-code\"", " hook claude-code --timeout 1\"")).expect("write");
     let _host = Host::start(&machine, hark(), &[]);
-    let own = json!({ "questions": [{ "question": "Which database?", "header": "Database", "multiSelect": false,
-        "options": [{ "label": "SQLite", "description": "embedded" }, { "label": "Postgres", "description": "server" }] }] });
+    let own = real_agents::claude_own_question();
     let model = VendorModel::start(
         Api::AnthropicMessages,
         vec![Step::call("toolu_own", "AskUserQuestion", own), Step::say("I will wait for the answer.")],
@@ -230,8 +228,7 @@ async fn after_undo_claude_code_asks_in_its_own_prompt_again() {
     }
     let settings = std::fs::read_to_string(machine.home.join(".claude/settings.json")).expect("settings.json");
     assert_eq!(serde_json::from_str::<Value>(&settings).expect("JSON"), json!({}), "{settings}");
-    let own = json!({ "questions": [{ "question": "Which database?", "header": "Database", "multiSelect": false,
-        "options": [{ "label": "SQLite", "description": "embedded" }, { "label": "Postgres", "description": "server" }] }] });
+    let own = real_agents::claude_own_question();
     let model = VendorModel::start(
         Api::AnthropicMessages,
         vec![Step::call("toolu_own", "AskUserQuestion", own), Step::say("Postgres it is.")],
@@ -275,4 +272,149 @@ async fn claude_code_unanswered_over_mcp_reads_the_one_pending_shape_the_tool_de
     let asked = open_question(&machine, hark()).await;
     assert_eq!(read["call_id"], asked.call_id.as_str(), "{read}");
     assert_eq!(asked.question["state"], "continued", "{asked:?}");
+}
+
+/// A late answer through an MCP task: Claude Code's interactive screen runs Hark's question as a
+/// background task; the question times out and goes on waiting in Hark; the person answers later.
+/// Claude Code hands its model the task's result as a background event it must "NOT treat as
+/// approval or consent", and runs its prompt hook on that notification: the hook `hark setup`
+/// wrote confirms, once, that the answer is the person's own, which the model reads as hook
+/// feedback (what Claude Code tells its model to treat as coming from the person).
+#[tokio::test(flavor = "multi_thread")]
+async fn claude_codes_late_task_answer_reaches_its_model_as_the_persons_word_once() {
+    let machine = Machine::new();
+    machine.claude_first_start();
+    let set_up = machine.hark(hark(), &["setup", "claude-code"]);
+    assert!(set_up.status.success(), "{}", said(&set_up));
+    let _host = Host::start(&machine, hark(), &["--timed", "--timeout", "1"]);
+    let mut script = asking_model();
+    script.pop();
+    script.extend([Step::say("I asked; I will go on meanwhile."), Step::say("Postgres it is.")]);
+    let model = VendorModel::start(Api::AnthropicMessages, script).await;
+    let screen = machine.claude_screen("claude-late-task", &model, "Set up the database; ask me which one.");
+
+    // Asked as a task, the turn ended, and the question went on waiting in Hark after its second.
+    model.wait_for_turns(3, real_agents::AGENT_RUN).await;
+    let asked = loop {
+        let asked = open_question(&machine, hark()).await;
+        if asked.question["state"] == "continued" {
+            break asked;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    assert!(asked.call_id.starts_with("mcp-"), "asked as an MCP task: {asked:?}\n{}", screen.screen());
+    answer(&machine, hark(), &asked, &json!({ "answers": [{ "id": "db", "selected": ["Postgres"] }] }));
+
+    model.wait_for_turns(4, real_agents::AGENT_RUN).await;
+    let turns = model.turns();
+    let woken = turns[3].to_string();
+    assert!(woken.contains("NOT USER INPUT") && woken.contains(&asked.call_id), "the task's notification: {woken}");
+    let confirmed = format!("Hark confirms: the person answered your ask_user_question call {}", asked.call_id);
+    assert_eq!(woken.matches(&confirmed).count(), 1, "confirmed once, as hook feedback: {woken}");
+    assert!(woken.contains("UserPromptSubmit hook additional context: Hark confirms"), "{woken}");
+    let given = r#"{\"answers\":[{\"id\":\"db\",\"selected\":[\"Postgres\"]}]}"#;
+    assert!(woken.contains(&format!("not an automated event: {given}")), "the person's answer: {woken}");
+    // The person's own prompt got nothing from the hook.
+    assert!(!turns[0].to_string().contains("Hark confirms"), "{}", turns[0]);
+}
+
+/// How many answers each benchmark times (its median is reported).
+const BENCH_ROUNDS: usize = 20;
+
+fn median_ms(mut samples: Vec<std::time::Duration>) -> f64 {
+    samples.sort();
+    samples[samples.len() / 2].as_secs_f64() * 1000.0
+}
+
+/// Waits for the question `hark` holds open other than those in `seen`, and returns it.
+async fn next_question(machine: &Machine, seen: &mut Vec<String>) -> hark_test_support::real_agents::Asked {
+    loop {
+        let asked = open_question(machine, hark()).await;
+        if !seen.contains(&asked.call_id) {
+            seen.push(asked.call_id.clone());
+            return asked;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+/// `hook_answer_to_agent_ms`: Claude Code's own question through the hook, answered with `hark
+/// answer`: from the moment the person's answer is given to the agent's next model request, which
+/// carries it. `hook_answer_to_decision_ms`: to the moment the hook has handed Claude Code its
+/// decision and ended (stamped by a shell around the hook), Hark's part of the first. `make bench`
+/// runs it (`--ignored`).
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "a benchmark: make bench runs it"]
+async fn bench_hook_answer_to_agent_ms() {
+    let machine = Machine::new();
+    machine.claude_first_start();
+    assert!(machine.hark(hark(), &["setup", "claude-code"]).status.success());
+    let _host = Host::start(&machine, hark(), &[]);
+    let settings = machine.home.join(".claude/settings.json");
+    let ends = machine.home.join("hook-ends");
+    let text = std::fs::read_to_string(&settings).expect("settings.json");
+    let command = format!("{} hook claude-code", hark().display());
+    let stamped = format!("sh -c '{command}; date +%s.%N >> {}'", ends.display());
+    let stamped = serde_json::to_string(&stamped).expect("JSON");
+    std::fs::write(&settings, text.replacen(&format!("\"{command}\""), &stamped, 1)).expect("settings.json");
+    let wall = || std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64());
+    let own = real_agents::claude_own_question();
+    let mut script: Vec<Step> =
+        (0..BENCH_ROUNDS).map(|i| Step::call(&format!("toolu_own{i}"), "AskUserQuestion", own.clone())).collect();
+    script.push(Step::say("Done."));
+    let model = VendorModel::start(Api::AnthropicMessages, script).await;
+    let _screen = machine.claude_screen("claude-bench-hook", &model, "Ask me, again and again.");
+    let (mut seen, mut samples, mut decided) = (Vec::new(), Vec::new(), Vec::new());
+    for round in 0..BENCH_ROUNDS {
+        let asked = next_question(&machine, &mut seen).await;
+        let id = asked.question["questions"][0]["id"].as_str().expect("the question's id").to_string();
+        let (given, given_at) = (std::time::Instant::now(), wall());
+        answer(&machine, hark(), &asked, &json!({ "answers": [{ "id": id, "selected": ["Postgres"] }] }));
+        model.wait_for_turns(round + 2, real_agents::AGENT_RUN).await;
+        samples.push(given.elapsed());
+        let read = tool_result(Api::AnthropicMessages, &model.turns()[round + 1], &format!("toolu_own{round}"));
+        assert!(read.is_some_and(|r| r.contains(r#""Which database?"="Postgres""#)), "round {round}");
+        let stamps = std::fs::read_to_string(&ends).expect("the hook's end stamps");
+        let ended: f64 = stamps.lines().nth(round).and_then(|l| l.trim().parse().ok()).expect("this round's stamp");
+        decided.push(std::time::Duration::from_secs_f64((ended - given_at).max(0.0)));
+    }
+    println!("hook_answer_to_decision_ms {:.1} ms", median_ms(decided));
+    println!("hook_answer_to_agent_ms {:.1} ms", median_ms(samples));
+}
+
+/// `task_answer_to_agent_ms`: Hark's question as an MCP task in Claude Code's interactive screen,
+/// answered with `hark answer`: from the answer given to the model request Claude Code makes when
+/// the task completes.
+#[tokio::test(flavor = "multi_thread")]
+#[ignore = "a benchmark: make bench runs it"]
+async fn bench_task_answer_to_agent_ms() {
+    let machine = Machine::new();
+    machine.claude_first_start();
+    assert!(machine.hark(hark(), &["setup", "claude-code"]).status.success());
+    let _host = Host::start(&machine, hark(), &[]);
+    let mut script = vec![Step::call(
+        "toolu_search",
+        "ToolSearch",
+        json!({ "query": "select:mcp__hark__ask_user_question", "max_results": 1 }),
+    )];
+    for i in 0..BENCH_ROUNDS {
+        script.push(Step::call(&format!("toolu_ask{i}"), "mcp__hark__ask_user_question", question()));
+        script.push(Step::say("Asked; going on meanwhile."));
+    }
+    script.push(Step::say("Done."));
+    let model = VendorModel::start(Api::AnthropicMessages, script).await;
+    let screen = machine.claude_screen("claude-bench-task", &model, "Ask me, again and again.");
+    let (mut seen, mut samples) = (Vec::new(), Vec::new());
+    for round in 0..BENCH_ROUNDS {
+        let asked = next_question(&machine, &mut seen).await;
+        // The turn that asked has ended: the task runs in the background.
+        model.wait_for_turns(3 + 2 * round, real_agents::AGENT_RUN).await;
+        let given = std::time::Instant::now();
+        answer(&machine, hark(), &asked, &json!({ "answers": [{ "id": "db", "selected": ["Postgres"] }] }));
+        model.wait_for_turns(4 + 2 * round, real_agents::AGENT_RUN).await;
+        samples.push(given.elapsed());
+        let woken = model.turns()[3 + 2 * round].to_string();
+        assert!(woken.contains(&asked.call_id), "round {round}: {woken}\n{}", screen.screen());
+    }
+    println!("task_answer_to_agent_ms {:.1} ms", median_ms(samples));
 }

@@ -44,9 +44,9 @@ async fn set_up(host_args: &[&str]) -> (Machine, Host, VendorModel) {
 
 /// What Codex's model read of its call: the JSON after Codex's "Output:" line.
 fn read_of(turn: &Value) -> Value {
-    let text = tool_result(Api::OpenAiResponses, turn, "call_ask").expect("the call's result");
-    let (_, output) = text.split_once("Output:\n").unwrap_or(("", &text));
-    serde_json::from_str(output).unwrap_or_else(|e| panic!("not one JSON value ({e}): {text}"))
+    hark_test_support::real_agents::codex_output(
+        &tool_result(Api::OpenAiResponses, turn, "call_ask").expect("the call's result"),
+    )
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -107,8 +107,7 @@ async fn codex_exec_unanswered_reads_the_one_pending_shape_the_tool_describes_an
     let turns = model.turns();
     assert_eq!(turns.len(), 4, "{:#?}", model.requests());
     let text = tool_result(Api::OpenAiResponses, &turns[3], "call_get").expect("get_answers' result");
-    let (_, output) = text.split_once("Output:\n").unwrap_or(("", &text));
-    let collected: Value = serde_json::from_str(output).unwrap_or_else(|e| panic!("{e}: {text}"));
+    let collected = hark_test_support::real_agents::codex_output(&text);
     assert_eq!(collected["answers"][0]["call_id"], asked.call_id.as_str(), "{collected}");
     assert_eq!(collected["answers"][0]["answers"], json!([{ "id": "db", "selected": ["SQLite"] }]), "{collected}");
     assert_eq!(collected["waiting"], json!([]), "{collected}");
@@ -137,7 +136,7 @@ async fn codexs_own_question_goes_to_hark_through_the_trusted_hook_and_its_model
     // The person trusts the new hook, as Codex asks at start.
     let review = screen.wait_for("Trust all and continue", "hook-review");
     assert!(review.contains("Hooks need review"), "{review}");
-    screen.keys(&["2", "Enter"]);
+    trust_all(&mut screen);
     screen.wait_for("Ask Codex to do anything", "trusted");
     let config = std::fs::read_to_string(machine.home.join(".codex/config.toml")).expect("config.toml");
     assert!(config.contains(":pre_tool_use:0:0\"]\ntrusted_hash = \"sha256:"), "Codex keeps the trust: {config}");
@@ -156,4 +155,169 @@ async fn codexs_own_question_goes_to_hark_through_the_trusted_hook_and_its_model
     assert!(read.contains("Tool call blocked by PreToolUse hook") && read.contains("already answered"), "{read}");
     assert!(read.contains(r#"{"answers":{"db":{"answers":["Postgres"]}}}"#), "{read}");
     screen.wait_for("Done.", "done");
+}
+
+/// Chooses "Trust all and continue" in the review Codex shows at start: the choice is moved to
+/// first and confirmed once the screen shows it chosen (a key sent as the review draws is lost).
+fn trust_all(screen: &mut hark_test_support::pane::Pane) {
+    screen.keys(&["2"]);
+    screen.wait_for("› 2. Trust all and continue", "trust-all-chosen");
+    screen.keys(&["Enter"]);
+}
+
+/// What Codex's own app server says of the hooks it loads for the machine's project.
+fn codex_hooks(machine: &Machine) -> Vec<hark_core::agent_setup::codex_trust::ListedHook> {
+    let home = machine.home.display().to_string();
+    let env = [("HOME".to_string(), home.clone()), ("CODEX_HOME".to_string(), format!("{home}/.codex"))];
+    let codex = hark_test_support::real_agents::installed("codex");
+    hark_core::agent_setup::codex_trust::list_hooks(&codex, &env, &machine.project)
+        .expect("codex app-server hooks/list")
+}
+
+/// `hark setup codex --undo` leaves the person's own hooks trusted: Codex keeps its trust in a hook
+/// by the hook's place in the list, so Hark's group, set up before one of the person's, must not
+/// take its place away when it goes.
+#[tokio::test(flavor = "multi_thread")]
+async fn after_undo_codex_still_trusts_the_persons_own_hooks() {
+    use hark_core::agent_setup::codex_trust::{hark_hook, HookTrust};
+    let machine = Machine::new();
+    let model = VendorModel::start(Api::OpenAiResponses, vec![Step::say("Done.")]).await;
+    machine.codex_first_start(&model);
+    let out = machine.hark(hark(), &["setup", "codex"]);
+    assert!(out.status.success(), "{}", said(&out));
+    // The person adds a hook of their own after Hark's.
+    let config = machine.home.join(".codex/config.toml");
+    let mut text = std::fs::read_to_string(&config).expect("config.toml");
+    text.push_str("\n[[hooks.PreToolUse]]\nmatcher = \"shell\"\n\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"true\"\n");
+    std::fs::write(&config, text).expect("config.toml");
+    assert_eq!(hark_hook(&codex_hooks(&machine)).and_then(|h| h.trust), Some(HookTrust::Untrusted), "new to Codex");
+    // With Codex on the PATH, setup says what Codex says of Hark's hook.
+    let codex_dir = hark_test_support::real_agents::installed("codex").parent().expect("bin").to_path_buf();
+    let path = format!("{}:{}", codex_dir.display(), std::env::var("PATH").unwrap_or_default());
+    let setup_says = |machine: &Machine| {
+        let out = machine.command(hark()).args(["setup", "codex"]).env("PATH", &path).output().expect("hark setup");
+        assert!(out.status.success(), "{}", said(&out));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let said_before = setup_says(&machine);
+    assert!(said_before.contains("Codex does not run Hark's hook yet"), "{said_before}");
+    {
+        // They trust both in the review Codex shows at start.
+        let mut screen = machine.codex_screen("codex-trust-both");
+        let review = screen.wait_for("Trust all and continue", "review-both");
+        assert!(review.contains("2 hooks"), "{review}");
+        trust_all(&mut screen);
+        screen.wait_for("Ask Codex to do anything", "trusted-both");
+    }
+    let hooks = codex_hooks(&machine);
+    assert!(hooks.iter().all(|h| h.trust == Some(HookTrust::Trusted)), "{hooks:?}");
+    let said_after = setup_says(&machine);
+    assert!(said_after.contains("Codex trusts Hark's hook: it runs."), "{said_after}");
+
+    let out = machine.hark(hark(), &["setup", "codex", "--undo"]);
+    assert!(out.status.success(), "{}", said(&out));
+    let hooks = codex_hooks(&machine);
+    assert_eq!(hark_hook(&hooks), None, "Hark's hook is gone: {hooks:?}");
+    let theirs = hooks.iter().find(|h| h.command.as_deref() == Some("true")).expect("the person's hook");
+    assert_eq!(theirs.trust, Some(HookTrust::Trusted), "{hooks:?}");
+}
+
+/// The phone as the person's surface: Codex asks through Hark's MCP server, the question's card
+/// reaches the paired phone (the Telegram Bot API emulator), a tap there answers it, and Codex's
+/// model reads that answer.
+#[tokio::test(flavor = "multi_thread")]
+async fn codexs_question_answered_from_the_phone_reaches_its_model() {
+    const TOKEN: &str = "4242:real-codex-phone";
+    let emulator = hark_test_support::telegram::Emulator::start().await;
+    let machine = Machine::new();
+    let model = VendorModel::start(Api::OpenAiResponses, asking_model()).await;
+    machine.codex_first_start(&model);
+    assert!(machine.hark(hark(), &["setup", "codex"]).status.success());
+    // The person pairs their phone with `hark phone pair`, sending the /start line it prints.
+    let mut pair = machine
+        .command(hark())
+        .args(["phone", "pair", "--delay", "0", "--api-url", &emulator.url])
+        .env("HARK_TELEGRAM_TOKEN", TOKEN)
+        .spawn()
+        .expect("hark phone pair");
+    // Its output is read to the end (a closed pipe would end it before it says it paired).
+    let stdout = pair.stdout.take().expect("stdout");
+    let (tx, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let code = loop {
+        let line = lines.recv_timeout(std::time::Duration::from_secs(30)).expect("the /start line");
+        if line.starts_with("/start ") {
+            break line;
+        }
+    };
+    emulator.person(TOKEN, 9001, "ada").send(&code).await;
+    let paired = tokio::task::spawn_blocking(move || pair.wait_with_output()).await.expect("waiter").expect("pair");
+    assert!(paired.status.success(), "hark phone pair exits once paired: {}", said(&paired));
+    let _host = Host::start_with_env(&machine, hark(), &[], &[("HARK_TELEGRAM_TOKEN", TOKEN)]);
+
+    let run = hark_test_support::real_agents::start(machine.codex("Set up the database; ask me which one."));
+    let card = emulator.wait_message(TOKEN, "the question's card", |m| m.text.starts_with("❓")).await;
+    assert!(card.text.contains("Which database?") && card.text.contains("Codex"), "{card:?}");
+    emulator.person(TOKEN, 9001, "ada").press(&card, "Postgres").await;
+    let out = run.await.expect("the agent's waiter");
+    assert!(out.status.success(), "{}", said(&out));
+    let turns = model.turns();
+    assert_eq!(read_of(&turns[1]), json!({ "answers": [{ "id": "db", "selected": ["Postgres"] }] }));
+}
+
+/// Codex's own question through the trusted hook, unanswered within the hook's budget (cut to a
+/// second): Codex's model reads a "not answered yet" that is no answer and names the call; the
+/// person answers later in Hark, and the model collects it with Hark's `get_answers` by that id.
+#[tokio::test(flavor = "multi_thread")]
+async fn codexs_own_question_unanswered_in_the_hooks_time_is_collected_late_by_its_call_id() {
+    let machine = Machine::new();
+    let own = json!({ "questions": [{ "id": "db", "header": "Database", "question": "Which database?", "isOther": true,
+        "options": [{ "label": "SQLite", "description": "embedded" }, { "label": "Postgres", "description": "server" }] }] });
+    let model = VendorModel::start(
+        Api::OpenAiResponses,
+        vec![Step::call("call_own", "request_user_input", own), Step::say("I will collect it later.")],
+    )
+    .await;
+    machine.codex_first_start(&model);
+    assert!(machine.hark(hark(), &["setup", "codex"]).status.success());
+    let config = machine.home.join(".codex/config.toml");
+    let text = std::fs::read_to_string(&config).expect("config.toml");
+    std::fs::write(&config, text.replace(" hook codex\"", " hook codex --timeout 1\"")).expect("config.toml");
+    let _host = Host::start(&machine, hark(), &[]);
+
+    let mut screen = machine.codex_screen("codex-hook-late");
+    screen.wait_for("Trust all and continue", "hook-review");
+    trust_all(&mut screen);
+    screen.wait_for("Ask Codex to do anything", "trusted");
+    screen.type_text("Set up the database; ask me which one.");
+    screen.wait_for("ask me which one.", "typed");
+    screen.keys(&["Enter"]);
+
+    model.wait_for_turns(2, hark_test_support::real_agents::AGENT_RUN).await;
+    let read = tool_result(Api::OpenAiResponses, &model.turns()[1], "call_own").expect("the call's result");
+    assert!(read.contains("has not answered") && read.contains("not their consent"), "{read}");
+    assert!(!read.contains("Postgres\"]"), "no answer in it: {read}");
+    let asked = open_question(&machine, hark()).await;
+    assert!(read.contains(&asked.call_id) && read.contains("get_answers"), "{read}");
+    answer(&machine, hark(), &asked, &json!({ "answers": [{ "id": "db", "selected": ["Postgres"] }] }));
+    screen.wait_for("I will collect it later.", "turn-ended");
+
+    // The person tells Codex to go on; its model collects the answer by the call id it was given.
+    model.then(vec![
+        Step::call_in("call_get", "mcp__hark", "get_answers", json!({ "call_ids": [asked.call_id] })),
+        Step::say("Postgres it is."),
+    ]);
+    screen.type_text("Go on.");
+    screen.wait_for("Go on.", "typed-again");
+    screen.keys(&["Enter"]);
+    model.wait_for_turns(4, hark_test_support::real_agents::AGENT_RUN).await;
+    let text = tool_result(Api::OpenAiResponses, &model.turns()[3], "call_get").expect("get_answers' result");
+    let got = hark_test_support::real_agents::codex_output(&text);
+    assert_eq!(got["answers"][0]["call_id"], asked.call_id.as_str(), "{got}");
+    assert_eq!(got["answers"][0]["answers"], json!([{ "id": "db", "selected": ["Postgres"] }]), "{got}");
 }

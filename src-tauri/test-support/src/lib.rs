@@ -5,6 +5,7 @@
 //! - [`agent`]: the agent harness over that server, a real store and question service;
 //! - [`models`]: the one demo [`hark_core::host::ModelSource`];
 //! - [`pane`]: a real terminal (tmux) for `hark tui`;
+//! - [`ssh_lab`]: a remote host over a real OpenSSH server, for agents on other machines;
 //! - [`telegram`]: a local Telegram Bot API and a person using it, for the phone relay;
 //! - [`real_agents`]: the real Claude Code and Codex CLI, offline in a home of their own;
 //! - [`vendor_models`]: scripted Anthropic Messages and OpenAI Responses servers, for the real agents;
@@ -18,6 +19,8 @@ pub mod models;
 pub mod pane;
 pub mod real_agents;
 pub mod server;
+#[cfg(unix)]
+pub mod ssh_lab;
 pub mod telegram;
 pub mod vendor_models;
 pub mod wait;

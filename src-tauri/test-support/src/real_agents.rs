@@ -244,8 +244,19 @@ pub struct Host {
 
 impl Host {
     pub fn start(machine: &Machine, hark: &Path, args: &[&str]) -> Host {
-        let mut child =
-            machine.command(hark).arg("chat").args(args).stdin(Stdio::piped()).spawn().expect("run hark chat");
+        Host::start_with_env(machine, hark, args, &[])
+    }
+
+    /// [`start`](Self::start) with `env` set for `hark chat` too (a phone relay's token, say).
+    pub fn start_with_env(machine: &Machine, hark: &Path, args: &[&str], env: &[(&str, &str)]) -> Host {
+        let mut child = machine
+            .command(hark)
+            .arg("chat")
+            .args(args)
+            .envs(env.iter().copied())
+            .stdin(Stdio::piped())
+            .spawn()
+            .expect("run hark chat");
         let stdin = child.stdin.take();
         let mut stdout = child.stdout.take().expect("hark chat's stdout");
         // The prompt comes once the host serves its socket; read on a thread, so the wait is bounded.
@@ -345,4 +356,17 @@ pub fn said(out: &Output) -> String {
 /// `text` as one POSIX shell word.
 fn quote(text: &str) -> String {
     crate::pane::quote(Path::new(text))
+}
+
+/// Claude Code's own question tool's input, as its model sends it: one single-choice question.
+pub fn claude_own_question() -> Value {
+    serde_json::json!({ "questions": [{ "question": "Which database?", "header": "Database", "multiSelect": false,
+        "options": [{ "label": "SQLite", "description": "embedded" }, { "label": "Postgres", "description": "server" }] }] })
+}
+
+/// What Codex's model read of an MCP tool call, from the text Codex hands it: the JSON after its
+/// "Output:" line.
+pub fn codex_output(text: &str) -> Value {
+    let (_, output) = text.split_once("Output:\n").unwrap_or(("", text));
+    serde_json::from_str(output).unwrap_or_else(|e| panic!("not one JSON value ({e}): {text}"))
 }

@@ -49,7 +49,17 @@ set_up: boolean | null,
 /**
  * Why the files could not be located or read (a file that is not valid JSON or TOML, no home).
  */
-error: BoundaryError | null, };
+error: BoundaryError | null, 
+/**
+ * Codex only, once set up: whether Codex runs Hark's hook, as Codex says (it runs a new or
+ * changed hook only once the person trusts it); null when that could not be told (no `codex` on
+ * the PATH).
+ */
+hook_trust: HookTrust | null, 
+/**
+ * What the person reads of `hook_trust`.
+ */
+hook_trust_text: string | null, };
 
 export type AgentsView = { 
 /**
@@ -166,10 +176,20 @@ default?: unknown, };
 export type FormOutcome = { "action": "accept", answers: AnswerBatch, } | { "action": "decline" } | { "action": "cancel" };
 
 /**
+ * A remote host's `hark` next to this one, for Settings and `hark remote list`.
+ */
+export type HarkThere = { "hark": "this" } | { "hark": "missing" } | { "hark": "other", version: string, };
+
+/**
  * One header of an HTTP server. For a secret, `value` is what to store (empty: keep the stored
  * one) and reads back empty: a secret never leaves the keyring for the window.
  */
 export type HeaderEntry = { name: string, value: string, secret: boolean, };
+
+/**
+ * What Codex says of a hook's trust.
+ */
+export type HookTrust = "trusted" | "untrusted" | "modified" | "managed";
 
 /**
  * One waiting question as the inbox lists it.
@@ -470,7 +490,11 @@ host: string,
 /**
  * How its tunnel stands; null while no running Hark keeps one (none yet, or none runs here).
  */
-tunnel: TunnelState | null, };
+tunnel: TunnelState | null, 
+/**
+ * Which `hark` it had when last looked at (by its tunnel, or `hark remote add`); null: not yet.
+ */
+hark: HarkThere | null, };
 
 export type RemoteHostsView = { 
 /**

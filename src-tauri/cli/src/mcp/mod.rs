@@ -39,10 +39,29 @@ mod tasks;
 /// tightest deadline agents give a tool call (about 60 s in Cursor and Copilot CLI).
 const DEFAULT_BUDGET_SECS: u64 = 45;
 
-pub fn run(args: &[String]) -> ExitCode {
-    let Flags { chosen, budget } = match parse_flags(args) {
+/// `hark mcp`'s options. Of --timed and --blocking, the last one given counts.
+#[derive(clap::Args)]
+pub struct McpArgs {
+    /// Timed questions: the agent gets a pending result when one is not answered in time, and
+    /// keeps working.
+    #[arg(long, overrides_with = "blocking")]
+    timed: bool,
+    /// The default wait of a timed question, in seconds (with --timed; default: the app's).
+    #[arg(long, value_name = "SECONDS")]
+    timeout: Option<u64>,
+    /// Questions that wait for the answer, however long.
+    #[arg(long, overrides_with = "timed")]
+    blocking: bool,
+    /// The longest a call of a client without MCP Tasks waits before it gets a pending result, in
+    /// seconds (0: no limit).
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_BUDGET_SECS)]
+    budget: u64,
+}
+
+pub fn run(args: McpArgs) -> ExitCode {
+    let Flags { chosen, budget } = match flags(&args) {
         Ok(flags) => flags,
-        Err(problem) => return crate::usage_error(&problem),
+        Err(problem) => return crate::usage_error("mcp", &problem),
     };
     let dir = match chosen_dir() {
         Ok(dir) => dir,
@@ -82,27 +101,14 @@ struct Flags {
     budget: Option<u64>,
 }
 
-fn parse_flags(args: &[String]) -> Result<Flags, String> {
-    let (mut mode, mut timeout) = (None, None);
-    let mut budget = Some(DEFAULT_BUDGET_SECS);
-    let mut rest = args.iter();
-    while let Some(arg) = rest.next() {
-        match arg.as_str() {
-            "--timed" => mode = Some(ToolMode::Timed),
-            "--blocking" => mode = Some(ToolMode::Legacy),
-            "--timeout" => {
-                let value = rest.next().ok_or("--timeout needs SECONDS")?;
-                timeout =
-                    Some(value.parse::<u64>().map_err(|_| format!("--timeout takes whole seconds, not {value:?}"))?);
-            }
-            "--budget" => {
-                let value = rest.next().ok_or("--budget needs SECONDS")?;
-                let secs = value.parse::<u64>().map_err(|_| format!("--budget takes whole seconds, not {value:?}"))?;
-                budget = (secs > 0).then_some(secs);
-            }
-            other => return Err(format!("mcp does not take {other:?}")),
-        }
-    }
+fn flags(args: &McpArgs) -> Result<Flags, String> {
+    let mode = match (args.timed, args.blocking) {
+        (true, _) => Some(ToolMode::Timed),
+        (_, true) => Some(ToolMode::Legacy),
+        _ => None,
+    };
+    let timeout = args.timeout;
+    let budget = (args.budget > 0).then_some(args.budget);
     let chosen = match (mode, timeout) {
         (None, None) => None,
         (Some(ToolMode::Timed), timeout) => Some(QuestionSettings {

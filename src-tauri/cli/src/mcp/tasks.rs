@@ -27,7 +27,14 @@ use super::{asked_result, failed, new_call_id, shown, HarkServer};
 
 /// How often a client is told a question still waits: under every agent's idle timeout.
 const PROGRESS_EVERY: Duration = Duration::from_secs(15);
-/// How often a client should poll a task; a person answers in seconds, not milliseconds.
+/// How often a client should poll a task in its first minutes, while the person is most likely
+/// at hand: an answer then reaches the agent within a quarter second (the least Claude Code
+/// takes; it fetches a task's state only when it polls, whatever the server pushes).
+const POLL_MS_FRESH: u64 = 250;
+/// How long a task counts as fresh.
+const FRESH: Duration = Duration::from_secs(10 * 60);
+/// How often after that: the person answers a question they came back to in seconds, not
+/// milliseconds, and a task may wait for days.
 const POLL_MS: u64 = 2000;
 const WAITING: &str = "Waiting for the person to answer in Hark";
 
@@ -61,7 +68,7 @@ pub(super) async fn with_progress<T>(
 }
 
 /// How long a finished task's result is kept after it finished. An agent polls its tasks every few
-/// seconds (see [`POLL_MS`]); one that has not read a result in an hour has moved on.
+/// seconds at most (see [`POLL_MS`]); one that has not read a result in an hour has moved on.
 pub(super) const KEEP_FINISHED: Duration = Duration::from_secs(60 * 60);
 /// The most finished tasks kept at once; past it the oldest is forgotten first.
 pub(super) const MAX_FINISHED: usize = 128;
@@ -146,8 +153,19 @@ fn now() -> String {
     chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
 }
 
+/// The poll interval a task created at `created_at` asks for now.
+fn poll_ms(created_at: &str) -> u64 {
+    let age = chrono::DateTime::parse_from_rfc3339(created_at)
+        .ok()
+        .and_then(|created| (chrono::Utc::now() - created.with_timezone(&chrono::Utc)).to_std().ok());
+    match age {
+        Some(age) if age < FRESH => POLL_MS_FRESH,
+        _ => POLL_MS,
+    }
+}
+
 fn task(id: &str, status: TaskStatus, created_at: &str) -> Task {
-    let mut task = Task::new(id, status, created_at, now()).with_poll_interval_ms(POLL_MS);
+    let mut task = Task::new(id, status, created_at, now()).with_poll_interval_ms(poll_ms(created_at));
     if status == TaskStatus::Working {
         task = task.with_status_message(WAITING);
     }
@@ -363,6 +381,14 @@ mod tests {
 
     fn slot(state: State, finished: Option<Instant>) -> Slot {
         Slot { created_at: now(), stop: CancellationToken::new(), state, finished }
+    }
+
+    #[test]
+    fn a_fresh_task_is_polled_often_and_an_old_one_seldom() {
+        assert_eq!(poll_ms(&now()), POLL_MS_FRESH);
+        let old = (chrono::Utc::now() - chrono::Duration::minutes(11)).to_rfc3339();
+        assert_eq!(poll_ms(&old), POLL_MS);
+        assert_eq!(poll_ms("not a time"), POLL_MS);
     }
 
     #[test]

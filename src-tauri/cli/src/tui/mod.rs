@@ -36,12 +36,11 @@ use overlay::{Action, Draft, Key, Overlay};
 /// How many of the newest turns the screen reads (older ones are in `hark show`).
 const TURNS_SHOWN: usize = 20;
 
-pub fn run(args: &[String]) -> ExitCode {
-    let args = match chat::parse(args) {
-        Ok(a) => a,
-        Err(problem) => return crate::usage_error(&problem),
-    };
-    chat::on_runtime(tui(args))
+pub fn run(flags: chat::ChatFlags) -> ExitCode {
+    match flags.into_args("tui") {
+        Ok(args) => chat::on_runtime(tui(args)),
+        Err(code) => code,
+    }
 }
 
 async fn tui(args: ChatArgs) -> ExitCode {

@@ -5,27 +5,49 @@
 use super::json::{Json, Object, Style};
 use super::{hook_command, is_hark_hook, Action, Agent, Edit, Outcome, Problem, HOOK_TIMEOUT_SECS, MCP_SERVER_NAME};
 
-const EVENT: &str = "PreToolUse";
+/// One of Hark's hooks in Claude Code: the event, the matcher of its group (`None`: the event takes
+/// no matcher) and how long Claude Code lets the handler run.
+struct HarkHook {
+    event: &'static str,
+    matcher: Option<&'static str>,
+    timeout_secs: u64,
+}
 
-/// Hark's PreToolUse hook on Claude Code's question tool, and the permission rule that lets
-/// Claude Code call Hark's MCP tools without asking first.
+/// How long the prompt hook may take: it reads Hark once and answers at once, and Claude Code runs
+/// it before every prompt, so it must never hold one up for long.
+const PROMPT_HOOK_TIMEOUT_SECS: u64 = 10;
+
+/// Hark's hooks: on the question tool, which asks the person in Hark; and on each prompt, where a
+/// late answer that came back through an MCP task is confirmed as the person's own (`hark hook`
+/// explains why that takes a hook).
+const HOOKS: [HarkHook; 2] = [
+    HarkHook { event: "PreToolUse", matcher: Some("AskUserQuestion"), timeout_secs: HOOK_TIMEOUT_SECS },
+    HarkHook { event: "UserPromptSubmit", matcher: None, timeout_secs: PROMPT_HOOK_TIMEOUT_SECS },
+];
+
+/// Hark's hooks, and the permission rule that lets Claude Code call Hark's MCP tools without
+/// asking first.
 pub(super) fn settings(old: Option<&str>, program: &str, action: Action) -> Result<Edit, Problem> {
     let before = parse(old)?;
     let mut doc = before.clone();
     let root = root(&mut doc)?;
-    // Both parts are checked before either is changed, so a refused file is refused whole.
+    // Every part is checked before any is changed, so a refused file is refused whole.
     let allowed = allow_list(root)?.is_some();
+    check_hook_lists(root)?;
     let had_hark = match action {
         Action::Setup => {
             let hooks = match root.entry("hooks", Json::Object(Object::default())) {
                 Json::Object(hooks) => hooks,
                 other => return Err(wrong("hooks", "an object", other)),
             };
-            let groups = match hooks.entry(EVENT, Json::Array(Vec::new())) {
-                Json::Array(groups) => groups,
-                other => return Err(wrong("hooks.PreToolUse", "an array", other)),
-            };
-            let had_hook = set_hook(groups, &hook_command(program, Agent::ClaudeCode));
+            let mut had_hook = false;
+            for hook in &HOOKS {
+                let groups = match hooks.entry(hook.event, Json::Array(Vec::new())) {
+                    Json::Array(groups) => groups,
+                    other => return Err(wrong(&format!("hooks.{}", hook.event), "an array", other)),
+                };
+                had_hook |= set_hook(groups, &hook_command(program, Agent::ClaudeCode), hook);
+            }
             if !allowed {
                 let permissions = match root.entry("permissions", Json::Object(Object::default())) {
                     Json::Object(permissions) => permissions,
@@ -122,11 +144,11 @@ fn mcp_server(program: &str) -> Object {
     ])
 }
 
-fn handler(command: &str) -> Object {
+fn handler(command: &str, timeout_secs: u64) -> Object {
     Object::from_pairs(vec![
         ("type", Json::str("command")),
         ("command", Json::str(command)),
-        ("timeout", Json::Number(HOOK_TIMEOUT_SECS.into())),
+        ("timeout", Json::Number(timeout_secs.into())),
     ])
 }
 
@@ -159,14 +181,18 @@ fn handlers_mut(group: &mut Json) -> Option<&mut Vec<Json>> {
     group.as_object_mut()?.get_mut("hooks")?.as_array_mut()
 }
 
-/// Leaves exactly one Hark handler, `command`'s, in a group matching the question tool: the first
-/// Hark handler already in such a group is replaced where it is, any other is removed (with a group
-/// that removal empties), and without one a new group is added at the end. Returns whether any
-/// Hark handler was there.
-fn set_hook(groups: &mut Vec<Json>, command: &str) -> bool {
+/// Leaves exactly one Hark handler, `command`'s, in a group with `hook`'s matcher: the first Hark
+/// handler already in such a group is replaced where it is, any other is removed (with a group that
+/// removal empties), and without one a new group is added at the end. Returns whether any Hark
+/// handler was there.
+fn set_hook(groups: &mut Vec<Json>, command: &str, hook: &HarkHook) -> bool {
     let matches_tool = |group: &Json| {
         let matcher = group.as_object().and_then(|g| g.get("matcher")).and_then(Json::as_str);
-        matcher == Some(Agent::ClaudeCode.question_tool())
+        match hook.matcher {
+            Some(tool) => matcher == Some(tool),
+            // Claude Code reads a missing, empty or "*" matcher as "every time".
+            None => matches!(matcher, None | Some("") | Some("*")),
+        }
     };
     let mut keep = None;
     for (g, group) in groups.iter_mut().enumerate() {
@@ -179,13 +205,17 @@ fn set_hook(groups: &mut Vec<Json>, command: &str) -> bool {
         }
     }
     let had_hark = remove_handlers(groups, keep);
-    let ours = handler(command);
+    let ours = handler(command, hook.timeout_secs);
     match keep.and_then(|(g, h)| groups.get_mut(g).and_then(handlers_mut).and_then(|hs| hs.get_mut(h))) {
         Some(slot) => keep_additions(slot, ours),
-        None => groups.push(Json::Object(Object::from_pairs(vec![
-            ("matcher", Json::str(Agent::ClaudeCode.question_tool())),
-            ("hooks", Json::Array(vec![Json::Object(ours)])),
-        ]))),
+        None => {
+            let mut group = Vec::new();
+            if let Some(tool) = hook.matcher {
+                group.push(("matcher", Json::str(tool)));
+            }
+            group.push(("hooks", Json::Array(vec![Json::Object(ours)])));
+            groups.push(Json::Object(Object::from_pairs(group)));
+        }
     }
     had_hark
 }
@@ -215,29 +245,43 @@ fn remove_handlers(groups: &mut Vec<Json>, keep: Option<(usize, usize)>) -> bool
     found
 }
 
-/// Takes Hark's handlers out of `hooks.PreToolUse`, then the event and `hooks` when that left them
-/// empty.
-fn remove_hook(root: &mut Object) -> Result<bool, Problem> {
-    let hooks = match root.get_mut("hooks") {
-        None => return Ok(false),
+/// Checks that `hooks` and the lists of Hark's events have the shapes Claude Code reads.
+fn check_hook_lists(root: &Object) -> Result<(), Problem> {
+    let hooks = match root.get("hooks") {
+        None => return Ok(()),
         Some(Json::Object(hooks)) => hooks,
         Some(other) => return Err(wrong("hooks", "an object", other)),
     };
-    let groups = match hooks.get_mut(EVENT) {
-        None => return Ok(false),
-        Some(Json::Array(groups)) => groups,
-        Some(other) => return Err(wrong("hooks.PreToolUse", "an array", other)),
-    };
-    if !remove_handlers(groups, None) {
-        return Ok(false);
-    }
-    if groups.is_empty() {
-        hooks.remove(EVENT);
-        if hooks.is_empty() {
-            root.remove("hooks");
+    for hook in &HOOKS {
+        match hooks.get(hook.event) {
+            None | Some(Json::Array(_)) => {}
+            Some(other) => return Err(wrong(&format!("hooks.{}", hook.event), "an array", other)),
         }
     }
-    Ok(true)
+    Ok(())
+}
+
+/// Takes Hark's handlers out of each of its events, then an event and `hooks` when that left them
+/// empty. The shapes were checked by [`check_hook_lists`].
+fn remove_hook(root: &mut Object) -> Result<bool, Problem> {
+    let Some(hooks) = root.get_mut("hooks").and_then(Json::as_object_mut) else {
+        return Ok(false);
+    };
+    let mut found = false;
+    for hook in &HOOKS {
+        let Some(groups) = hooks.get_mut(hook.event).and_then(Json::as_array_mut) else { continue };
+        if !remove_handlers(groups, None) {
+            continue;
+        }
+        found = true;
+        if groups.is_empty() {
+            hooks.remove(hook.event);
+        }
+    }
+    if found && hooks.is_empty() {
+        root.remove("hooks");
+    }
+    Ok(found)
 }
 
 fn parse(old: Option<&str>) -> Result<Json, Problem> {
@@ -267,6 +311,17 @@ fn finish(action: Action, had_hark: bool, before: &Json, after: &Json, old: Opti
 pub(super) const APPROVAL_EVENTS: [&str; 4] =
     ["PermissionRequest", "PostToolUse", "PostToolUseFailure", "PermissionDenied"];
 
+/// How long the reports may take: they only tell the running Hark, and Claude Code runs them after
+/// every tool call.
+const REPORT_HOOK_TIMEOUT_SECS: u64 = 10;
+
+/// The approvals' hook on `event`, for every tool: the permission request waits for the person
+/// (its own budget ends it well before this timeout); the reports return at once.
+fn approval_hook(event: &'static str) -> HarkHook {
+    let timeout_secs = if event == "PermissionRequest" { HOOK_TIMEOUT_SECS } else { REPORT_HOOK_TIMEOUT_SECS };
+    HarkHook { event, matcher: None, timeout_secs }
+}
+
 /// Hark's hooks on [`APPROVAL_EVENTS`], for every tool (no matcher), added (`on`) or taken out.
 /// The question hook and the MCP rule are [`settings`]'s, and stay as they are.
 pub(super) fn approvals(old: Option<&str>, program: &str, on: bool) -> Result<Edit, Problem> {
@@ -288,7 +343,7 @@ pub(super) fn approvals(old: Option<&str>, program: &str, on: bool) -> Result<Ed
         }
         for event in APPROVAL_EVENTS {
             if let Json::Array(groups) = hooks.entry(event, Json::Array(Vec::new())) {
-                had_hark |= set_event_hook(groups, &command);
+                had_hark |= set_hook(groups, &command, &approval_hook(event));
             }
         }
     } else {
@@ -314,23 +369,4 @@ pub(super) fn approvals(old: Option<&str>, program: &str, on: bool) -> Result<Ed
     }
     let action = if on { Action::Setup } else { Action::Undo };
     Ok(finish(action, had_hark, &before, &doc, old))
-}
-
-/// Leaves exactly one Hark handler, `command`'s, among an event's groups: the first one already
-/// there is brought up to date where it is, without one a group for every tool is added at the end.
-fn set_event_hook(groups: &mut Vec<Json>, command: &str) -> bool {
-    let mut keep = None;
-    for (g, group) in groups.iter_mut().enumerate() {
-        if let Some(h) = handlers_mut(group).and_then(|handlers| handlers.iter().position(is_ours)) {
-            keep = Some((g, h));
-            break;
-        }
-    }
-    let had_hark = remove_handlers(groups, keep);
-    let ours = handler(command);
-    match keep.and_then(|(g, h)| groups.get_mut(g).and_then(handlers_mut).and_then(|hs| hs.get_mut(h))) {
-        Some(slot) => keep_additions(slot, ours),
-        None => groups.push(Json::Object(Object::from_pairs(vec![("hooks", Json::Array(vec![Json::Object(ours)]))]))),
-    }
-    had_hark
 }

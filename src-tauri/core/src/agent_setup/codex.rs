@@ -348,8 +348,18 @@ fn remove_handlers(groups: &mut List, keep: Option<(usize, usize)>) -> bool {
             emptied.push(g);
         }
     }
+    // Codex keeps the person's trust in a hook by its place (`…:pre_tool_use:<group>:<handler>`): a
+    // group that moved up is "new or changed" to it and stops running until trusted again. So an
+    // emptied group is taken out only from the end of the list; one with groups after it stays, as
+    // an inert group with no handlers, holding their places.
+    let mut last = groups.len();
     for g in emptied.into_iter().rev() {
-        groups.remove(g);
+        if g + 1 == last {
+            groups.remove(g);
+            last = g;
+        } else if let Some(group) = groups.get_mut(g) {
+            group.insert("hooks", Item::Value(Value::Array(Array::new())));
+        }
     }
     found
 }

@@ -21,6 +21,7 @@
 
 mod claude;
 mod codex;
+pub mod codex_trust;
 mod json;
 #[cfg(test)]
 mod tests;
@@ -187,7 +188,9 @@ impl FileKind {
     /// Hark's entries in this file, for a person.
     pub fn entries(self) -> &'static str {
         match self {
-            FileKind::ClaudeSettings => "PreToolUse hook on AskUserQuestion, permission for Hark's MCP tools",
+            FileKind::ClaudeSettings => {
+                "PreToolUse hook on AskUserQuestion, UserPromptSubmit hook, permission for Hark's MCP tools"
+            }
             FileKind::ClaudeState => "MCP server hark",
             FileKind::CodexConfig => "MCP server hark, PreToolUse hook on request_user_input",
         }

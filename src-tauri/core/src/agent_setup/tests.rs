@@ -26,6 +26,11 @@ fn claude_hook(program: &str) -> Value {
     json!({"type": "command", "command": format!("{program} hook claude-code"), "timeout": 3600})
 }
 
+/// Hark's hook on each prompt: no matcher, a short timeout.
+fn claude_prompt_group(program: &str) -> Value {
+    json!({"hooks": [{"type": "command", "command": format!("{program} hook claude-code"), "timeout": 10}]})
+}
+
 /// Settings with something of everything Hark must leave alone.
 const CLAUDE_SETTINGS: &str = r#"{
   "model": "opus",
@@ -60,6 +65,7 @@ fn claude_setup_adds_one_group_and_keeps_everything_else_in_order() {
         .as_array_mut()
         .unwrap()
         .push(json!({"matcher": "AskUserQuestion", "hooks": [claude_hook(HARK)]}));
+    expected["hooks"]["UserPromptSubmit"] = json!([claude_prompt_group(HARK)]);
     // The person's rules stay, Hark's comes after them.
     expected["permissions"]["allow"].as_array_mut().unwrap().push(json!("mcp__hark"));
     assert_eq!(parsed(new), expected);
@@ -100,7 +106,8 @@ fn claude_undo_drops_the_containers_it_emptied_only() {
     assert_eq!(created.outcome, Outcome::Added);
     assert_eq!(
         parsed(text(&created)),
-        json!({"hooks": {"PreToolUse": [{"matcher": "AskUserQuestion", "hooks": [claude_hook(HARK)]}]},
+        json!({"hooks": {"PreToolUse": [{"matcher": "AskUserQuestion", "hooks": [claude_hook(HARK)]}],
+                         "UserPromptSubmit": [claude_prompt_group(HARK)]},
                "permissions": {"allow": ["mcp__hark"]}})
     );
     assert_eq!(parsed(text(&undo(FileKind::ClaudeSettings, Some(text(&created))))), json!({}));
@@ -136,6 +143,7 @@ fn claude_a_moved_binary_is_replaced_where_it_was() {
     assert_eq!(edit.outcome, Outcome::Updated);
     let mut expected = old.clone();
     expected["hooks"]["PreToolUse"][0]["hooks"][0] = claude_hook(HARK);
+    expected["hooks"]["UserPromptSubmit"] = json!([claude_prompt_group(HARK)]);
     expected["permissions"] = json!({"allow": ["mcp__hark"]});
     assert_eq!(parsed(text(&edit)), expected);
 
@@ -166,8 +174,32 @@ fn claude_harks_hook_under_another_matcher_moves_to_its_own_group() {
         json!({"hooks": {"PreToolUse": [
             {"matcher": "Bash", "hooks": [{"type": "command", "command": "b"}]},
             {"matcher": "AskUserQuestion", "hooks": [claude_hook(HARK)]},
-        ]}, "permissions": {"allow": ["mcp__hark"]}})
+        ], "UserPromptSubmit": [claude_prompt_group(HARK)]}, "permissions": {"allow": ["mcp__hark"]}})
     );
+}
+
+#[test]
+fn claude_prompt_hook_has_a_group_after_the_persons_and_undo_leaves_theirs() {
+    let old = json!({"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "log-prompt"}]}]}});
+    let set_up = parsed(text(&setup(FileKind::ClaudeSettings, Some(&old.to_string()))));
+    assert_eq!(
+        set_up["hooks"]["UserPromptSubmit"],
+        json!([{"hooks": [{"type": "command", "command": "log-prompt"}]}, claude_prompt_group(HARK)])
+    );
+    // Hark's handler already in a matcherless group of the person's stays where it is.
+    let mut shared = old.clone();
+    shared["hooks"]["UserPromptSubmit"][0]["hooks"]
+        .as_array_mut()
+        .unwrap()
+        .push(claude_prompt_group("hark")["hooks"][0].clone());
+    let again = parsed(text(&setup(FileKind::ClaudeSettings, Some(&shared.to_string()))));
+    assert_eq!(again["hooks"]["UserPromptSubmit"].as_array().map(Vec::len), Some(1), "{again}");
+    assert_eq!(again["hooks"]["UserPromptSubmit"][0]["hooks"][1], claude_prompt_group(HARK)["hooks"][0]);
+    let undone = parsed(text(&undo(FileKind::ClaudeSettings, Some(&set_up.to_string()))));
+    assert_eq!(undone, old);
+    // A prompt-hook list of another type is refused whole, before anything is written.
+    let refused = edit(FileKind::ClaudeSettings, Some(r#"{"hooks": {"UserPromptSubmit": {}}}"#), HARK, Action::Setup);
+    assert_eq!(refused.unwrap_err().to_string(), "`hooks.UserPromptSubmit` is an object, where an array belongs");
 }
 
 #[test]
@@ -235,6 +267,7 @@ fn claude_setup_again_keeps_what_the_person_added_to_harks_entries() {
     let edit = setup(FileKind::ClaudeSettings, Some(&settings.to_string()));
     let mut expected = settings.clone();
     expected["hooks"]["PreToolUse"][0]["hooks"][0]["command"] = json!(format!("{HARK} hook claude-code"));
+    expected["hooks"]["UserPromptSubmit"] = json!([claude_prompt_group(HARK)]);
     // Setup also lets Claude Code call Hark's MCP tools, which it refuses without a rule.
     expected["permissions"] = json!({"allow": ["mcp__hark"]});
     assert_eq!(parsed(text(&edit)), expected);
@@ -858,7 +891,9 @@ fn claude_approvals_are_added_only_when_asked_and_undo_takes_them_out_with_the_r
     assert_eq!(on.outcome, Outcome::Added);
     let with = parsed(text(&on));
     for event in claude::APPROVAL_EVENTS {
-        assert_eq!(with["hooks"][event], json!([{ "hooks": [claude_hook(HARK)] }]), "{event}: {with:#}");
+        let timeout = if event == "PermissionRequest" { 3600 } else { 10 };
+        let handler = json!({ "type": "command", "command": format!("{HARK} hook claude-code"), "timeout": timeout });
+        assert_eq!(with["hooks"][event], json!([{ "hooks": [handler] }]), "{event}: {with:#}");
     }
     // The person's hooks and the question hook stay where they were.
     assert_eq!(with["hooks"]["PreToolUse"], parsed(&set_up)["hooks"]["PreToolUse"]);
@@ -893,4 +928,31 @@ fn codex_approvals_add_one_permission_request_group_and_leave_the_others_in_plac
     assert_eq!(again.outcome, Outcome::AlreadySetUp);
     let off = edit_approvals(FileKind::CodexConfig, Some(new), HARK, false).unwrap();
     assert_eq!(text(&off), set_up);
+}
+
+#[test]
+fn codex_undo_keeps_the_persons_later_hook_groups_in_their_places() {
+    // Codex keeps its trust in a hook by its place: Hark's group goes only from the end of the list;
+    // before the person's groups it stays as an inert group without handlers.
+    let old = format!(
+        "[[hooks.PreToolUse]]\nmatcher = \"request_user_input\"\n\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\n\
+         command = \"{HARK} hook codex\"\ntimeout = 3600\n\n[[hooks.PreToolUse]]\nmatcher = \"shell\"\n\n\
+         [[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"check\"\n"
+    );
+    let undone = undo(FileKind::CodexConfig, Some(&old));
+    assert_eq!(undone.outcome, Outcome::Removed);
+    let data = toml_data(text(&undone));
+    assert_eq!(
+        data["hooks"]["PreToolUse"],
+        json!([
+            {"matcher": "request_user_input", "hooks": []},
+            {"matcher": "shell", "hooks": [{"type": "command", "command": "check"}]},
+        ]),
+        "{}",
+        text(&undone)
+    );
+    // Nothing of Hark's is left to remove; set up again, its handler goes back into its place.
+    assert_eq!(undo(FileKind::CodexConfig, Some(text(&undone))).outcome, Outcome::NothingToRemove);
+    let again = toml_data(text(&setup(FileKind::CodexConfig, Some(text(&undone)))));
+    assert_eq!(again["hooks"]["PreToolUse"][1]["matcher"], "shell");
 }

@@ -35,7 +35,7 @@ use crate::service::{QuestionEvent, SessionQuestions};
 use crate::session::{SessionSummary, Transcript};
 use crate::tools::QuestionSettings;
 
-pub use hello::{Hello, PROTOCOL};
+pub use hello::{this_build, Hello, PROTOCOL};
 pub use types::{
     AnswerPath, ApprovalRequest, ClientAnswer, ClientAnswers, ClientCall, ClientId, InboxEntry, LateAnswer, Overview,
     ShownSession,

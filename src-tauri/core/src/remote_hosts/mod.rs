@@ -6,6 +6,10 @@
 //! No relay server, no open port.
 
 mod config;
+#[cfg(unix)]
+mod install;
+#[cfg(unix)]
+mod ssh;
 mod state;
 #[cfg(unix)]
 mod tunnel;
@@ -13,9 +17,13 @@ mod tunnel;
 use std::path::PathBuf;
 
 pub use config::{add, check_host, load, remove, RemoteHost, RemoteHostsError, REMOTE_HOSTS_FILE};
-pub use state::{status, TunnelState, REMOTE_STATUS_FILE};
 #[cfg(unix)]
-pub use tunnel::{start, DoorOpener, Tunnels, SSH_ENV};
+pub use install::{copy, probe, InstallError, RemoteHark, REMOTE_BINARY};
+#[cfg(unix)]
+pub use ssh::SSH_ENV;
+pub use state::{harks, note_hark, status, HarkThere, TunnelState, REMOTE_HARKS_FILE, REMOTE_STATUS_FILE};
+#[cfg(unix)]
+pub use tunnel::{start, DoorOpener, Tunnels};
 
 /// The folder in the remote user's home that holds the forwarded socket: owner-only, made by the
 /// desk before each forward.

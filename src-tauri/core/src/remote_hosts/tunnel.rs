@@ -13,7 +13,7 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::Command;
 use tokio_util::sync::CancellationToken;
 
-use super::state::{write_status, TunnelState, REMOTE_STATUS_FILE};
+use super::state::{note_hark, write_status, TunnelState, REMOTE_STATUS_FILE};
 use super::{config, REMOTE_FOLDER, REMOTE_SOCKET};
 use crate::control::ControlServer;
 use crate::sync::lock;
@@ -21,9 +21,6 @@ use crate::sync::lock;
 /// Opens the agents' door a tunnel to the named host forwards to; `None` once the host is gone.
 pub type DoorOpener = Arc<dyn Fn(&str) -> Option<std::io::Result<ControlServer>> + Send + Sync>;
 
-/// The ssh command to run instead of `ssh` (a program and its arguments, split at spaces), as
-/// `GIT_SSH_COMMAND` does for git: another ssh, or `ssh -F <config>`.
-pub const SSH_ENV: &str = "HARK_SSH";
 /// How often the host looks whether the person added or removed a remote host.
 const FOLLOW: Duration = Duration::from_secs(2);
 /// The longest pause between two attempts.
@@ -202,28 +199,28 @@ impl Tunnel {
     }
 
     /// Makes the remote folder owner-only, removes a socket a dead forward left (sshd replaces it
-    /// only when its config says so), and returns the remote socket's absolute path.
+    /// only when its config says so), notes which `hark` the host has (for Settings and `hark remote
+    /// list`), and returns the remote socket's absolute path.
     async fn prepare(&self) -> Result<String, Ended> {
         let script = format!(
-            "umask 077 && mkdir -p \"$HOME/{REMOTE_FOLDER}\" && chmod 700 \"$HOME/{REMOTE_FOLDER}\" && rm -f \"$HOME/{REMOTE_FOLDER}/{REMOTE_SOCKET}\" && printf '%s\\n' \"$HOME/{REMOTE_FOLDER}/{REMOTE_SOCKET}\""
+            "umask 077 && mkdir -p \"$HOME/{REMOTE_FOLDER}\" && chmod 700 \"$HOME/{REMOTE_FOLDER}\" && rm -f \"$HOME/{REMOTE_FOLDER}/{REMOTE_SOCKET}\" && printf '%s\\n' \"$HOME/{REMOTE_FOLDER}/{REMOTE_SOCKET}\" && {{ {}; }}",
+            super::install::version_script()
         );
         let output = ssh(&[&self.name, &script]).stdin(Stdio::null()).output().await;
         let output = match output {
             Ok(output) => output,
             Err(e) => return Err(Ended { reason: format!("ssh could not start: {e}"), refused: true, was_up: false }),
         };
-        let path = String::from_utf8_lossy(&output.stdout).trim().to_string();
+        let said = String::from_utf8_lossy(&output.stdout);
+        let mut lines = said.lines();
+        let path = lines.next().unwrap_or_default().trim().to_string();
         if output.status.success() && path.starts_with('/') {
+            if let Some(version) = lines.next() {
+                note_hark(&self.dir, &self.name, super::install::version_said(version).as_deref());
+            }
             return Ok(path);
         }
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        let reason = stderr
-            .lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("the remote host could not be prepared")
-            .trim()
-            .to_string();
+        let reason = super::ssh::last_words(&output.stderr, "the remote host could not be prepared");
         let refused = refused(&reason);
         Err(Ended { reason, refused, was_up: false })
     }
@@ -236,31 +233,9 @@ fn refused(reason: &str) -> bool {
         .any(|s| reason.contains(s))
 }
 
-/// The person's ssh, never asking anything (no terminal to ask in) and never sharing a connection
-/// (a `ControlMaster` in their config would make `ssh -N` hand the forward to another process and
-/// exit at once). Killed with this process's handle on drop, and (on Linux) when this process dies.
+/// [`super::ssh::ssh`] for a tunnel: killed with this process's handle on drop.
 fn ssh(args: &[&str]) -> Command {
-    let configured = std::env::var(SSH_ENV).ok().filter(|c| !c.trim().is_empty());
-    let mut words: Vec<String> =
-        configured.map(|c| c.split_whitespace().map(str::to_string).collect()).unwrap_or_else(|| vec!["ssh".into()]);
-    let program = words.remove(0);
-    let mut command = Command::new(program);
-    command
-        .args(words)
-        .args(["-o", "BatchMode=yes", "-o", "ControlMaster=no", "-o", "ControlPath=none", "-o", "ConnectTimeout=15"])
-        .args(args)
-        .kill_on_drop(true);
-    // A host that dies without closing its tunnels (killed) takes its ssh with it: a forward left
-    // running would keep the remote socket for a Hark that is gone.
-    #[cfg(target_os = "linux")]
-    // SAFETY: prctl is async-signal-safe and only sets this child's parent-death signal.
-    unsafe {
-        command.pre_exec(|| {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM) == -1 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
+    let mut command = Command::from(super::ssh::ssh(args));
+    command.kill_on_drop(true);
     command
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tunnelLine } from './remoteHosts';
+import { harkLine, tunnelLine } from './remoteHosts';
 
 describe('tunnelLine', () => {
   it('names every state, with ssh reason where there is one', () => {
@@ -14,5 +14,18 @@ describe('tunnelLine', () => {
       text: 'Refused (ada@devbox: Permission denied (publickey).)',
       kind: 'problem',
     });
+  });
+});
+
+describe('harkLine', () => {
+  it("says when the host's hark is missing or another version, and how to copy this one", () => {
+    expect(harkLine('devbox', null)).toBeNull();
+    expect(harkLine('devbox', { hark: 'this' })).toBeNull();
+    expect(harkLine('devbox', { hark: 'missing' })).toBe(
+      'No hark on this host: run hark remote add devbox in a terminal to copy this one there.',
+    );
+    expect(harkLine('devbox', { hark: 'other', version: 'hark 0.0.1' })).toBe(
+      'This host has another hark (hark 0.0.1): run hark remote add devbox in a terminal to copy this one there.',
+    );
   });
 });

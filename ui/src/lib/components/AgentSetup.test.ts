@@ -17,13 +17,17 @@ const claude = (settings: SetupOutcome | null, state: SetupOutcome | null, setUp
   ],
   set_up: setUp,
   error: null,
+  hook_trust: null,
+  hook_trust_text: null,
 });
-const codex = (config: SetupOutcome | null, setUp: boolean | null): AgentView => ({
+const codex = (config: SetupOutcome | null, setUp: boolean | null, trust: AgentView['hook_trust'] = null): AgentView => ({
   agent: 'codex',
   label: 'Codex',
   files: [{ path: CONFIG, entries: 'MCP server hark, PreToolUse hook on request_user_input', setup: config }],
   set_up: setUp,
   error: null,
+  hook_trust: trust,
+  hook_trust_text: trust === 'untrusted' ? "Codex does not run Hark's hook yet: type /hooks in Codex" : null,
 });
 const agentsView = (agents: AgentView[], over: Partial<AgentsView> = {}): AgentsView => ({
   program: '/opt/hark/hark',
@@ -79,6 +83,17 @@ describe('AgentSetup', () => {
     expect(within(row('codex')).getByRole('button', { name: 'Set up' }).classList.contains('primary')).toBe(false);
     expect(screen.queryByTestId('agent-outcome')).toBeNull();
     expect(run).not.toHaveBeenCalled();
+  });
+
+  it('says whether Codex runs Hark’s hook, as Codex tells it, and nothing where that is unknown', async () => {
+    setup(agentsView([claude('already_set_up', 'already_set_up', true), codex('already_set_up', true, 'untrusted')]), async () => {
+      throw new Error('nothing runs on opening');
+    });
+    await waitFor(() => expect(screen.queryAllByTestId('agent')).toHaveLength(2));
+    const trust = within(row('codex')).getByTestId('agent-hook-trust');
+    expect(trust.dataset.trust).toBe('untrusted');
+    expect(trust.textContent).toContain('type /hooks in Codex');
+    expect(within(row('claude-code')).queryByTestId('agent-hook-trust')).toBeNull();
   });
 
   it('Set up runs hark setup for that agent and shows each file’s outcome and Codex’s trust hint', async () => {

@@ -6,7 +6,9 @@ import type { RemoteHostView, RemoteHostsView } from '../types';
 
 const ok = <T,>(value: T): Result<T> => ({ ok: true, value });
 const refused = <T,>(code: string, message: string): Result<T> => ({ ok: false, error: { name: 'RemoteHostsError', code, message } });
-const hosts = (...hosts: RemoteHostView[]): RemoteHostsView => ({ hosts });
+/** Rows as the shell sends them; a row that says nothing of its host's hark has `hark: null`. */
+type Row = Omit<RemoteHostView, 'hark'> & { hark?: RemoteHostView['hark'] };
+const hosts = (...rows: Row[]): RemoteHostsView => ({ hosts: rows.map((r) => ({ hark: null, ...r })) });
 
 type Fakes = {
   load?: () => Promise<Result<RemoteHostsView>>;
@@ -49,6 +51,21 @@ describe('RemoteHosts', () => {
     expect(stateOf('new')).toBe('Connecting…');
     expect(stateOf('idle')).toBe('Not connected');
     expect(screen.getByText(/hark remote add\|list\|remove HOST/)).toBeTruthy();
+  });
+
+  it("says on the row when the host has no hark or another version, and nothing when it has this one", async () => {
+    setup(
+      hosts(
+        { host: 'devbox', tunnel: { state: 'connected' }, hark: { hark: 'missing' } },
+        { host: 'lab', tunnel: { state: 'connected' }, hark: { hark: 'other', version: 'hark 0.0.1' } },
+        { host: 'build', tunnel: { state: 'connected' }, hark: { hark: 'this' } },
+      ),
+    );
+    await waitFor(() => expect(screen.getAllByTestId('remote-host')).toHaveLength(3));
+    const note = (host: string) => within(row(host)).queryByTestId('remote-host-hark')?.textContent ?? null;
+    expect(note('devbox')).toBe('No hark on this host: run hark remote add devbox in a terminal to copy this one there.');
+    expect(note('lab')).toContain('another hark (hark 0.0.1)');
+    expect(note('build')).toBeNull();
   });
 
   it('reads the states again while it is shown', async () => {

@@ -192,7 +192,7 @@ describe('SettingsDialog', () => {
     const agents = (setUp: boolean): AgentsView => ({
       program: '/opt/hark/hark',
       program_error: null,
-      agents: [{ agent: 'codex', label: 'Codex', files: [{ ...file, setup: setUp ? 'already_set_up' : 'added' }], set_up: setUp, error: null }],
+      agents: [{ agent: 'codex', label: 'Codex', files: [{ ...file, setup: setUp ? 'already_set_up' : 'added' }], set_up: setUp, error: null, hook_trust: null, hook_trust_text: null }],
     });
     const loadAgents = vi.fn(async () => ({ ok: true as const, value: agents(false) }));
     const done: AgentSetupDone = { agent: 'codex', action: 'setup', files: [{ ...file, outcome: 'added' }], hint: 'type /hooks in Codex', view: agents(true) };
@@ -218,7 +218,7 @@ describe('SettingsDialog', () => {
     const none: RemoteHostsView = { hosts: [] };
     const remote = {
       load: vi.fn(async () => ({ ok: true as const, value: none })),
-      add: vi.fn(async (host: string) => ({ ok: true as const, value: { hosts: [{ host, tunnel: null }] } })),
+      add: vi.fn(async (host: string) => ({ ok: true as const, value: { hosts: [{ host, tunnel: null, hark: null }] } })),
       remove: vi.fn(async () => ({ ok: true as const, value: none })),
     };
     const onSave = vi.fn(async () => null);
