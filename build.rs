@@ -2,7 +2,7 @@
 // the app's own commands go through the ACL (listing them here makes them deny-by-default until a
 // capability grants them), so IPC is limited to what src-tauri/app/capabilities allows.
 /// Every command the shell registers (src-tauri/app/lib.rs); the capability grants them to `main`.
-const COMMANDS: [&str; 32] = [
+const COMMANDS: [&str; 34] = [
     "app_info",
     "list_sessions",
     "session_transcript",
@@ -26,6 +26,8 @@ const COMMANDS: [&str; 32] = [
     "save_mcp_servers",
     "agent_setups",
     "setup_agent",
+    "first_run",
+    "save_first_run",
     "expire_question",
     "open_link",
     "phone_settings",

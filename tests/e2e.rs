@@ -6,6 +6,8 @@ mod support;
 mod agents;
 #[path = "e2e/approvals.rs"]
 mod approvals;
+#[path = "e2e/first_run.rs"]
+mod first_run;
 #[path = "e2e/flows.rs"]
 mod flows;
 #[path = "e2e/hooks.rs"]

@@ -42,6 +42,8 @@ fn roots(out: &mut Collect<'_>) {
     out.visit::<crate::phone_settings::PhoneForm>();
     out.visit::<crate::phone_settings::PairingView>();
     out.visit::<crate::remote_settings::RemoteHostsView>();
+    out.visit::<crate::commands::FirstRunView>();
+    out.visit::<hark_core::first_run::FirstRunRecord>();
 }
 
 /// Declarations by name, so each type is written once and the file's order does not depend on the

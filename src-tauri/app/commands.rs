@@ -234,6 +234,47 @@ pub async fn save_mcp_servers(
     .await
 }
 
+#[derive(Debug, Serialize, ts_rs::TS)]
+pub struct FirstRunView {
+    /// What the person skipped, and whether they asked not to be shown the first run again; the
+    /// empty record when `first-run.json` cannot be read.
+    pub record: hark_core::first_run::FirstRunRecord,
+    /// Why `first-run.json` could not be read (`FIRST_RUN_READ`): the first run is offered as new.
+    pub record_error: Option<BoundaryError>,
+    /// Claude Code and Codex as this machine has them (their folders, their commands on the `PATH`).
+    pub agents: Vec<hark_core::first_run::FoundAgent>,
+}
+
+/// The first run's "Connect what you use": what was skipped or dismissed (`first-run.json` in the
+/// data directory) and which agents this machine has. Writes nothing.
+#[tauri::command]
+pub async fn first_run(state: State<'_, AppState>) -> CommandResult<FirstRunView> {
+    let dir = state.data_dir()?.clone();
+    off_ipc_thread(move || {
+        // An unreadable record costs only the skips it held: the agents are still found and shown.
+        let (record, record_error) = match hark_core::first_run::load(&dir) {
+            Ok(record) => (record, None),
+            Err(e) => (Default::default(), Some(hark_core::error::CodedError::boundary(&e))),
+        };
+        // The agents' own variables and home, as they find their settings themselves.
+        let home = dirs::home_dir();
+        let path = std::env::var_os("PATH");
+        let agents = hark_core::first_run::find_agents(home.as_deref(), path.as_deref(), |name| std::env::var_os(name));
+        Ok(FirstRunView { record, record_error, agents })
+    })
+    .await
+}
+
+/// Keeps what the person skipped on the first run, or that they dismissed it; returns it as kept.
+#[tauri::command]
+pub async fn save_first_run(
+    state: State<'_, AppState>,
+    record: hark_core::first_run::FirstRunRecord,
+) -> CommandResult<hark_core::first_run::FirstRunRecord> {
+    let dir = state.data_dir()?.clone();
+    off_ipc_thread(move || Ok(hark_core::first_run::save(&dir, record)?)).await
+}
+
 /// The agents Hark can be set up with (Claude Code, Codex): their files, and whether each already
 /// holds Hark's entries. Reads the files, writes nothing.
 #[tauri::command]

@@ -36,6 +36,8 @@ pub enum CommandError {
     Phone(#[from] hark_core::phone::PhoneError),
     #[error(transparent)]
     RemoteHosts(#[from] hark_core::remote_hosts::RemoteHostsError),
+    #[error(transparent)]
+    FirstRun(#[from] hark_core::first_run::FirstRunError),
     #[error("{0}")]
     NotFound(String),
     #[error("{0}")]
@@ -64,6 +66,7 @@ impl CommandError {
             CommandError::Autostart(e) => Some(e),
             CommandError::Phone(e) => Some(e),
             CommandError::RemoteHosts(e) => Some(e),
+            CommandError::FirstRun(e) => Some(e),
             _ => None,
         }
     }

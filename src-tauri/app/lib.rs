@@ -149,6 +149,8 @@ pub fn run() {
             commands::save_mcp_servers,
             commands::agent_setups,
             commands::setup_agent,
+            commands::first_run,
+            commands::save_first_run,
             commands::expire_question,
             commands::open_link,
             commands::phone_settings,

@@ -17,7 +17,7 @@ const WAIT: Duration = Duration::from_secs(30);
 const CLAUDE_ROW: &str = "[data-testid='agent'][data-agent='claude-code']";
 
 /// The `hark` the app registers: the one beside its own (resolved) program.
-fn hark_beside_the_app() -> PathBuf {
+pub(crate) fn hark_beside_the_app() -> PathBuf {
     let desktop = std::fs::canonicalize(env!("CARGO_BIN_EXE_hark-desktop")).expect("the app's binary");
     desktop.with_file_name("hark")
 }
@@ -75,7 +75,7 @@ async fn claude_code_is_set_up_and_removed_from_settings_then_codex_set_up() {
     ];
     let app = App::launch("agents", launch).await;
 
-    app.find("[data-testid='settings-open']").await.click().await.expect("open settings");
+    app.settings_section("agents").await;
     app.find(CLAUDE_ROW).await;
     app.wait_until("the agents' state", WAIT, || async { claude_state(&app).await == "Not set up" }).await;
     assert_eq!(app.text_of("[data-testid='agents-program']").await, format!("Their entries run {}", hark.display()));

@@ -467,15 +467,19 @@ async fn settings_survive_a_corrupt_file_and_save_without_secrets() {
     assert_eq!(kept.len(), 1, "the corrupt file is kept aside, not lost");
     app.screenshot("1-corrupt-warning").await;
 
-    // Switch to Ollama (no key) and the legacy question mode, and save.
+    // Switch to Ollama (no key) and the legacy question mode, each section saved by its own Save.
+    app.settings_section("model").await;
     let provider = app.find_x(&format!("{dialog}//label[.//span[normalize-space(.)='Provider']]//select")).await;
     provider.select_by_value("ollama").await.expect("choose ollama");
+    app.save_settings_section().await;
+    app.settings_section("questions").await;
     app.find_x(&format!("{dialog}//input[@name='question-mode' and @value='wait']"))
         .await
         .click()
         .await
         .expect("legacy");
-    app.click_button(dialog, "Save").await;
+    app.save_settings_section().await;
+    app.click_button(dialog, "Close").await;
     app.wait_until("the dialog to close", Duration::from_secs(10), || async { !app.exists("[role='dialog']").await })
         .await;
     app.wait_until("the demo banner to go", Duration::from_secs(10), || async {
@@ -524,7 +528,7 @@ async fn an_api_key_goes_to_the_os_keyring_and_nowhere_else() {
     let app = App::launch("keyring", Launch::new(&data_dir)).await;
 
     let dialog = "//*[@role='dialog']";
-    app.find("[data-testid='settings-open']").await.click().await.expect("open settings");
+    app.settings_section("model").await;
     let provider = app.find_x(&format!("{dialog}//label[.//span[normalize-space(.)='Provider']]//select")).await;
     provider.select_by_value("deepseek").await.expect("choose deepseek");
     let key_field = app.find_x(&format!("{dialog}//input[@type='password']")).await;
@@ -533,12 +537,13 @@ async fn an_api_key_goes_to_the_os_keyring_and_nowhere_else() {
         panic!("the keyring should be available: {note}");
     }
     key_field.send_keys(KEY).await.expect("type the key");
-    app.click_button(dialog, "Save").await;
+    app.save_settings_section().await;
+    app.click_button(dialog, "Close").await;
     app.wait_until("the dialog to close", Duration::from_secs(10), || async { !app.exists("[role='dialog']").await })
         .await;
 
     // Reopened, the field is write-only: it says a key is stored and never shows it.
-    app.find("[data-testid='settings-open']").await.click().await.expect("reopen settings");
+    app.settings_section("model").await;
     let field = app.find_x(&format!("{dialog}//input[@type='password']")).await;
     let placeholder = field.attr("placeholder").await.expect("placeholder").unwrap_or_default();
     assert!(placeholder.contains("stored in the system keyring"), "{placeholder}");

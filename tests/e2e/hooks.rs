@@ -129,6 +129,8 @@ async fn claude_codes_question_answered_in_the_window_is_allowed_with_the_person
     app.screenshot("hook-claude-1-asked").await;
     app.click_option("eu").await;
     app.click_option("ap").await;
+    // The README's picture of Hark (docs/hark-window.png is a copy of this one).
+    app.screenshot("hook-claude-1-choosing").await;
     app.click_button(PANEL, "Submit").await;
 
     let decision = hook.decision().await;

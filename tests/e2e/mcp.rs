@@ -246,14 +246,16 @@ pub(crate) async fn set_value(app: &App, xpath: &str, value: &str) {
         .unwrap_or_else(|e| panic!("set {xpath:?}: {e}"));
 }
 
+/// Presses the button named `name` in the Settings section shown.
 async fn press_button(app: &App, name: &str) {
-    let xpath = format!("{DIALOG}//button[normalize-space(.)='{name}']");
+    let xpath =
+        format!("{DIALOG}//*[@data-testid='settings-pane' and not(@hidden)]//button[normalize-space(.)='{name}']");
     in_view(app, &xpath).await.click().await.unwrap_or_else(|e| panic!("click {name:?}: {e}"));
 }
 
 /// The field named `name` in the Settings dialog (by its aria-label, its label's `for`, or the label
 /// around it).
-fn field(name: &str) -> String {
+pub(crate) fn field(name: &str) -> String {
     let d = DIALOG;
     format!(
         "({d}//*[@aria-label='{name}'] | {d}//*[@id = {d}//label[normalize-space(.)='{name}']/@for] | \
@@ -280,7 +282,13 @@ async fn an_mcp_server_added_in_settings_gets_its_secret_header_from_the_keyring
     let args = ["--provider", "openai", "--base-url", &base_url, "--model", "test-model"];
     let app = App::launch("mcp-settings", Launch::with_args(&data_dir, &args)).await;
 
-    app.find("[data-testid='settings-open']").await.click().await.expect("open settings");
+    // What the launch options override is said as such: this run's model over the saved one.
+    app.settings_section("model").await;
+    let note = app.text_of("[data-testid='model-override']").await;
+    let flags = format!("set by launch options (--provider openai --base-url {base_url} --model test-model)");
+    assert!(note.starts_with("This run: ") && note.contains(&flags) && note.contains("saved: Demo"), "{note}");
+    app.screenshot("settings-launch-options").await;
+    app.settings_section("mcp").await;
     app.find("[data-testid='mcp-path']").await;
     app.screenshot("settings-0-open").await;
     press_button(&app, "Add server").await;
@@ -292,9 +300,11 @@ async fn an_mcp_server_added_in_settings_gets_its_secret_header_from_the_keyring
     in_view(&app, &field("Header value")).await.send_keys("Bearer test-token").await.expect("value");
     in_view(&app, &field("Secret")).await.click().await.expect("secret");
     press_button(&app, "Done").await;
-    press_button(&app, "Save servers").await;
+    press_button(&app, "Save").await;
     app.wait_until("the save", WAIT, || async {
-        app.text_of("[role='dialog'] [role='status']").await.contains("Saved.")
+        app.text_of("[data-testid='settings-pane']:not([hidden]) [data-testid='section-save'] [role='status']")
+            .await
+            .contains("Saved.")
     })
     .await;
     assert_eq!(app.text_of("[data-testid='mcp-name']").await, "remote");
@@ -321,7 +331,7 @@ async fn an_mcp_server_added_in_settings_gets_its_secret_header_from_the_keyring
         "the keyring's secret reached the server: {outcomes:?}"
     );
 
-    app.find("[data-testid='settings-open']").await.click().await.expect("reopen settings");
+    app.settings_section("mcp").await;
     app.wait_until("the running status", WAIT, || async {
         app.text_of("[data-testid='mcp-status']").await == "Running · 1 tool"
     })

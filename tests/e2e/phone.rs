@@ -50,7 +50,7 @@ async fn a_phone_is_paired_from_settings_with_the_token_in_the_keyring() {
     launch.env = vec![("HARK_TELEGRAM_TOKEN".into(), String::new())];
     let app = App::launch("phone", launch).await;
 
-    app.find("[data-testid='settings-open']").await.click().await.expect("open settings");
+    app.settings_section("phone").await;
     app.find_x(SECTION).await;
     app.wait_until("the relay to say it has no token", WAIT, || async {
         phone_text(&app, "phone-link").await.as_deref() == Some("Off: no bot token.")
@@ -61,7 +61,7 @@ async fn a_phone_is_paired_from_settings_with_the_token_in_the_keyring() {
     set_field(&app, "Bot API server", &emulator.url).await;
     set_field(&app, "Send to the phone after (seconds; 0 = at once)", "0").await;
     in_view(&app, &format!("{SECTION}//input[@type='password']")).await.send_keys(TOKEN).await.expect("type the token");
-    press(&app, "Save phone settings").await;
+    press(&app, "Save").await;
     app.wait_until("the relay to reach the emulator with the new token", WAIT, || async {
         phone_text(&app, "phone-link").await.as_deref() == Some("Connected to Telegram.")
     })
@@ -94,7 +94,7 @@ async fn a_phone_is_paired_from_settings_with_the_token_in_the_keyring() {
     assert!(phone_json.contains("\"9001\"") && phone_json.contains(&emulator.url), "{phone_json}");
 
     // A question asked in the window goes to the phone at once; a tap there answers it.
-    app.click_button("//*[@role='dialog']", "Cancel").await;
+    app.click_button("//*[@role='dialog']", "Close").await;
     app.wait_until("the dialog to close", WAIT, || async { !app.exists("[role='dialog']").await }).await;
     app.find(MESSAGE_BOX).await.send_keys(&format!("publish it{ENTER}")).await.expect("send a message");
     let card = emulator.wait_message(TOKEN, "the question's card", |m| m.text.starts_with("❓")).await;
@@ -106,7 +106,7 @@ async fn a_phone_is_paired_from_settings_with_the_token_in_the_keyring() {
     .await;
     app.screenshot("answered-from-phone").await;
 
-    app.find("[data-testid='settings-open']").await.click().await.expect("reopen settings");
+    app.settings_section("phone").await;
     app.find("[data-testid='phone-paired']").await;
     press(&app, "Unpair").await;
     app.wait_until("nobody to be paired", WAIT, || async { !app.exists("[data-testid='phone-paired']").await }).await;

@@ -42,7 +42,7 @@ async fn a_remote_host_is_added_shows_why_ssh_cannot_reach_it_and_is_removed() {
     launch.env = vec![(remote_hosts::SSH_ENV.into(), "ssh -F none".into())];
     let app = App::launch("remote", launch).await;
 
-    app.find("[data-testid='settings-open']").await.click().await.expect("open settings");
+    app.settings_section("remote").await;
     in_view(&app, SECTION).await;
     app.wait_until("the remote hosts read", WAIT, || async { app.exists("[data-testid='remote-none']").await }).await;
 

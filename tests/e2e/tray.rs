@@ -364,11 +364,11 @@ async fn start_at_login_writes_an_entry_that_starts_hark_hidden_in_the_tray() {
     launch.env.push(("HOME".into(), home.display().to_string()));
     let app = App::launch("start-at-login", launch).await;
 
-    app.click_button("", "Settings").await;
+    app.settings_section("startup").await;
     let start_at_login = crate::mcp::in_view(&app, "//label[contains(., 'Start at login')]//input").await;
     assert!(!start_at_login.is_selected().await.expect("checked?"), "off by default");
     start_at_login.click().await.expect("tick Start at login");
-    app.click_button("//div[@role='dialog']", "Save").await;
+    app.save_settings_section().await;
     let entry_path = home.join(".config/autostart/Hark.desktop");
     let start = Instant::now();
     while !entry_path.exists() {

@@ -223,6 +223,29 @@ impl App {
         self.find_x(&xpath).await.click().await.unwrap_or_else(|e| panic!("click {name:?}: {e}"));
     }
 
+    /// Opens Settings, unless it is open, on `section` (as its list names it in `data-section`:
+    /// general, model, questions, agents, phone, mcp, remote, startup).
+    pub async fn settings_section(&self, section: &str) {
+        if !self.exists("[role='dialog'] [data-testid='settings-section']").await {
+            self.find("[data-testid='settings-open']").await.click().await.expect("open settings");
+        }
+        let link = format!("[data-testid='settings-section'][data-section='{section}']");
+        self.find(&link).await.click().await.unwrap_or_else(|e| panic!("show the {section} section: {e}"));
+        self.find(&format!("[data-testid='settings-pane'][data-section='{section}']:not([hidden])")).await;
+    }
+
+    /// Presses Save at the foot of the Settings section shown, and waits for it to say it saved.
+    pub async fn save_settings_section(&self) {
+        let pane = "//*[@data-testid='settings-pane' and not(@hidden)]";
+        self.click_button(pane, "Save").await;
+        self.wait_until("the section to say it saved", Duration::from_secs(20), || async {
+            self.text_of("[data-testid='settings-pane']:not([hidden]) [data-testid='section-save'] [role='status']")
+                .await
+                .starts_with("Saved.")
+        })
+        .await;
+    }
+
     /// Clicks the option shown as `label` in the question panel (its text before any badge; the
     /// label wraps the real input).
     pub async fn click_option(&self, label: &str) {

@@ -99,7 +99,7 @@ describe('App', () => {
     expect(await screen.findByRole('dialog', { name: 'Settings' })).toBeTruthy();
   });
 
-  it('Settings lists the MCP servers from mcp_servers, and Save servers sends them to save_mcp_servers', async () => {
+  it('Settings lists the MCP servers from mcp_servers, and their Save sends them to save_mcp_servers', async () => {
     const entry = { name: 'fs', disabled: false, trusted: false, disabled_tools: [] as string[], transport: { kind: 'stdio', command: 'npx', args: ['server-fs'], env: [] } };
     const mcp = { path: '/tmp/hark/mcp.json', servers: [{ entry, status: { state: 'not_started' }, tools: [] }], error: null, tool_limit: 128 };
     h.handlers.mcp_servers = () => mcp;
@@ -107,11 +107,12 @@ describe('App', () => {
     render(App);
     await screen.findByTestId('demo-banner');
     await fireEvent.click(screen.getByRole('button', { name: 'Connect a model' }));
+    await fireEvent.click(await screen.findByRole('button', { name: 'MCP servers' }));
     const row = await screen.findByTestId('mcp-server');
     expect(row.textContent).toContain('npx server-fs');
     expect(screen.getByTestId('mcp-path').textContent).toBe('Edit mcp.json by hand: /tmp/hark/mcp.json');
     await fireEvent.click(screen.getByRole('checkbox', { name: 'Enabled' }));
-    await fireEvent.click(screen.getByRole('button', { name: 'Save servers' }));
+    await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
     await screen.findByText('Saved. New sessions use these servers.');
     expect(h.calls.filter(([cmd]) => cmd === 'save_mcp_servers')).toEqual([['save_mcp_servers', { servers: [{ ...entry, disabled: true }] }]]);
     expect(h.calls.some(([cmd]) => cmd === 'save_settings')).toBe(false);
@@ -134,6 +135,8 @@ describe('App', () => {
     render(App);
     await screen.findByTestId('demo-banner');
     await fireEvent.click(screen.getByRole('button', { name: 'Connect a model' }));
+    expect((await screen.findByRole('button', { name: 'Model' })).getAttribute('aria-current')).toBe('page');
+    await fireEvent.click(screen.getByRole('button', { name: 'Agents' }));
     const row = await screen.findByTestId('agent');
     expect(row.textContent).toContain('Not set up');
     await fireEvent.click(screen.getByRole('button', { name: 'Set up' }));

@@ -7,6 +7,7 @@ pub mod agent_setup;
 pub mod control;
 pub mod data_dir;
 pub mod error;
+pub mod first_run;
 pub mod front_door;
 pub mod history;
 pub mod host;

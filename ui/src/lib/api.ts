@@ -10,6 +10,8 @@ import type {
   AgentSetupDone,
   AgentsView,
   AppInfo,
+  FirstRunRecord,
+  FirstRunView,
   Focus,
   InboxEntry,
   McpEntry,
@@ -162,6 +164,12 @@ export const agentSetups = (): Promise<Result<AgentsView>> => call('agent_setups
 /** `hark setup <agent> [--undo]`: each file's outcome, the next step, and the section as it is now. */
 export const setupAgent = (agent: SetupAgent, action: SetupAction): Promise<Result<AgentSetupDone>> =>
   call('setup_agent', { agent, action });
+
+/** The first run: what was skipped or dismissed, and which agents this machine has. Writes nothing. */
+export const firstRun = (): Promise<Result<FirstRunView>> => call('first_run');
+
+/** Keeps the first run's skipped steps and whether it was dismissed. */
+export const saveFirstRun = (record: FirstRunRecord): Promise<Result<FirstRunRecord>> => call('save_first_run', { record });
 
 /** Settings → Phone: phone.json, where the bot token comes from (never the token), who is paired, the link. */
 export const phoneSettings = (): Promise<Result<PhoneView>> => call('phone_settings');

@@ -151,6 +151,39 @@ export type EntryTransport = { "kind": "stdio", command: string, args: Array<str
  */
 export type FieldKind = { "type": "choice", values: Array<string>, } | { "type": "multi", values: Array<string>, min_items?: number, max_items?: number, } | { "type": "boolean" } | { "type": "text", min_length?: number, max_length?: number, format?: string, } | { "type": "number", integer: boolean, minimum?: number, maximum?: number, };
 
+/**
+ * What the person decided on the first run.
+ */
+export type FirstRunRecord = { 
+/**
+ * "Don't show this again": the first run is no longer offered, whatever is left.
+ */
+dismissed: boolean, 
+/**
+ * The steps the person chose to leave out, each once, in the first run's order.
+ */
+skipped: Array<FirstRunStep>, };
+
+/**
+ * One thing the first run offers to connect, in the order it lists them.
+ */
+export type FirstRunStep = "claude_code" | "codex" | "phone" | "startup" | "model";
+
+export type FirstRunView = { 
+/**
+ * What the person skipped, and whether they asked not to be shown the first run again; the
+ * empty record when `first-run.json` cannot be read.
+ */
+record: FirstRunRecord, 
+/**
+ * Why `first-run.json` could not be read (`FIRST_RUN_READ`): the first run is offered as new.
+ */
+record_error: BoundaryError | null, 
+/**
+ * Claude Code and Codex as this machine has them (their folders, their commands on the `PATH`).
+ */
+agents: Array<FoundAgent>, };
+
 export type Focus = { session_id: string, call_id: string | null, 
 /**
  * Why the window is asked to show this (an answer from a notification that was not taken).
@@ -174,6 +207,19 @@ default?: unknown, };
  * How a form ended, as the session records it: the person's answers, or their no.
  */
 export type FormOutcome = { "action": "accept", answers: AnswerBatch, } | { "action": "decline" } | { "action": "cancel" };
+
+/**
+ * An agent as this machine has it: its folder and its command, each when there is one.
+ */
+export type FoundAgent = { agent: SetupAgent, label: string, 
+/**
+ * The agent's own folder (`~/.claude`, `~/.codex`, or where its variable points), when it exists.
+ */
+folder: string | null, 
+/**
+ * The agent's command on the `PATH` (`claude`, `codex`), by its absolute path.
+ */
+command: string | null, };
 
 /**
  * A remote host's `hark` next to this one, for Settings and `hark remote list`.
@@ -713,6 +759,8 @@ export interface Commands {
   save_settings: { args: { settings: Settings; apiKey: string | null }; returns: SettingsView };
   mcp_servers: { args: {}; returns: McpView };
   save_mcp_servers: { args: { servers: Array<McpEntry> }; returns: McpView };
+  first_run: { args: {}; returns: FirstRunView };
+  save_first_run: { args: { record: FirstRunRecord }; returns: FirstRunRecord };
   agent_setups: { args: {}; returns: AgentsView };
   setup_agent: { args: { agent: SetupAgent; action: SetupAction }; returns: AgentSetupDone };
   choose_workspace: { args: {}; returns: string | null };

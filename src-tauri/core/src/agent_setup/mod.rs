@@ -546,7 +546,7 @@ pub fn program_beside_this_one() -> Result<PathBuf, SetupError> {
     find_program(this.as_deref(), std::env::var_os("PATH").as_deref())
 }
 
-fn is_program(path: &Path) -> bool {
+pub(crate) fn is_program(path: &Path) -> bool {
     let Ok(meta) = std::fs::metadata(path) else {
         return false;
     };

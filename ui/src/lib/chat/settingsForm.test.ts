@@ -1,5 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { apiKeyArg, formFrom, keyField, presetOf, providerChoices, scriptChoices, toSettings, validate, withProvider } from './settingsForm';
+import {
+  apiKeyArg,
+  formFrom,
+  keyField,
+  overrideNotes,
+  presetOf,
+  providerChoices,
+  revertSection,
+  savedModelText,
+  scriptChoices,
+  sectionDirty,
+  sectionSettings,
+  toSettings,
+  validate,
+  withProvider,
+} from './settingsForm';
 import { catalogue } from './fakes';
 import type { Provider, Settings, SettingsView } from '../types';
 
@@ -112,5 +127,46 @@ describe('settings form', () => {
     expect(scriptChoices(cat, 'batch').map((c) => c.value)).toEqual(['batch', 'timed', 'blocking', 'untrusted', 'hello']);
     expect(scriptChoices(cat, 'gone')).toHaveLength(6);
     expect(scriptChoices(cat, 'gone').at(-1)).toEqual({ value: 'gone', label: 'gone', known: false });
+  });
+});
+
+describe('settings sections', () => {
+  const form = (over: Partial<Settings> = {}, key = '') => ({ settings: { ...settings, ...over }, apiKey: key, removeKey: false });
+
+  it("a section's Save sends only its own fields over the saved settings", () => {
+    const typed = form({ provider: 'ollama', base_url: ' http://localhost:11434/v1 ', model: 'qwen', do_not_disturb: true, timeout_secs: 30 });
+    expect(sectionSettings(settings, typed, 'model')).toEqual({ ...settings, provider: 'ollama', base_url: 'http://localhost:11434/v1', model: 'qwen' });
+    expect(sectionSettings(settings, typed, 'general')).toEqual({ ...settings, do_not_disturb: true });
+    expect(sectionSettings(settings, typed, 'questions')).toEqual({ ...settings, timeout_secs: 30 });
+    expect(sectionSettings(settings, typed, 'startup')).toEqual(settings);
+  });
+
+  it('says which sections have changes, and Revert puts back only that section', () => {
+    const typed = form({ plan_first: true, start_at_login: true });
+    expect((['general', 'model', 'questions', 'startup'] as const).filter((s) => sectionDirty(settings, typed, s))).toEqual([
+      'questions',
+      'startup',
+    ]);
+    expect(sectionDirty(settings, form({}, 'sk-1'), 'model')).toBe(true);
+    expect(sectionDirty(settings, { ...form(), removeKey: true }, 'model')).toBe(true);
+    const back = revertSection(settings, typed, 'questions');
+    expect(back.settings).toEqual({ ...settings, start_at_login: true });
+    expect(revertSection(settings, form({ model: 'x' }, 'sk-1'), 'model')).toEqual(form());
+  });
+
+  it('launch options are said as what overrides what, in the section they override', () => {
+    const run = view({
+      overrides: ['--provider openai', '--base-url http://127.0.0.1:9/v1', '--timed', '--timeout 30'],
+      active_model: { provider: 'openai', label: 'gpt-4o at http://127.0.0.1:9/v1', is_demo: false },
+    });
+    expect(overrideNotes(run)).toEqual({
+      model:
+        'This run: gpt-4o at http://127.0.0.1:9/v1, set by launch options (--provider openai --base-url http://127.0.0.1:9/v1); saved: Demo (scripted, no AI), script batch.',
+      questions: 'This run: --timed --timeout 30, set by launch options; saved: what is chosen below.',
+    });
+    expect(overrideNotes(view())).toEqual({ model: null, questions: null });
+    expect(savedModelText(view({ settings: { ...settings, provider: 'openai', base_url: 'https://x/v1', model: 'm' } }))).toBe(
+      'OpenAI-compatible at https://x/v1, m',
+    );
   });
 });

@@ -145,3 +145,86 @@ export function withOnTimeout(s: Settings, choice: OnTimeout): Settings {
     stop_turn_on_timeout: choice === 'stop_turn',
   };
 }
+
+/**
+ * The sections of the Settings page that save through `save_settings`, each its own fields. A
+ * section's Save sends the saved settings with only its fields changed, so what another section has
+ * typed and not saved stays out of it (and stays typed).
+ */
+export type FormSection = 'general' | 'model' | 'questions' | 'startup';
+
+export const SECTION_FIELDS: Record<FormSection, (keyof Settings)[]> = {
+  general: ['notifications', 'do_not_disturb', 'run_in_background'],
+  model: ['provider', 'base_url', 'model', 'demo_script'],
+  questions: ['question_mode', 'timeout_secs', 'stop_turn_on_timeout', 'plan_first', 'ptc'],
+  startup: ['start_at_login'],
+};
+
+function pick(from: Settings, section: FormSection): Partial<Settings> {
+  return Object.fromEntries(SECTION_FIELDS[section].map((f) => [f, from[f]])) as Partial<Settings>;
+}
+
+/** The saved settings with `section`'s fields as the form has them: what that section's Save sends. */
+export function sectionSettings(saved: Settings, form: Form, section: FormSection): Settings {
+  return toSettings({ ...form, settings: { ...saved, ...pick(form.settings, section) } });
+}
+
+/** Whether `section` differs from what is saved (for the model: a typed key or Remove counts too). */
+export function sectionDirty(saved: Settings, form: Form, section: FormSection): boolean {
+  const changed = SECTION_FIELDS[section].some((f) => form.settings[f] !== saved[f]);
+  if (section !== 'model') return changed;
+  return changed || form.apiKey.trim() !== '' || form.removeKey;
+}
+
+/** The form with `section` back to what is saved, the other sections as typed. */
+export function revertSection(saved: Settings, form: Form, section: FormSection): Form {
+  const settings = { ...form.settings, ...pick(saved, section) };
+  return section === 'model' ? { settings, apiKey: '', removeKey: false } : { ...form, settings };
+}
+
+/** Launch options that decide the model of new sessions in this run, over the saved settings. */
+const MODEL_FLAGS = ['--provider', '--script', '--base-url', '--model'];
+
+/**
+ * What the launch options override, per section, in words: "This run: <what it uses>, set by launch
+ * options (<options>); saved: <what the form below holds>". Null for a section they leave alone.
+ */
+export function overrideNotes(view: SettingsView): { model: string | null; questions: string | null } {
+  const isModel = (o: string) => MODEL_FLAGS.some((f) => o === f || o.startsWith(`${f} `));
+  const model = view.overrides.filter(isModel);
+  const questions = view.overrides.filter((o) => !isModel(o));
+  return {
+    model:
+      model.length > 0
+        ? `This run: ${view.active_model.label}, set by launch options (${model.join(' ')}); saved: ${savedModelText(view)}.`
+        : null,
+    questions:
+      questions.length > 0
+        ? `This run: ${questions.join(' ')}, set by launch options; saved: what is chosen below.`
+        : null,
+  };
+}
+
+/** The saved model in words ("Demo (scripted, no AI), script batch", "OpenAI-compatible at https://…/v1, gpt-4o"). */
+export function savedModelText(view: SettingsView): string {
+  const s = view.settings;
+  const preset = presetOf(view.catalogue, s.provider);
+  if (!preset.uses_endpoint) return s.provider === 'demo' ? `${preset.label}, script ${s.demo_script}` : preset.label;
+  return `${preset.label} at ${s.base_url}, ${s.model}`;
+}
+
+/** The Settings page's sections, in the order its list shows them. */
+export type SettingsSection = 'general' | 'model' | 'questions' | 'agents' | 'phone' | 'mcp' | 'remote' | 'startup';
+
+export const SECTION_LABELS: Record<SettingsSection, string> = {
+  general: 'General',
+  model: 'Model',
+  questions: 'Questions',
+  agents: 'Agents',
+  phone: 'Phone',
+  mcp: 'MCP servers',
+  remote: 'Remote hosts',
+  startup: 'Startup',
+};
+
+export const SECTION_ORDER: SettingsSection[] = ['general', 'model', 'questions', 'agents', 'phone', 'mcp', 'remote', 'startup'];

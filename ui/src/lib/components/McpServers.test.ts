@@ -84,7 +84,7 @@ describe('McpServers', () => {
     expect(alert.textContent).toContain('not a valid mcp.json: expected value');
     expect(alert.textContent).toContain('MCP_CONFIG_INVALID');
     expect(rows()).toHaveLength(0);
-    expect(screen.getByRole('button', { name: 'Save servers' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Save' })).toBeTruthy();
   });
 
   it('a load that fails says why and offers no Save (it would empty the file); Try again reloads', async () => {
@@ -97,7 +97,7 @@ describe('McpServers', () => {
     const alert = await screen.findByRole('alert');
     expect(alert.textContent).toContain('no shell');
     expect(alert.textContent).toContain('IPC_ERROR');
-    expect(screen.queryByRole('button', { name: 'Save servers' })).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Save' })).toBeNull();
     expect(screen.queryByRole('button', { name: 'Add server' })).toBeNull();
     await fireEvent.click(screen.getByRole('button', { name: 'Try again' }));
     await waitFor(() => expect(rows()).toHaveLength(3));
@@ -134,7 +134,7 @@ describe('McpServers', () => {
     expect(within(row('git')).getByTestId('mcp-status').textContent?.trim()).toBe('Not saved yet');
     expect(save).not.toHaveBeenCalled();
 
-    await fireEvent.click(screen.getByRole('button', { name: 'Save servers' }));
+    await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
     expect(save).toHaveBeenCalledWith([
       fs,
       notion,
@@ -151,10 +151,10 @@ describe('McpServers', () => {
       },
     ]);
     expect(screen.getByRole('button', { name: 'Saving…' })).toBeTruthy();
-    expect(screen.queryByRole('button', { name: 'Save servers' })).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Save' })).toBeNull();
     finish(ok(saved));
     await waitFor(() => expect(screen.getByRole('status').textContent).toBe('Saved. New sessions use these servers.'));
-    expect(screen.getByRole('button', { name: 'Save servers' })).toBeTruthy();
+    expect(screen.getByRole('button', { name: 'Save' })).toBeTruthy();
     // The list is the shell's answer now: its statuses, its summary of git.
     expect(rows()).toHaveLength(4);
     expect(within(row('git')).getByTestId('mcp-summary').textContent).toBe('uvx mcp-server-git');
@@ -171,7 +171,7 @@ describe('McpServers', () => {
     await type(input('Arguments'), '--flag');
     await fireEvent.click(screen.getByRole('button', { name: 'Done' }));
     await fireEvent.click(within(row('fs')).getByRole('checkbox', { name: 'Enabled' }));
-    await fireEvent.click(screen.getByRole('button', { name: 'Save servers' }));
+    await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
     const alert = await screen.findByRole('alert');
     expect(alert.textContent).toContain('the server name "a b" must be 1 to 32 letters');
     expect(alert.textContent).toContain('MCP_CONFIG_INVALID');
@@ -185,7 +185,7 @@ describe('McpServers', () => {
     expect(input('Arguments').value).toBe('--flag');
     // Fixed and saved again: the same rows go out, with the new name.
     await type(input('Server name'), 'ab');
-    await fireEvent.click(screen.getByRole('button', { name: 'Save servers' }));
+    await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
     expect(save).toHaveBeenCalledTimes(2);
     expect(save.mock.calls[1]?.[0]).toEqual([
       { ...fs, disabled: true },
@@ -204,14 +204,14 @@ describe('McpServers', () => {
     await fireEvent.click(screen.getByRole('button', { name: 'Done' }));
     expect(screen.getByRole('alert').textContent).toBe('Environment line 2 ("DEBUG") has no "=": write it as KEY=value.');
     expect(input('Environment').value).toBe('NODE_ENV=production\nDEBUG');
-    // Save servers applies the open editor first, so it is refused the same way.
-    await fireEvent.click(screen.getByRole('button', { name: 'Save servers' }));
+    // Save applies the open editor first, so it is refused the same way.
+    await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
     expect(save).not.toHaveBeenCalled();
     await type(input('Environment'), 'NODE_ENV=production\nDEBUG=1');
     await fireEvent.click(screen.getByRole('button', { name: 'Done' }));
     expect(screen.queryByRole('alert')).toBeNull();
     expect(within(row('fs')).getByTestId('mcp-unsaved').textContent).toBe('Edited, not saved');
-    await fireEvent.click(screen.getByRole('button', { name: 'Save servers' }));
+    await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
     expect(save).toHaveBeenCalledWith([
       { ...fs, transport: { ...fs.transport, env: [['NODE_ENV', 'production'], ['DEBUG', '1']] } },
       notion,
@@ -252,7 +252,7 @@ describe('McpServers', () => {
     await fireEvent.click(screen.getAllByRole('button', { name: 'Remove header' })[3]!);
     expect(screen.getAllByRole('textbox', { name: 'Header name' })).toHaveLength(3);
     await fireEvent.click(screen.getByRole('button', { name: 'Done' }));
-    await fireEvent.click(screen.getByRole('button', { name: 'Save servers' }));
+    await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
     expect(save).toHaveBeenCalledWith([
       fs,
       {
@@ -290,7 +290,7 @@ describe('McpServers', () => {
     await fireEvent.change(kind, { target: { value: 'http' } });
     expect(input('URL').value).toBe('https://example.com/mcp');
     await fireEvent.click(screen.getByRole('button', { name: 'Done' }));
-    await fireEvent.click(screen.getByRole('button', { name: 'Save servers' }));
+    await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
     expect(save.mock.calls[0]?.[0][3]).toEqual({
       name: 'remote',
       disabled: false, trusted: false, disabled_tools: [],
@@ -317,7 +317,7 @@ describe('McpServers', () => {
     await fireEvent.keyDown(input('Command'), { key: 'Escape' });
     expect(screen.queryByRole('textbox', { name: 'Command' })).toBeNull();
 
-    await fireEvent.click(screen.getByRole('button', { name: 'Save servers' }));
+    await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
     expect(save).toHaveBeenCalledWith([fs, { ...notion, disabled: false }]);
   });
 
@@ -328,18 +328,18 @@ describe('McpServers', () => {
     expect(trusted.checked).toBe(false);
     await fireEvent.click(trusted);
     expect(screen.getByText('Unsaved changes')).toBeTruthy();
-    await fireEvent.click(screen.getByRole('button', { name: 'Save servers' }));
+    await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
     expect(save).toHaveBeenCalledWith([{ ...fs, trusted: true }, notion, broken]);
   });
 
-  it('Save servers with the editor open applies it first', async () => {
+  it('Save with the editor open applies it first', async () => {
     const { save } = setup({ view: mcpView({ servers: [] }) });
     expect(await screen.findByText('No MCP servers yet.')).toBeTruthy();
     await fireEvent.click(screen.getByRole('button', { name: 'Add server' }));
     await type(input('Server name'), 'time');
     await type(input('Command'), 'uvx');
     await type(input('Arguments'), 'mcp-server-time');
-    await fireEvent.click(screen.getByRole('button', { name: 'Save servers' }));
+    await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
     expect(save).toHaveBeenCalledWith([
       { name: 'time', disabled: false, trusted: false, disabled_tools: [], transport: { kind: 'stdio', command: 'uvx', args: ['mcp-server-time'], env: [] } },
     ]);

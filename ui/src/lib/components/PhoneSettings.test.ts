@@ -50,7 +50,8 @@ describe('PhoneSettings', () => {
     expect(input('Bot API server').value).toBe('https://api.telegram.org');
     expect(input(/Send to the phone after/).value).toBe('5');
     expect(input(/Send only that a question waits/).checked).toBe(true);
-    expect(screen.getByRole('button', { name: 'Save phone settings' })).toHaveProperty('disabled', true);
+    expect(screen.getByRole('button', { name: 'Revert' })).toHaveProperty('disabled', true);
+    expect(screen.queryByTestId('unsaved')).toBeNull();
   });
 
   it('saves the form with a typed token, and "" when the stored one is removed', async () => {
@@ -62,15 +63,15 @@ describe('PhoneSettings', () => {
     await fireEvent.input(input('Bot API server'), { target: { value: 'http://127.0.0.1:9001' } });
     await fireEvent.input(input(/Send to the phone after/), { target: { value: '0' } });
     await fireEvent.click(input(/Send only that a question waits/));
-    await fireEvent.click(screen.getByRole('button', { name: 'Save phone settings' }));
+    await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
     expect(save).toHaveBeenCalledWith({ api_url: 'http://127.0.0.1:9001', delay_secs: 0, only_that_it_waits: true }, '123:abc');
-    await waitFor(() => expect(screen.getByTestId('phone-note').textContent).toBe('Saved.'));
+    await waitFor(() => expect(screen.getByTestId('section-save').textContent).toContain('Saved.'));
     expect(input('Bot token').value, 'the typed token is not kept in the form').toBe('');
     expect(screen.getByTestId('phone-link').textContent).toBe('Connecting to Telegram…');
 
     await fireEvent.click(screen.getByRole('button', { name: 'Remove' }));
     expect(screen.getByTestId('phone-token').textContent).toContain('will be removed when you save');
-    await fireEvent.click(screen.getByRole('button', { name: 'Save phone settings' }));
+    await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
     expect(save).toHaveBeenLastCalledWith({ api_url: 'http://127.0.0.1:9001', delay_secs: 0, only_that_it_waits: true }, '');
   });
 
@@ -80,13 +81,13 @@ describe('PhoneSettings', () => {
     });
     await waitFor(() => screen.getByLabelText('Bot API server'));
     await fireEvent.input(input(/Send to the phone after/), { target: { value: '90000' } });
-    await fireEvent.click(screen.getByRole('button', { name: 'Save phone settings' }));
+    await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
     expect(save).not.toHaveBeenCalled();
     expect(screen.getByRole('alert').textContent).toContain('whole seconds from 0');
 
     await fireEvent.input(input(/Send to the phone after/), { target: { value: '10' } });
     await fireEvent.input(input('Bot API server'), { target: { value: 'http://10.0.0.2:8081' } });
-    await fireEvent.click(screen.getByRole('button', { name: 'Save phone settings' }));
+    await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
     await waitFor(() => expect(screen.getAllByRole('alert')).toHaveLength(1));
     expect(screen.getByRole('alert').textContent).toBe('api_url: plain http:// only to a server on this machine INVALID_SETTINGS');
   });

@@ -26,10 +26,14 @@ const view = (over: Partial<SettingsView> = {}): SettingsView => ({
 const optionsOf = (name: string) =>
   Array.from((screen.getByRole('combobox', { name }) as HTMLSelectElement).options).map((o) => [o.value, o.textContent]);
 
+/** Shows a section of the page, as a click in its list on the left does. */
+const show = async (label: string) =>
+  fireEvent.click(within(screen.getByRole('navigation', { name: 'Settings sections' })).getByRole('button', { name: new RegExp(`^${label}`) }));
+
 describe('SettingsDialog', () => {
   it('what happens on a timeout is one choice of three, saved as the schema and whether the turn stops', async () => {
     const onSave = vi.fn(async () => null);
-    render(SettingsDialog, { view: view(), onSave, onClose: vi.fn() });
+    render(SettingsDialog, { view: view(), onSave, onClose: vi.fn(), initialSection: 'questions' });
     const wait = screen.getByRole('radio', { name: /Wait for my answer/ }) as HTMLInputElement;
     expect(wait.checked).toBe(true);
     await fireEvent.click(screen.getByRole('radio', { name: /Stop after a timeout/ }));
@@ -38,37 +42,75 @@ describe('SettingsDialog', () => {
     expect(onSave).toHaveBeenCalledWith({ ...settings, question_mode: 'timed', stop_turn_on_timeout: true }, null);
   });
 
-  it('maps the form to save_settings: DeepSeek preset, typed key, timed mode', async () => {
+  it("each section's Save sends its own fields and keeps the dialog open; the others stay as typed", async () => {
     const onSave = vi.fn(async () => null);
     const onClose = vi.fn();
-    render(SettingsDialog, { view: view(), onSave, onClose });
+    render(SettingsDialog, { view: view(), onSave, onClose, initialSection: 'model' });
     expect(screen.getByRole('dialog', { name: 'Settings' })).toBeTruthy();
     await fireEvent.change(screen.getByRole('combobox', { name: 'Provider' }), { target: { value: 'deepseek' } });
     expect((screen.getByRole('textbox', { name: 'Base URL' }) as HTMLInputElement).value).toBe('https://api.deepseek.com');
     await fireEvent.input(screen.getByLabelText('API key'), { target: { value: 'sk-123' } });
+    await show('Questions');
     await fireEvent.click(screen.getByRole('radio', { name: /Keep working after a timeout/ }));
-    await fireEvent.click(screen.getByRole('checkbox', { name: 'Do not disturb' }));
     await fireEvent.click(screen.getByRole('checkbox', { name: /Plan first/ }));
+    await show('General');
+    await fireEvent.click(screen.getByRole('checkbox', { name: 'Do not disturb' }));
+    const nav = screen.getByRole('navigation', { name: 'Settings sections' });
+    const marked = () => Array.from(nav.querySelectorAll('[aria-label="(unsaved changes)"]')).map((d) => d.parentElement?.dataset.section);
+    expect(marked()).toEqual(['general', 'model', 'questions']);
+
+    await show('Model');
     await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
-    expect(onSave).toHaveBeenCalledWith(
-      {
-        ...settings,
-        provider: 'deepseek',
-        base_url: 'https://api.deepseek.com',
-        model: 'deepseek-chat',
-        question_mode: 'timed',
-        do_not_disturb: true,
-        plan_first: true,
-      },
-      'sk-123',
-    );
-    await Promise.resolve();
+    expect(onSave).toHaveBeenLastCalledWith({ ...settings, provider: 'deepseek', base_url: 'https://api.deepseek.com', model: 'deepseek-chat' }, 'sk-123');
+    await show('Questions');
+    await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    expect(onSave).toHaveBeenLastCalledWith({ ...settings, question_mode: 'timed', plan_first: true }, null);
+    await waitFor(() => expect(within(screen.getByRole('group', { name: 'Questions' })).getByText('Saved.')).toBeTruthy());
+    expect(onClose).not.toHaveBeenCalled();
+    // The view did not change (the fake shell keeps it), so the saved sections count as changed
+    // again; General was never saved and is still as typed.
+    await show('General');
+    expect((screen.getByRole('checkbox', { name: 'Do not disturb' }) as HTMLInputElement).checked).toBe(true);
+  });
+
+  it("Revert puts back one section; closing with unsaved changes asks first and loses nothing until told", async () => {
+    const onClose = vi.fn();
+    render(SettingsDialog, { view: view(), onSave: vi.fn(async () => null), onClose, initialSection: 'startup' });
+    const login = screen.getByRole('checkbox', { name: /Start at login/ }) as HTMLInputElement;
+    await fireEvent.click(login);
+    await show('General');
+    await fireEvent.click(screen.getByRole('checkbox', { name: 'Notifications' }));
+    await fireEvent.click(screen.getByRole('button', { name: 'Revert' }));
+    expect((screen.getByRole('checkbox', { name: 'Notifications' }) as HTMLInputElement).checked).toBe(true);
+    await fireEvent.click(screen.getByRole('button', { name: 'Close' }));
+    expect(onClose).not.toHaveBeenCalled();
+    expect(screen.getByTestId('unsaved-on-close').textContent).toBe('Not saved: Startup.');
+    await fireEvent.click(screen.getByRole('button', { name: 'Keep editing' }));
+    await show('Startup');
+    expect(login.checked).toBe(true);
+    await fireEvent.keyDown(login, { key: 'Escape' });
+    expect(onClose).not.toHaveBeenCalled();
+    await fireEvent.click(screen.getByRole('button', { name: 'Discard and close' }));
     expect(onClose).toHaveBeenCalled();
+  });
+
+  it('lists its sections on the left, in order, only those it was given', () => {
+    render(SettingsDialog, { view: view(), onSave: vi.fn(async () => null), onClose: () => {} });
+    const nav = screen.getByRole('navigation', { name: 'Settings sections' });
+    expect(within(nav).getAllByRole('button').map((b) => b.textContent)).toEqual(['General', 'Model', 'Questions', 'Startup']);
+    expect(within(nav).getByRole('button', { name: 'General' }).getAttribute('aria-current')).toBe('page');
+    expect(screen.getByRole('group', { name: 'General' })).toBeTruthy();
+    expect(screen.queryByRole('group', { name: 'Model' })).toBeNull();
   });
 
   it('never shows a stored key; Remove sends an empty key', async () => {
     const onSave = vi.fn(async () => null);
-    render(SettingsDialog, { view: view({ api_key_set: true, settings: { ...settings, provider: 'openai', base_url: 'https://x/v1', model: 'm' } }), onSave, onClose: () => {} });
+    render(SettingsDialog, {
+      view: view({ api_key_set: true, settings: { ...settings, provider: 'openai', base_url: 'https://x/v1', model: 'm' } }),
+      onSave,
+      onClose: () => {},
+      initialSection: 'model',
+    });
     const key = screen.getByLabelText('API key') as HTMLInputElement;
     expect(key.type).toBe('password');
     expect(key.value).toBe('');
@@ -85,21 +127,25 @@ describe('SettingsDialog', () => {
         settings: { ...settings, provider: 'deepseek', base_url: 'https://api.deepseek.com', model: 'deepseek-chat' },
         keyring: { available: false, message: 'No Secret Service on this system' },
         warning: { name: 'SettingsError', code: 'SETTINGS_CORRUPT', message: 'The settings file was unreadable; defaults are in use.' },
-        overrides: ['--provider demo'],
+        overrides: ['--provider demo', '--timed'],
+        active_model: { provider: 'demo', label: 'Demo', is_demo: true },
       }),
       onSave,
       onClose: () => {},
+      initialSection: 'model',
     });
     expect((screen.getByLabelText('API key') as HTMLInputElement).disabled).toBe(true);
     expect(screen.getByText('No Secret Service on this system')).toBeTruthy();
     expect(screen.getByText(/SETTINGS_CORRUPT/)).toBeTruthy();
-    expect(screen.getByText('This run uses launch options: --provider demo')).toBeTruthy();
+    expect(screen.getByTestId('model-override').textContent).toBe(
+      'This run: Demo, set by launch options (--provider demo); saved: DeepSeek at https://api.deepseek.com, deepseek-chat.',
+    );
     await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
     expect((await screen.findByRole('alert')).textContent).toContain('Could not store the key');
   });
 
   it('names the question modes for what they do, without jargon', () => {
-    render(SettingsDialog, { view: view(), onSave: vi.fn(async () => null), onClose: () => {} });
+    render(SettingsDialog, { view: view(), onSave: vi.fn(async () => null), onClose: () => {}, initialSection: 'questions' });
     const wait = screen.getByRole('radio', { name: /^Wait for my answer/ }) as HTMLInputElement;
     const keepGoing = screen.getByRole('radio', { name: /^Keep working after a timeout/ }) as HTMLInputElement;
     expect([wait.value, keepGoing.value]).toEqual(['wait', 'keep_working']);
@@ -110,7 +156,12 @@ describe('SettingsDialog', () => {
   it('says where the key in use comes from, never the key', () => {
     const deepseek = { ...settings, provider: 'deepseek' as const, base_url: 'https://api.deepseek.com', model: 'deepseek-chat' };
     const shown = (source: SettingsView['key_source']) => {
-      const { unmount } = render(SettingsDialog, { view: view({ settings: deepseek, key_source: source }), onSave: vi.fn(async () => null), onClose: () => {} });
+      const { unmount } = render(SettingsDialog, {
+        view: view({ settings: deepseek, key_source: source }),
+        onSave: vi.fn(async () => null),
+        onClose: () => {},
+        initialSection: 'model',
+      });
       const text = screen.getByTestId('key-source').textContent;
       unmount();
       return text;
@@ -122,7 +173,7 @@ describe('SettingsDialog', () => {
 
   it('refuses a bad timeout before calling the shell', async () => {
     const onSave = vi.fn(async () => null);
-    render(SettingsDialog, { view: view(), onSave, onClose: () => {} });
+    render(SettingsDialog, { view: view(), onSave, onClose: () => {}, initialSection: 'questions' });
     await fireEvent.input(screen.getByRole('spinbutton', { name: /Default timeout/ }), { target: { value: '0' } });
     await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
     expect(onSave).not.toHaveBeenCalled();
@@ -130,7 +181,7 @@ describe('SettingsDialog', () => {
   });
 
   it('lists exactly the catalogue’s providers and demo scripts, in its order', () => {
-    render(SettingsDialog, { view: view(), onSave: vi.fn(async () => null), onClose: () => {} });
+    render(SettingsDialog, { view: view(), onSave: vi.fn(async () => null), onClose: () => {}, initialSection: 'model' });
     expect(optionsOf('Provider')).toEqual([
       ['deepseek', 'DeepSeek'],
       ['openai', 'OpenAI-compatible'],
@@ -143,7 +194,12 @@ describe('SettingsDialog', () => {
   it('a catalogue with an extra script shows it, and it can be saved', async () => {
     const onSave = vi.fn(async () => null);
     const cat = catalogue();
-    render(SettingsDialog, { view: view({ catalogue: { ...cat, demo_scripts: [...cat.demo_scripts, 'tour'] } }), onSave, onClose: () => {} });
+    render(SettingsDialog, {
+      view: view({ catalogue: { ...cat, demo_scripts: [...cat.demo_scripts, 'tour'] } }),
+      onSave,
+      onClose: () => {},
+      initialSection: 'model',
+    });
     expect(optionsOf('Demo script').map(([v]) => v)).toEqual(['batch', 'timed', 'blocking', 'untrusted', 'hello', 'tour']);
     await fireEvent.change(screen.getByRole('combobox', { name: 'Demo script' }), { target: { value: 'tour' } });
     await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
@@ -152,7 +208,12 @@ describe('SettingsDialog', () => {
 
   it('the timeout input and its check take their bounds from the catalogue', async () => {
     const onSave = vi.fn(async () => null);
-    render(SettingsDialog, { view: view({ catalogue: catalogue({ timeout_secs: { min: 10, max: 3600 } }) }), onSave, onClose: () => {} });
+    render(SettingsDialog, {
+      view: view({ catalogue: catalogue({ timeout_secs: { min: 10, max: 3600 } }) }),
+      onSave,
+      onClose: () => {},
+      initialSection: 'questions',
+    });
     const timeout = screen.getByRole('spinbutton', { name: /Default timeout/ }) as HTMLInputElement;
     expect([timeout.min, timeout.max]).toEqual(['10', '3600']);
     await fireEvent.input(timeout, { target: { value: '3601' } });
@@ -164,7 +225,7 @@ describe('SettingsDialog', () => {
   it('a provider the catalogue does not know is shown by its id with key and endpoint fields, and refused on save', async () => {
     const onSave = vi.fn(async () => null);
     const s = { ...settings, provider: 'mistral' as Provider, base_url: 'https://api.mistral.ai/v1', model: 'm' };
-    render(SettingsDialog, { view: view({ settings: s }), onSave, onClose: () => {} });
+    render(SettingsDialog, { view: view({ settings: s }), onSave, onClose: () => {}, initialSection: 'model' });
     const select = screen.getByRole('combobox', { name: 'Provider' }) as HTMLSelectElement;
     expect(select.value).toBe('mistral');
     expect(select.selectedOptions[0]?.textContent).toBe('mistral');
@@ -183,7 +244,7 @@ describe('SettingsDialog', () => {
   it('without loadMcp and saveMcp there is no MCP servers section', () => {
     render(SettingsDialog, { view: view(), onSave: vi.fn(async () => null), onClose: () => {} });
     expect(screen.queryByRole('group', { name: 'MCP servers' })).toBeNull();
-    expect(screen.queryByRole('button', { name: 'Save servers' })).toBeNull();
+    expect(screen.queryByRole('button', { name: /^MCP servers/ })).toBeNull();
     expect(screen.queryByRole('group', { name: 'Agents' })).toBeNull();
   });
 
@@ -199,7 +260,8 @@ describe('SettingsDialog', () => {
     const setupAgent = vi.fn(async () => ({ ok: true as const, value: done }));
     const onSave = vi.fn(async () => null);
     const onClose = vi.fn();
-    render(SettingsDialog, { view: view(), onSave, onClose, loadAgents, setupAgent });
+    render(SettingsDialog, { view: view(), onSave, onClose, loadAgents, setupAgent, initialSection: 'agents' });
+    expect(within(screen.getByRole('group', { name: 'Agents' })).queryByRole('button', { name: 'Save' })).toBeNull();
     const section = screen.getByRole('group', { name: 'Agents' });
     await waitFor(() => expect(within(section).getByTestId('agent-state').textContent).toBe('Not set up'));
     for (const el of section.querySelectorAll('button')) {
@@ -223,7 +285,7 @@ describe('SettingsDialog', () => {
     };
     const onSave = vi.fn(async () => null);
     const onClose = vi.fn();
-    render(SettingsDialog, { view: view(), onSave, onClose, remote });
+    render(SettingsDialog, { view: view(), onSave, onClose, remote, initialSection: 'remote' });
     const section = screen.getByRole('group', { name: 'Remote hosts' });
     const field = (await within(section).findByLabelText('Host, as ssh names it')) as HTMLInputElement;
     expect(field.form?.id ?? '').not.toMatch(/^settings-/);
@@ -235,7 +297,7 @@ describe('SettingsDialog', () => {
     expect(onClose).not.toHaveBeenCalled();
   });
 
-  it('the Phone section saves on its own, outside the settings form, and says so while unsaved', async () => {
+  it('the Phone section saves with its own Save, outside the settings form, and is marked while unsaved', async () => {
     const phoneView: PhoneView = {
       api_url: 'https://api.telegram.org', delay_secs: 60, only_that_it_waits: false, paired: null, pairing: null,
       token: { kind: 'none' }, link: { state: 'no_token' }, error: null,
@@ -247,15 +309,17 @@ describe('SettingsDialog', () => {
       unpair: vi.fn(async () => ({ ok: true as const, value: phoneView })),
     };
     const onSave = vi.fn(async () => null);
-    render(SettingsDialog, { view: view(), onSave, onClose: vi.fn(), phone });
+    render(SettingsDialog, { view: view(), onSave, onClose: vi.fn(), phone, initialSection: 'phone' });
     const section = screen.getByRole('group', { name: 'Phone' });
     await waitFor(() => within(section).getByLabelText('Bot token'));
     for (const el of section.querySelectorAll('input, button')) expect((el as HTMLInputElement).form).toBeNull();
     await fireEvent.click(within(section).getByLabelText(/Send only that a question waits/));
-    expect(screen.getByText("The phone's changes are kept only by Save phone settings.")).toBeTruthy();
-    await fireEvent.click(within(section).getByRole('button', { name: 'Save phone settings' }));
+    const phoneLink = () => within(screen.getByRole('navigation', { name: 'Settings sections' })).getByRole('button', { name: /^Phone/ });
+    expect(phoneLink().textContent).toBe('Phone●');
+    expect(within(section).getByTestId('unsaved')).toBeTruthy();
+    await fireEvent.click(within(section).getByRole('button', { name: 'Save' }));
     expect(phone.save).toHaveBeenCalledWith({ api_url: 'https://api.telegram.org', delay_secs: 60, only_that_it_waits: true }, null);
-    await waitFor(() => expect(screen.queryByText("The phone's changes are kept only by Save phone settings.")).toBeNull());
+    await waitFor(() => expect(phoneLink().textContent).toBe('Phone'));
     expect(onSave).not.toHaveBeenCalled();
   });
 
@@ -269,12 +333,10 @@ describe('SettingsDialog', () => {
       ok: true as const,
       value: { ...mcp, servers: servers.map((entry) => ({ entry, status: { state: 'not_started' as const }, tools: [] })) },
     }));
-    render(SettingsDialog, { view: view(), onSave, onClose, loadMcp, saveMcp });
+    render(SettingsDialog, { view: view(), onSave, onClose, loadMcp, saveMcp, initialSection: 'mcp' });
     const section = screen.getByRole('group', { name: 'MCP servers' });
     const row = await waitFor(() => within(section).getByTestId('mcp-server'));
     expect(within(row).getByTestId('mcp-status').textContent?.trim()).toBe('Running · 1 tool');
-    // The provider keeps the dialog's first focus.
-    expect(document.activeElement).toBe(screen.getByRole('combobox', { name: 'Provider' }));
 
     await fireEvent.click(within(section).getByRole('button', { name: 'Add server' }));
     await fireEvent.input(within(section).getByRole('textbox', { name: 'Server name' }), { target: { value: 'time' } });
@@ -292,15 +354,16 @@ describe('SettingsDialog', () => {
     await fireEvent.input(within(section).getByRole('textbox', { name: 'Server name' }), { target: { value: 'time' } });
     await fireEvent.input(within(section).getByRole('textbox', { name: 'Command' }), { target: { value: 'uvx' } });
     await fireEvent.click(within(section).getByRole('button', { name: 'Done' }));
-    expect(screen.getByText("The MCP servers' changes are kept only by Save servers.")).toBeTruthy();
-    await fireEvent.click(within(section).getByRole('button', { name: 'Save servers' }));
+    expect(within(section).getByTestId('unsaved')).toBeTruthy();
+    await fireEvent.click(within(section).getByRole('button', { name: 'Save' }));
     expect(saveMcp).toHaveBeenCalledWith([fs, { name: 'time', disabled: false, trusted: false, disabled_tools: [], transport: { kind: 'stdio', command: 'uvx', args: [], env: [] } }]);
     await waitFor(() => expect(within(section).getByText('Saved. New sessions use these servers.')).toBeTruthy());
-    expect(screen.queryByText("The MCP servers' changes are kept only by Save servers.")).toBeNull();
+    expect(within(section).queryByTestId('unsaved')).toBeNull();
     expect(onSave).not.toHaveBeenCalled();
     expect(onClose).not.toHaveBeenCalled();
 
-    // The settings' own Save still saves the settings, and only them.
+    // General's Save saves the settings, and only them.
+    await show('General');
     await fireEvent.click(screen.getByRole('button', { name: 'Save' }));
     expect(onSave).toHaveBeenCalledWith(settings, null);
     expect(saveMcp).toHaveBeenCalledTimes(1);

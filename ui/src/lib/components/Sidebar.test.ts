@@ -16,6 +16,17 @@ const session = (over: Partial<SessionSummary>): SessionSummary => ({
 });
 
 describe('Sidebar', () => {
+  it('offers "Connect what you use" only while the first run has something left', async () => {
+    const onFirstRun = vi.fn();
+    const { rerender } = render(Sidebar, { sessions: [], activeId: null, now, onSelect: () => {}, onFirstRun, firstRunActive: true });
+    const entry = screen.getByRole('button', { name: 'Connect what you use' });
+    expect(entry.getAttribute('aria-current')).toBe('page');
+    await fireEvent.click(entry);
+    expect(onFirstRun).toHaveBeenCalled();
+    await rerender({ onFirstRun: undefined });
+    expect(screen.queryByRole('button', { name: 'Connect what you use' })).toBeNull();
+  });
+
   it('shows the empty state when there are no sessions', () => {
     render(Sidebar, { sessions: [], activeId: null, now, onSelect: () => {} });
     expect(screen.getByText(/No sessions yet/)).toBeTruthy();
