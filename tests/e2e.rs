@@ -4,6 +4,8 @@ mod support;
 
 #[path = "e2e/agents.rs"]
 mod agents;
+#[path = "e2e/approvals.rs"]
+mod approvals;
 #[path = "e2e/first_run.rs"]
 mod first_run;
 #[path = "e2e/flows.rs"]

@@ -165,6 +165,9 @@ impl Notifier {
                 };
                 (notice, questions.to_vec())
             }
+            Intent::Approval { agent, .. } => {
+                (notify::approval_notice(&ctx, session, agent, call_id, questions), questions.to_vec())
+            }
             Intent::Form { server, message, .. } => {
                 (notify::form_notice(&ctx, session, server, message, call_id, questions), questions.to_vec())
             }

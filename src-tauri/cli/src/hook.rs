@@ -8,6 +8,8 @@
 //! on stderr), which both agents read as "go on as if no hook ran": the agent then asks in its own
 //! terminal, so a broken hook never blocks it and never answers for the person.
 
+mod approval;
+
 use std::io::Read;
 use std::process::ExitCode;
 
@@ -80,6 +82,9 @@ struct HookEvent {
     session_id: Option<String>,
     #[serde(default)]
     cwd: Option<String>,
+    /// The rules Claude Code offers to keep allowing, on a permission request.
+    #[serde(default)]
+    permission_suggestions: Option<Value>,
     /// What the person (or Claude Code, for a task's notification) submits: `UserPromptSubmit`.
     #[serde(default)]
     prompt: Option<String>,
@@ -143,11 +148,16 @@ pub struct HookArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_TIMEOUT_SECS,
           value_parser = hark_core::question::limits::parse_timeout_secs)]
     timeout: u64,
+    /// How long a permission request waits in Hark before the agent asks in its own terminal, in
+    /// seconds (default 300 for Claude Code, 60 for Codex).
+    #[arg(long, value_name = "SECONDS", value_parser = hark_core::question::limits::parse_timeout_secs)]
+    approval_budget: Option<u64>,
 }
 
 pub fn run(args: HookArgs) -> ExitCode {
     let agent = Agent::of(args.agent);
     let timeout = args.timeout;
+    let approval_budget = args.approval_budget.unwrap_or_else(|| approval::default_budget(agent));
     let mut input = Vec::new();
     if let Err(e) = std::io::stdin().take(MAX_EVENT_BYTES + 1).read_to_end(&mut input) {
         return no_decision(&HookError::BadEvent(format!("could not read stdin: {e}")));
@@ -159,6 +169,25 @@ pub fn run(args: HookArgs) -> ExitCode {
         Ok(event) => event,
         Err(e) => return no_decision(&HookError::BadEvent(e.to_string())),
     };
+    if event.hook_event_name == "PermissionRequest" {
+        return crate::chat::on_runtime(async move {
+            match approval::decide(agent, approval_budget, &event).await {
+                Ok(Some(decision)) => {
+                    println!("{decision}");
+                    ExitCode::SUCCESS
+                }
+                Ok(None) => ExitCode::SUCCESS,
+                Err(e) => no_decision(&e),
+            }
+        });
+    }
+    if approval::reports_settled(&event.hook_event_name) {
+        let event = &event;
+        crate::chat::on_runtime(async move {
+            approval::settled(agent, event).await;
+            ExitCode::SUCCESS
+        });
+    }
     if agent == Agent::ClaudeCode && event.hook_event_name == "UserPromptSubmit" {
         let (prompt, cwd) = (event.prompt.unwrap_or_default(), event_cwd(event.cwd));
         return crate::chat::on_runtime(async move {
@@ -190,7 +219,7 @@ fn no_decision(error: &HookError) -> ExitCode {
 
 /// Asks the person and turns how the question ended into the agent's decision.
 async fn decide(agent: Agent, timeout: u64, event: HookEvent) -> Result<Value, HookError> {
-    let original = event.tool_input.unwrap_or(Value::Null);
+    let original = event.tool_input.clone().unwrap_or(Value::Null);
     let input: AgentInput = serde_json::from_value(original.clone())
         .map_err(|e| HookError::BadQuestions { tool: agent.tool(), detail: e.to_string() })?;
     let (arguments, ids) = hark_arguments(agent, &input)?;
@@ -198,9 +227,7 @@ async fn decide(agent: Agent, timeout: u64, event: HookEvent) -> Result<Value, H
     hark_core::question::parse_request(&arguments, ToolMode::Timed, timeout)
         .map_err(|e| HookError::BadQuestions { tool: agent.tool(), detail: e.to_string() })?;
     let dir = crate::chat::data_dir().map_err(|e| HookError::App(hark_core::error::CodedError::boundary(&e)))?;
-    let cwd = event_cwd(event.cwd);
-    let asker = event.session_id.map(|id| format!("{}-session-{id}", agent.slug()));
-    let client = ClientId { name: agent.shown_name().to_string(), cwd, asker };
+    let client = client_of(agent, &event);
     let settings = QuestionSettings { mode: ToolMode::Timed, default_timeout_secs: timeout, stop_turn: false };
     let call_id = format!("hook-{}", uuid::Uuid::new_v4().simple());
     match crate::app_link::door(&dir).ask(&client, Some(call_id.clone()), Some(settings), arguments).await {
@@ -216,6 +243,13 @@ async fn decide(agent: Agent, timeout: u64, event: HookEvent) -> Result<Value, H
         ))),
         Err(error) => Err(HookError::App(error)),
     }
+}
+
+/// Who asks, for Hark: the agent by name, in the folder it works in, its session the asker.
+fn client_of(agent: Agent, event: &HookEvent) -> ClientId {
+    let cwd = event_cwd(event.cwd.clone());
+    let asker = event.session_id.as_ref().map(|id| format!("{}-session-{id}", agent.slug()));
+    ClientId { name: agent.shown_name().to_string(), cwd, asker }
 }
 
 /// The folder the agent works in, which names its session: the event's, else this process's.

@@ -36,12 +36,18 @@ fn render(records: &[QuestionRecord]) -> String {
         let mode = match (&r.intent, r.timed) {
             (Intent::PlanReview { .. }, _) => "plan review: writes wait for the approval",
             (Intent::Form { .. }, _) => "an MCP server's form",
+            (Intent::Approval { .. }, _) => "an agent's permission request: only Allow allows",
             (_, true) => "keeps working after a timeout",
             (_, false) => "waits for the answer",
         };
         out.push_str(&format!("{}  {state}  {mode}\n", safe_text(&r.call_id, 80)));
-        if let Intent::PlanReview { plan } = &r.intent {
-            for line in plan.lines().filter(|l| !l.trim().is_empty()).take(8) {
+        let context = match &r.intent {
+            Intent::PlanReview { plan } => Some(plan),
+            Intent::Approval { detail, .. } => Some(detail),
+            _ => None,
+        };
+        if let Some(context) = context {
+            for line in context.lines().filter(|l| !l.trim().is_empty()).take(8) {
                 out.push_str(&format!("  | {}\n", safe_text(line, 200)));
             }
         }

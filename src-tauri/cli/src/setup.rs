@@ -1,6 +1,7 @@
-//! `hark setup claude-code|codex [--undo]`: registers this `hark` with the agent, in the agent's own
-//! settings files: the hook that shows the agent's question tool in Hark (`hark hook <agent>`) and
-//! Hark's MCP server (`hark mcp`). The merge, the file locations and the safe write are the core's
+//! `hark setup claude-code|codex [--approvals] [--undo]`: registers this `hark` with the agent, in the
+//! agent's own settings files: the hook that shows the agent's question tool in Hark (`hark hook
+//! <agent>`) and Hark's MCP server (`hark mcp`); with `--approvals`, the hooks that send the agent's
+//! permission requests to Hark too (`--undo` takes every entry out). The merge, the file locations and the safe write are the core's
 //! ([`hark_core::agent_setup`]); this only reads the command line and says what changed.
 
 use std::process::ExitCode;
@@ -16,20 +17,29 @@ pub struct SetupArgs {
     /// The agent to set up.
     #[arg(value_parser = AgentName)]
     agent: Agent,
-    /// Remove only Hark's entries instead.
+    /// Remove only Hark's entries instead (the approvals' hooks too).
     #[arg(long)]
     undo: bool,
+    /// Also send the agent's permission requests to Hark as approvals.
+    #[arg(long, conflicts_with = "undo")]
+    approvals: bool,
 }
 
 pub fn run(args: SetupArgs) -> ExitCode {
     let agent = args.agent;
     let action = if args.undo { Action::Undo } else { Action::Setup };
+    let approvals = args.approvals;
     // The entries run this very binary, wherever it is installed: the agent's PATH may not have it.
     let program = match std::env::current_exe() {
         Ok(program) => program,
         Err(e) => return fail_msg("SETUP_PROGRAM_PATH", format!("cannot tell where this hark program is: {e}")),
     };
-    let files = match agent_setup::run(agent, action, &program, agent_setup::home().as_deref()) {
+    // Undoing takes the approvals' hooks out too; setting up adds them only when asked.
+    let approvals = match action {
+        Action::Undo => Some(false),
+        Action::Setup => approvals.then_some(true),
+    };
+    let files = match agent_setup::run_with(agent, action, approvals, &program, agent_setup::home().as_deref()) {
         Ok(files) => files,
         Err(e) => return fail(&e, 1),
     };

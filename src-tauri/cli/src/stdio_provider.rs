@@ -173,6 +173,10 @@ impl InteractionProvider for StdioProvider {
                     }
                     fields.as_slice()
                 }
+                Intent::Approval { agent, tool, detail, .. } => {
+                    say(&format!("\n[{} asks to use {}]\n{}\n", safe(agent), safe(tool), safe_lines(detail)));
+                    &[]
+                }
                 _ => &[],
             };
             let mut answers = Vec::new();

@@ -194,6 +194,21 @@ pub fn form_notice(
     Some(notice)
 }
 
+/// The notification for an agent's permission request: titled with the agent, its body the question
+/// (what the agent will do), a button per answer (Allow once, Always allow where offered, Deny); a
+/// typed reply denies with that reason.
+pub fn approval_notice(
+    ctx: &NotifyContext,
+    session_id: &str,
+    agent: &str,
+    call_id: &str,
+    questions: &[Question],
+) -> Option<Notice> {
+    let mut notice = notice(ctx, NotificationKind::Asked, session_id, "", call_id, questions)?;
+    notice.title = truncate(&one_line(&format!("{agent} asks permission")), 80);
+    Some(notice)
+}
+
 /// One button per option: only for a single single-select question with few options.
 fn option_actions(questions: &[Question]) -> Option<Vec<NotifyAction>> {
     let [q] = questions else { return None };

@@ -263,7 +263,7 @@ asked_at: string | null, } & ({ "phase": "foreground", wait: WaitInfo | null, } 
  * What a question is for. Serialized as `{"kind": "question"}`, `{"kind": "plan_review", "plan"}` or
  * `{"kind": "form", "server", "message", "fields"}`.
  */
-export type Intent = { "kind": "question" } | { "kind": "plan_review", plan: string, } | { "kind": "form", server: string, message: string, url?: string, fields: Array<FormField>, };
+export type Intent = { "kind": "question" } | { "kind": "plan_review", plan: string, } | { "kind": "form", server: string, message: string, url?: string, fields: Array<FormField>, } | { "kind": "approval", agent: string, tool: string, summary: string, detail: string, always?: string, };
 
 /**
  * One foreground question as a provider receives it.

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   answerLines,
   argumentSummary,
+  approvalText,
   needsPerson,
   outcomeText,
   questionStatus,
@@ -259,5 +260,13 @@ describe('shownItems and revealMore', () => {
     expect(seqs(shownItems(items(100), 455).items)).toEqual(range(46, 100));
     expect(shownItems(items(100), 455).hidden).toBe(46);
     expect(shownItems(items(100), 99_999).hidden).toBe(60);
+  });
+});
+
+describe('approvalText', () => {
+  it('reads a recorded permission request as words, never as JSON', () => {
+    const args = { agent: 'Claude Code', tool: 'Bash', summary: 'run `npm test`', detail: '$ npm test', always: null };
+    expect(approvalText(args)).toEqual({ title: 'Claude Code asked to run `npm test`', detail: '$ npm test' });
+    expect(approvalText('not an object')).toEqual({ title: 'The agent asked to use a tool', detail: '' });
   });
 });

@@ -60,6 +60,21 @@ export function isQuestionCall(item: Extract<TranscriptItem, { kind: 'tool_call'
   return ASKING_TOOLS.includes(item.name);
 }
 
+/** The name an outside agent's permission request is recorded under in its session's log. */
+export const APPROVAL_TOOL = 'permission_request';
+
+/** A recorded permission request as a person reads it (what the agent asked to do, and the command,
+ * diff or URL), never its JSON. */
+export function approvalText(args: unknown): { title: string; detail: string } {
+  const field = (key: string): string => {
+    if (typeof args !== 'object' || args === null) return '';
+    const value = (args as Record<string, unknown>)[key];
+    return typeof value === 'string' ? value : '';
+  };
+  const what = field('summary') || `use ${field('tool') || 'a tool'}`;
+  return { title: `${field('agent') || 'The agent'} asked to ${what}`, detail: field('detail') };
+}
+
 /** An item the person has to act on or know about: a question still waiting for them, a model error, or an MCP server that would not start. */
 export function needsPerson(item: TranscriptItem): boolean {
   return (

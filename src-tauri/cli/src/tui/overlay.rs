@@ -121,6 +121,9 @@ impl Overlay {
                 self.context = wrapped(plan);
                 self.review = true;
             }
+            Intent::Approval { agent, tool, detail, .. } => {
+                self.context = wrapped(&format!("{agent} asks to use {tool}:\n{detail}"));
+            }
             Intent::Form { server, message, url, .. } => {
                 self.context = wrapped(&format!("The MCP server “{server}” asks: {message}"));
                 self.context.extend(url.iter().flat_map(|url| wrapped(&format!("Link: {url}"))));
@@ -429,6 +432,19 @@ mod tests {
         let o = Overlay::new("f1", batch(), false, false).with_intent(&form);
         assert_eq!(o.context, ["The MCP server “deploy” asks: Sign in", "Link: https://auth.example.com/x"]);
         assert!(!o.review && o.context_seen());
+    }
+
+    #[test]
+    fn an_approval_shows_who_asks_to_use_which_tool_and_what_it_will_do() {
+        let (intent, questions) = Intent::approval(
+            "Codex",
+            "Bash",
+            &serde_json::json!({ "command": "rm -rf build", "description": "Clean" }),
+            &serde_json::Value::Null,
+        );
+        let o = Overlay::new("a1", questions, false, false).with_intent(&intent);
+        assert_eq!(o.context, ["Codex asks to use Bash:", "Clean", "$ rm -rf build"]);
+        assert!(!o.review);
     }
 
     #[test]

@@ -304,3 +304,69 @@ fn finish(action: Action, had_hark: bool, before: &Json, after: &Json, old: Opti
     let changed = before != after;
     Edit { outcome: Outcome::of(action, had_hark, changed), text: changed.then(|| after.print(&Style::of(old))) }
 }
+
+/// The events Hark's approvals hook on: the permission request itself, and the reports that a tool
+/// call ran or was refused, which end the approval left waiting when the person answered in Claude
+/// Code's own prompt.
+pub(super) const APPROVAL_EVENTS: [&str; 4] =
+    ["PermissionRequest", "PostToolUse", "PostToolUseFailure", "PermissionDenied"];
+
+/// How long the reports may take: they only tell the running Hark, and Claude Code runs them after
+/// every tool call.
+const REPORT_HOOK_TIMEOUT_SECS: u64 = 10;
+
+/// The approvals' hook on `event`, for every tool: the permission request waits for the person
+/// (its own budget ends it well before this timeout); the reports return at once.
+fn approval_hook(event: &'static str) -> HarkHook {
+    let timeout_secs = if event == "PermissionRequest" { HOOK_TIMEOUT_SECS } else { REPORT_HOOK_TIMEOUT_SECS };
+    HarkHook { event, matcher: None, timeout_secs }
+}
+
+/// Hark's hooks on [`APPROVAL_EVENTS`], for every tool (no matcher), added (`on`) or taken out.
+/// The question hook and the MCP rule are [`settings`]'s, and stay as they are.
+pub(super) fn approvals(old: Option<&str>, program: &str, on: bool) -> Result<Edit, Problem> {
+    let before = parse(old)?;
+    let mut doc = before.clone();
+    let root = root(&mut doc)?;
+    let command = hook_command(program, Agent::ClaudeCode);
+    let mut had_hark = false;
+    if on {
+        let hooks = match root.entry("hooks", Json::Object(Object::default())) {
+            Json::Object(hooks) => hooks,
+            other => return Err(wrong("hooks", "an object", other)),
+        };
+        for event in APPROVAL_EVENTS {
+            match hooks.get(event) {
+                None | Some(Json::Array(_)) => {}
+                Some(other) => return Err(wrong(&format!("hooks.{event}"), "an array", other)),
+            }
+        }
+        for event in APPROVAL_EVENTS {
+            if let Json::Array(groups) = hooks.entry(event, Json::Array(Vec::new())) {
+                had_hark |= set_hook(groups, &command, &approval_hook(event));
+            }
+        }
+    } else {
+        let hooks = match root.get_mut("hooks") {
+            None => return Ok(finish(Action::Undo, false, &before, &doc, old)),
+            Some(Json::Object(hooks)) => hooks,
+            Some(other) => return Err(wrong("hooks", "an object", other)),
+        };
+        for event in APPROVAL_EVENTS {
+            let groups = match hooks.get_mut(event) {
+                None => continue,
+                Some(Json::Array(groups)) => groups,
+                Some(other) => return Err(wrong(&format!("hooks.{event}"), "an array", other)),
+            };
+            had_hark |= remove_handlers(groups, None);
+            if groups.is_empty() {
+                hooks.remove(event);
+            }
+        }
+        if hooks.is_empty() {
+            root.remove("hooks");
+        }
+    }
+    let action = if on { Action::Setup } else { Action::Undo };
+    Ok(finish(action, had_hark, &before, &doc, old))
+}

@@ -384,3 +384,85 @@ fn remove_hook(root: &mut Table) -> bool {
     }
     true
 }
+
+/// The event Hark's approvals hook on. Codex runs this hook before its own prompt, so the hook's
+/// end is what ends the approval; no report of the call is needed.
+const APPROVAL_EVENT: &str = "PermissionRequest";
+
+/// Hark's `PermissionRequest` hook, for every tool (no matcher), added (`on`) or taken out. The
+/// server and the question hook are [`config`]'s, and stay as they are; so do the positions of the
+/// person's own groups, by which Codex remembers their trust.
+pub(super) fn approvals(old: Option<&str>, program: &str, on: bool) -> Result<Edit, Problem> {
+    let text = old.unwrap_or_default();
+    let mut doc: DocumentMut = text.parse().map_err(|e: toml_edit::TomlError| Problem::NotToml(describe(&e, text)))?;
+    if let Some(hooks) = doc.get("hooks") {
+        check(Some(hooks), "hooks", Shape::Table)?;
+        check(hooks.get(APPROVAL_EVENT), "hooks.PermissionRequest", Shape::List)?;
+    }
+    let root = doc.as_table_mut();
+    let had_hark =
+        if on { set_approval_hook(root, &hook_command(program, Agent::Codex)) } else { remove_approval_hook(root) };
+    let action = if on { Action::Setup } else { Action::Undo };
+    let new = doc.to_string();
+    let changed = new != text;
+    Ok(Edit { outcome: Outcome::of(action, had_hark, changed), text: changed.then_some(new) })
+}
+
+fn set_approval_hook(root: &mut Table, command: &str) -> bool {
+    let hooks = root.entry("hooks").or_insert_with(implicit_table);
+    let inline = hooks.is_inline_table();
+    let Some(hooks) = hooks.as_table_like_mut() else {
+        return false;
+    };
+    if !hooks.contains_key(APPROVAL_EVENT) {
+        let empty = match inline {
+            true => Item::Value(Value::Array(Array::new())),
+            false => Item::ArrayOfTables(ArrayOfTables::new()),
+        };
+        hooks.insert(APPROVAL_EVENT, empty);
+    }
+    let Some(mut groups) = hooks.get_mut(APPROVAL_EVENT).and_then(List::of) else {
+        return false;
+    };
+    let keep = (0..groups.len()).find_map(|g| {
+        let handlers = groups.get(g)?.get("hooks")?;
+        let count = match handlers {
+            Item::ArrayOfTables(tables) => tables.len(),
+            Item::Value(Value::Array(array)) => array.len(),
+            _ => return None,
+        };
+        (0..count).find(|&h| handler_at(handlers, h).is_some_and(is_ours)).map(|h| (g, h))
+    });
+    let had_hark = remove_handlers(&mut groups, keep);
+    let kept = keep.and_then(|(g, h)| {
+        let group = groups.get_mut(g)?;
+        List::of(group.get_mut("hooks")?)?.get_mut(h).map(|handler| replace_in_place(handler, &self::handler(command)))
+    });
+    if kept.is_none() {
+        let mut handlers = ArrayOfTables::new();
+        handlers.push(handler(command));
+        let mut table = Table::new();
+        table.insert("hooks", Item::ArrayOfTables(handlers));
+        groups.push(table);
+    }
+    had_hark
+}
+
+fn remove_approval_hook(root: &mut Table) -> bool {
+    let Some(hooks) = root.get_mut("hooks").and_then(Item::as_table_like_mut) else {
+        return false;
+    };
+    let Some(mut groups) = hooks.get_mut(APPROVAL_EVENT).and_then(List::of) else {
+        return false;
+    };
+    if !remove_handlers(&mut groups, None) {
+        return false;
+    }
+    if groups.len() == 0 {
+        hooks.remove(APPROVAL_EVENT);
+        if hooks.is_empty() {
+            root.remove("hooks");
+        }
+    }
+    true
+}

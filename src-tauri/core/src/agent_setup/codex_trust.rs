@@ -149,7 +149,16 @@ fn parse_listing(result: &Value) -> Vec<ListedHook> {
 pub fn hark_hook_trust(cwd: &Path) -> Option<HookTrust> {
     let codex = find_codex(std::env::var_os("PATH").as_deref())?;
     let hooks = list_hooks(&codex, &[], cwd).ok()?;
-    hark_hook(&hooks)?.trust
+    hark_hooks_trust(&hooks)
+}
+
+/// What Codex says of Hark's hooks taken together (the question hook, and the approvals' when set
+/// up): the trust of one that does not run, if any, else of the first; `None` when there is none.
+pub fn hark_hooks_trust(hooks: &[ListedHook]) -> Option<HookTrust> {
+    let ours: Vec<&ListedHook> =
+        hooks.iter().filter(|h| h.command.as_deref().is_some_and(|c| is_hark_hook(c, Agent::Codex))).collect();
+    let stopped = ours.iter().find(|h| !h.trust.is_some_and(HookTrust::runs));
+    stopped.or(ours.first()).and_then(|h| h.trust)
 }
 
 impl HookTrust {
@@ -198,5 +207,13 @@ mod tests {
         assert!(!HookTrust::Modified.runs() && HookTrust::Trusted.runs());
         assert_eq!(hooks[2].trust, None, "a status this Hark does not know is not read as trusted");
         assert_eq!(hark_hook(&hooks[1..]), None);
+        // With a second hook of Hark's (the approvals'), one that does not run is what counts.
+        let mut both = hooks.clone();
+        both[1].command = Some("/opt/hark hook codex".into());
+        both[0].trust = Some(HookTrust::Trusted);
+        both[1].trust = Some(HookTrust::Untrusted);
+        assert_eq!(hark_hooks_trust(&both), Some(HookTrust::Untrusted));
+        both[1].trust = Some(HookTrust::Trusted);
+        assert_eq!(hark_hooks_trust(&both), Some(HookTrust::Trusted));
     }
 }

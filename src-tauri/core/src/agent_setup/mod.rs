@@ -409,38 +409,79 @@ pub struct Planned {
     new: Option<String>,
     /// What the merge was asked for, to do it again when the agent wrote the file in the meantime.
     action: Action,
+    approvals: Option<bool>,
     program: String,
 }
 
 /// Reads `files` (from [`locate`]) and merges Hark's entries into each, writing nothing: a file that
 /// cannot be read or merged fails the whole plan.
 pub fn plan(action: Action, program: &Path, files: &[(FileKind, PathBuf)]) -> Result<Vec<Planned>, SetupError> {
+    // Undoing takes every entry of Hark's out, the approvals' hooks too.
+    plan_with(action, (action == Action::Undo).then_some(false), program, files)
+}
+
+/// [`plan`], also adding (`Some(true)`) or taking out (`Some(false)`) the hooks that send the agent's
+/// permission requests to Hark as approvals; `None` leaves them as they are. They change where the
+/// person approves the agent's tool calls, so they are added only when asked for.
+pub fn plan_with(
+    action: Action,
+    approvals: Option<bool>,
+    program: &Path,
+    files: &[(FileKind, PathBuf)],
+) -> Result<Vec<Planned>, SetupError> {
     let program_text = program.to_str().ok_or_else(|| SetupError::ProgramPath { path: program.to_path_buf() })?;
     files
         .iter()
         .map(|(kind, path)| {
             let old = read(path)?;
-            let edit = merge(*kind, path, old.as_ref(), program_text, action)?;
+            let edit = merge(*kind, path, old.as_ref(), program_text, action, approvals)?;
             let program = program_text.to_string();
-            Ok(Planned { kind: *kind, path: path.clone(), outcome: edit.outcome, new: edit.text, old, action, program })
+            Ok(Planned {
+                kind: *kind,
+                path: path.clone(),
+                outcome: edit.outcome,
+                new: edit.text,
+                old,
+                action,
+                approvals,
+                program,
+            })
         })
         .collect()
 }
 
-/// [`edit`] on a file's content as read from `path`.
+/// [`edit`] (and [`edit_approvals`]) on a file's content as read from `path`.
 fn merge(
     kind: FileKind,
     path: &Path,
     old: Option<&(Vec<u8>, Permissions)>,
     program: &str,
     action: Action,
+    approvals: Option<bool>,
 ) -> Result<Edit, SetupError> {
     let refused = |problem| SetupError::Refused { path: path.to_path_buf(), problem };
     let text = match old {
         Some((bytes, _)) => Some(std::str::from_utf8(bytes).map_err(|_| refused(Problem::NotText))?),
         None => None,
     };
-    edit(kind, text, program, action).map_err(refused)
+    let base = edit(kind, text, program, action).map_err(refused)?;
+    let Some(on) = approvals else { return Ok(base) };
+    let after = base.text.as_deref().or(text);
+    let extra = edit_approvals(kind, after, program, on).map_err(refused)?;
+    let outcome = if base.outcome.changes() || !extra.outcome.changes() { base.outcome } else { extra.outcome };
+    Ok(Edit { outcome, text: extra.text.or(base.text) })
+}
+
+/// Merges Hark's approvals hooks into (`on`) or out of one file's text; a file that holds none of
+/// the agent's hooks is left as it is.
+pub fn edit_approvals(kind: FileKind, old: Option<&str>, program: &str, on: bool) -> Result<Edit, Problem> {
+    match kind {
+        FileKind::ClaudeSettings => claude::approvals(old, program, on),
+        FileKind::CodexConfig => codex::approvals(old, program, on),
+        FileKind::ClaudeState => {
+            Ok(Edit { outcome: Outcome::of(if on { Action::Setup } else { Action::Undo }, false, false), text: None })
+        }
+    }
 }
 
 /// How many times a file is merged again because the agent wrote it meanwhile, before Hark gives up.
@@ -466,7 +507,7 @@ pub fn apply(plan: &[Planned]) -> Result<(), SetupError> {
                 return Err(SetupError::Busy { path: file.path.clone() });
             }
             base = read(&file.path)?;
-            match merge(file.kind, &file.path, base.as_ref(), &file.program, file.action)?.text {
+            match merge(file.kind, &file.path, base.as_ref(), &file.program, file.action, file.approvals)?.text {
                 Some(text) => new = text,
                 // What the agent wrote needs nothing from Hark.
                 None => break,
@@ -527,7 +568,18 @@ pub(crate) fn is_program(path: &Path) -> bool {
 /// [`locate`], [`plan`] then [`apply`]: sets Hark up with `agent` (or undoes it) and says what each
 /// file got.
 pub fn run(agent: Agent, action: Action, program: &Path, home: Option<&Path>) -> Result<Vec<Planned>, SetupError> {
-    let plan = plan(action, program, &locate(agent, home)?)?;
+    run_with(agent, action, (action == Action::Undo).then_some(false), program, home)
+}
+
+/// [`run`] with the approvals' hooks added or taken out (see [`plan_with`]).
+pub fn run_with(
+    agent: Agent,
+    action: Action,
+    approvals: Option<bool>,
+    program: &Path,
+    home: Option<&Path>,
+) -> Result<Vec<Planned>, SetupError> {
+    let plan = plan_with(action, approvals, program, &locate(agent, home)?)?;
     apply(&plan)?;
     Ok(plan)
 }

@@ -884,6 +884,53 @@ fn the_window_names_agents_actions_and_outcomes_as_the_command_line_does() {
 }
 
 #[test]
+fn claude_approvals_are_added_only_when_asked_and_undo_takes_them_out_with_the_rest() {
+    let set_up = text(&setup(FileKind::ClaudeSettings, Some(CLAUDE_SETTINGS))).to_string();
+    assert!(parsed(&set_up)["hooks"].get("PermissionRequest").is_none(), "not without --approvals: {set_up}");
+    let on = edit_approvals(FileKind::ClaudeSettings, Some(&set_up), HARK, true).unwrap();
+    assert_eq!(on.outcome, Outcome::Added);
+    let with = parsed(text(&on));
+    for event in claude::APPROVAL_EVENTS {
+        let timeout = if event == "PermissionRequest" { 3600 } else { 10 };
+        let handler = json!({ "type": "command", "command": format!("{HARK} hook claude-code"), "timeout": timeout });
+        assert_eq!(with["hooks"][event], json!([{ "hooks": [handler] }]), "{event}: {with:#}");
+    }
+    // The person's hooks and the question hook stay where they were.
+    assert_eq!(with["hooks"]["PreToolUse"], parsed(&set_up)["hooks"]["PreToolUse"]);
+    assert_eq!(with["hooks"]["Stop"], parsed(CLAUDE_SETTINGS)["hooks"]["Stop"]);
+    let again = edit_approvals(FileKind::ClaudeSettings, Some(text(&on)), HARK, true).unwrap();
+    assert_eq!((again.outcome, again.text), (Outcome::AlreadySetUp, None));
+    let off = edit_approvals(FileKind::ClaudeSettings, Some(text(&on)), HARK, false).unwrap();
+    assert_eq!(parsed(text(&off)), parsed(&set_up), "only the approvals' hooks go");
+    // Undo takes every entry of Hark's out, the approvals' too, back to the person's file.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("settings.json");
+    std::fs::write(&path, text(&on)).unwrap();
+    let undone = plan(Action::Undo, Path::new(HARK), &[(FileKind::ClaudeSettings, path)]).unwrap();
+    assert_eq!(undone[0].outcome, Outcome::Removed);
+    assert_eq!(parsed(undone[0].new.as_deref().unwrap()), parsed(CLAUDE_SETTINGS));
+}
+
+#[test]
+fn codex_approvals_add_one_permission_request_group_and_leave_the_others_in_place() {
+    let set_up = text(&setup(FileKind::CodexConfig, None)).to_string();
+    let on = edit_approvals(FileKind::CodexConfig, Some(&set_up), HARK, true).unwrap();
+    assert_eq!(on.outcome, Outcome::Added);
+    let new = text(&on);
+    assert!(new.starts_with(&set_up), "appended after what was there:\n{new}");
+    let doc: toml_edit::DocumentMut = new.parse().unwrap();
+    let groups = doc["hooks"]["PermissionRequest"].as_array_of_tables().expect("[[hooks.PermissionRequest]]");
+    assert_eq!(groups.len(), 1);
+    let group = groups.get(0).unwrap();
+    assert!(group.get("matcher").is_none(), "every tool: {new}");
+    assert_eq!(group["hooks"][0]["command"].as_str(), Some(format!("{HARK} hook codex").as_str()));
+    let again = edit_approvals(FileKind::CodexConfig, Some(new), HARK, true).unwrap();
+    assert_eq!(again.outcome, Outcome::AlreadySetUp);
+    let off = edit_approvals(FileKind::CodexConfig, Some(new), HARK, false).unwrap();
+    assert_eq!(text(&off), set_up);
+}
+
+#[test]
 fn codex_undo_keeps_the_persons_later_hook_groups_in_their_places() {
     // Codex keeps its trust in a hook by its place: Hark's group goes only from the end of the list;
     // before the person's groups it stays as an inert group without handlers.

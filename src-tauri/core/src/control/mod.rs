@@ -37,7 +37,8 @@ use crate::tools::QuestionSettings;
 
 pub use hello::{this_build, Hello, PROTOCOL};
 pub use types::{
-    AnswerPath, ClientAnswer, ClientAnswers, ClientCall, ClientId, InboxEntry, LateAnswer, Overview, ShownSession,
+    AnswerPath, ApprovalRequest, ClientAnswer, ClientAnswers, ClientCall, ClientId, InboxEntry, LateAnswer, Overview,
+    ShownSession,
 };
 
 /// The socket's name inside the data directory.
@@ -82,6 +83,13 @@ pub enum Request {
     /// The outside agent takes back a continued question of its session (`withdraw_question`, or
     /// its task cancelled).
     Withdraw { client: ClientId, call_id: String, reason: String },
+    /// An outside agent's permission request, asked in its session as an approval; replied to with
+    /// `asked` when the person answered, refused when it ended otherwise (the connection closing
+    /// ends it: the agent stopped waiting).
+    Approve { client: ClientId, request: ApprovalRequest },
+    /// The outside agent reports a tool call settled elsewhere (it ran, or was refused, after the
+    /// person answered in the agent's own terminal): its approvals for that call end unanswered.
+    EndApprovals { client: ClientId, request: ApprovalRequest, reason: String },
     /// The question settings an outside agent's calls get unless it chooses its own.
     Settings,
     /// Follows `session` (an id or prefix; made live) and every session's questions: replied to with

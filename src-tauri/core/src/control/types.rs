@@ -100,3 +100,16 @@ pub struct InboxEntry {
     pub own_agent: bool,
     pub session_title: String,
 }
+
+/// One tool call an agent asks permission for, as its hook received it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ApprovalRequest {
+    /// The tool, as the agent names it (`Bash`, `Edit`, `mcp__server__tool`, ...).
+    pub tool: String,
+    /// The tool call's input, as the agent sent it.
+    pub input: serde_json::Value,
+    /// The rules the agent offered to keep allowing (Claude Code's `permission_suggestions`);
+    /// `null` when it offered none.
+    #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
+    pub suggestions: serde_json::Value,
+}

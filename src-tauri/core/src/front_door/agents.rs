@@ -54,6 +54,10 @@ fn admit(request: Request, via: &str) -> Result<Request, BoundaryError> {
         Request::Withdraw { client, call_id, reason } => {
             Request::Withdraw { client: from(client, via), call_id, reason }
         }
+        Request::Approve { client, request } => Request::Approve { client: from(client, via), request },
+        Request::EndApprovals { client, request, reason } => {
+            Request::EndApprovals { client: from(client, via), request, reason }
+        }
         other => {
             let op = format!("{other:?}");
             let op = op.split([' ', '{', '(']).next().unwrap_or("This request");

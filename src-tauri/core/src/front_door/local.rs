@@ -11,7 +11,8 @@ use super::{Answered, Attached, FrontDoor, Hold, Result, Start, Watch, Watched};
 use crate::agent::AgentEvent;
 use crate::error::BoundaryError;
 use crate::host::{
-    plain_label, AnswerPath, ClientAnswer, ClientAnswers, ClientCall, ClientId, Host, HostError, InboxEntry, Overview,
+    plain_label, AnswerPath, ApprovalRequest, ClientAnswer, ClientAnswers, ClientCall, ClientId, Host, HostError,
+    InboxEntry, Overview,
 };
 use crate::question::AnswerBatch;
 use crate::service::{QuestionEvent, SessionQuestions};
@@ -211,6 +212,36 @@ impl FrontDoor for InProcess {
     async fn withdraw(&self, client: &ClientId, call_id: &str, reason: &str) -> Result<()> {
         let (client, call_id, reason) = (client.clone(), call_id.to_string(), reason.to_string());
         self.blocking(move |host| host.client_withdraw(&client, &call_id, &reason)).await
+    }
+
+    async fn approve(&self, client: &ClientId, request: ApprovalRequest) -> Result<ClientAnswer> {
+        // Dropping this future says the agent stopped waiting.
+        let gone = CancellationToken::new();
+        let _end_if_dropped = gone.clone().drop_guard();
+        self.approve_while(client, request, gone).await
+    }
+
+    async fn end_approvals(&self, client: &ClientId, request: ApprovalRequest, reason: &str) -> Result<()> {
+        let (client, reason) = (client.clone(), reason.to_string());
+        self.blocking(move |host| host.client_end_approvals(&client, &request, &reason).map(|_| ())).await
+    }
+}
+
+impl InProcess {
+    /// An outside agent's permission request, asked until `gone` says the agent stopped waiting
+    /// (see [`ask_while`](Self::ask_while), whose reasons hold here too).
+    pub async fn approve_while(
+        &self,
+        client: &ClientId,
+        request: ApprovalRequest,
+        gone: CancellationToken,
+    ) -> Result<ClientAnswer> {
+        let (host, client) = (Arc::clone(&self.0), client.clone());
+        let asked = tokio::spawn(async move { host.client_approve(&client, request, gone).await });
+        match asked.await {
+            Ok(answer) => answer.map_err(BoundaryError::from),
+            Err(e) => Err(BoundaryError::new("HostError", "INTERNAL", format!("the approval failed: {e}"))),
+        }
     }
 }
 

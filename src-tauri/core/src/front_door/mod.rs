@@ -18,7 +18,8 @@ use futures_util::stream::BoxStream;
 use crate::agent::AgentEvent;
 use crate::error::BoundaryError;
 use crate::host::{
-    AnswerPath, ClientAnswer, ClientAnswers, ClientCall, ClientId, Host, InboxEntry, Overview, WorkingChoices,
+    AnswerPath, ApprovalRequest, ClientAnswer, ClientAnswers, ClientCall, ClientId, Host, InboxEntry, Overview,
+    WorkingChoices,
 };
 use crate::question::AnswerBatch;
 use crate::service::{QuestionEvent, SessionQuestions};
@@ -165,4 +166,10 @@ pub trait FrontDoor: Send + Sync {
     async fn call(&self, client: &ClientId, call_id: &str) -> Result<ClientCall>;
     /// The agent takes back a continued question of its session.
     async fn withdraw(&self, client: &ClientId, call_id: &str, reason: &str) -> Result<()>;
+    /// An outside agent's permission request; returns when the person answered (the batch, read
+    /// with [`crate::question::Intent::approval_verdict`]) and fails when it ended otherwise.
+    /// Dropping the future ends it unanswered, as an agent that stopped waiting does.
+    async fn approve(&self, client: &ClientId, request: ApprovalRequest) -> Result<ClientAnswer>;
+    /// The agent reports a tool call settled elsewhere: its approvals for it end unanswered.
+    async fn end_approvals(&self, client: &ClientId, request: ApprovalRequest, reason: &str) -> Result<()>;
 }

@@ -287,4 +287,22 @@ impl FrontDoor for Remote {
     async fn withdraw(&self, client: &ClientId, call_id: &str, reason: &str) -> Result<()> {
         self.done(Request::Withdraw { client: client.clone(), call_id: call_id.into(), reason: reason.into() }).await
     }
+
+    async fn approve(&self, client: &ClientId, request: crate::control::ApprovalRequest) -> Result<ClientAnswer> {
+        // Dropping this future closes the connection, which the host takes as the approval ended.
+        let request = Request::Approve { client: client.clone(), request };
+        match Remote::ask(self, &request).await? {
+            Reply::Asked { answer } => Ok(answer),
+            other => Err(unexpected(&request, other)),
+        }
+    }
+
+    async fn end_approvals(
+        &self,
+        client: &ClientId,
+        request: crate::control::ApprovalRequest,
+        reason: &str,
+    ) -> Result<()> {
+        self.done(Request::EndApprovals { client: client.clone(), request, reason: reason.into() }).await
+    }
 }

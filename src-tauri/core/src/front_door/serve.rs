@@ -58,6 +58,13 @@ async fn reply(door: &InProcess, request: Request, gone: CancellationToken) -> R
         Request::Ask { client, settings, arguments, call_id } => {
             Reply::Asked { answer: door.ask_while(&client, call_id, settings, arguments, gone).await? }
         }
+        Request::Approve { client, request } => {
+            Reply::Asked { answer: door.approve_while(&client, request, gone).await? }
+        }
+        Request::EndApprovals { client, request, reason } => {
+            door.end_approvals(&client, request, &reason).await?;
+            Reply::Done
+        }
         Request::Settings => Reply::Settings { settings: door.settings().await? },
         Request::Call { client, call_id } => Reply::Call { call: door.call(&client, &call_id).await? },
         Request::Answer { session, call_id, answers, path } => {

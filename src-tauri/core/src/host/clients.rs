@@ -5,6 +5,8 @@
 //! late answers as they come, and hands them to the client when it calls `get_answers`, until one
 //! such reply reached it.
 
+mod approvals;
+
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::broadcast;
@@ -20,6 +22,9 @@ use crate::tools::{outcome_of, AskUserQuestionTool, QuestionSettings, ToolContex
 
 use super::HostError;
 use crate::control::{ClientAnswer, ClientAnswers, ClientCall, ClientId, LateAnswer};
+
+/// The longest client name a title shows, in characters.
+pub use approvals::approval_ended;
 
 /// The longest client name a title shows, in characters.
 pub const MAX_CLIENT_NAME_CHARS: usize = 60;
@@ -83,15 +88,7 @@ pub fn plain_label(text: &str, fallback: &str) -> String {
 
 /// `text` without invisible or reordering characters, its whitespace runs as single spaces.
 fn plain_text(text: &str) -> String {
-    let invisible = |c: char| {
-        c.is_control()
-            || matches!(c,
-                '\u{200B}'..='\u{200F}' // zero-width space/joiners, left-to-right and right-to-left marks
-                | '\u{202A}'..='\u{202E}' // bidirectional embeddings and overrides
-                | '\u{2060}'..='\u{2064}' // word joiner and invisible operators
-                | '\u{2066}'..='\u{2069}' // bidirectional isolates
-                | '\u{061C}' | '\u{FEFF}' | '\u{00AD}' | '\u{180E}')
-    };
+    let invisible = crate::question::invisible;
     let kept: String =
         text.chars().map(|c| if c.is_whitespace() { ' ' } else { c }).filter(|c| !invisible(*c)).collect();
     kept.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -197,7 +194,7 @@ impl Relay {
             None => format!("mcp-{}", uuid::Uuid::new_v4().simple()),
         };
         let arguments = prepared.arguments.clone();
-        self.begin(settings)?;
+        self.begin(Some(settings))?;
         let mut events = vec![Event::ToolCall { call_id: call_id.clone(), name: TOOL_NAME.to_string(), arguments }];
         events.extend(asker.map(|asker| Event::ClientAsked { call_id: call_id.clone(), asker }));
         let asked = self.session.record(events);
@@ -236,7 +233,12 @@ impl Relay {
     /// A call id the client chose: short, plain, and not used in the session before.
     fn fresh_call_id(&self, id: String) -> Result<String, HostError> {
         let plain = id.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
-        if id.is_empty() || id.len() > MAX_CALL_ID_CHARS || !plain {
+        // The approvals' prefix is the host's own: an id with it says the call was an approval.
+        if id.is_empty()
+            || id.len() > MAX_CALL_ID_CHARS
+            || !plain
+            || id.starts_with(crate::question::APPROVAL_CALL_PREFIX)
+        {
             return Err(HostError::InvalidArgument(format!(
                 "call_id {id:?}: give 1 to {MAX_CALL_ID_CHARS} letters, digits, '-', '_' or '.'"
             )));
@@ -247,15 +249,16 @@ impl Relay {
         Ok(id)
     }
 
-    /// Opens the turn for an ask (with the schema it is asked under), or joins the one open.
-    fn begin(&self, settings: QuestionSettings) -> Result<(), StoreError> {
+    /// Opens the turn for an ask (with the schema it is asked under, if it asks with the question
+    /// tool), or joins the one open.
+    fn begin(&self, settings: Option<QuestionSettings>) -> Result<(), StoreError> {
         let mut turn = lock(&self.turn);
         let mut events = Vec::new();
         let starts = turn.id.is_none().then(|| uuid::Uuid::new_v4().to_string());
         if let Some(id) = &starts {
             events.push(Event::TurnStarted { turn_id: id.clone(), run_id: self.instance.clone() });
         }
-        events.extend(self.session.changed_header(vec![TOOL_NAME.to_string()], settings));
+        events.extend(settings.and_then(|settings| self.session.changed_header(vec![TOOL_NAME.to_string()], settings)));
         self.session.record(events)?;
         if let Some(id) = starts {
             self.session

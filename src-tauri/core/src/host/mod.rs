@@ -19,10 +19,10 @@ use std::time::Duration;
 use tokio::sync::broadcast;
 
 pub use crate::control::{
-    AnswerPath, ClientAnswer, ClientAnswers, ClientCall, ClientId, LateAnswer, Overview, ShownSession,
+    AnswerPath, ApprovalRequest, ClientAnswer, ClientAnswers, ClientCall, ClientId, LateAnswer, Overview, ShownSession,
 };
 pub use catalogue::{catalogue, Bounds, Catalogue, ProviderPreset};
-pub use clients::{plain_label, plain_name, ClientAsk, Relay, CLAUDE_CODE, CODEX};
+pub use clients::{approval_ended, plain_label, plain_name, ClientAsk, Relay, CLAUDE_CODE, CODEX};
 pub use error::HostError;
 pub use inbox::{InboxEntry, HARK_ASKER};
 pub use lock::{HostLock, LockError, LOCK_FILE};
@@ -348,6 +348,26 @@ impl Host {
             // Opened (read and repaired) first: a call a dead run left open is continued only then.
             self.session(session)?;
         }
+        let taken = self.answer_path(session, call_id, answers, path).map_err(|e| match e {
+            // An approval never continues: once its agent stopped waiting, an answer is too late.
+            HostError::Interaction(e) | HostError::Service(crate::service::ServiceError::Interaction(e))
+                if e.code == crate::question::ErrorCode::NotPending
+                    && call_id.starts_with(crate::question::APPROVAL_CALL_PREFIX) =>
+            {
+                HostError::Interaction(approval_ended(call_id))
+            }
+            other => other,
+        })?;
+        Ok(taken)
+    }
+
+    fn answer_path(
+        &self,
+        session: &str,
+        call_id: &str,
+        answers: AnswerBatch,
+        path: Option<AnswerPath>,
+    ) -> Result<AnswerPath, HostError> {
         let taken = match path {
             Some(AnswerPath::Foreground) => {
                 self.service.submit_foreground(session, call_id, answers)?;

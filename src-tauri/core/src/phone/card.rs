@@ -72,7 +72,13 @@ pub fn open_card(view: &QuestionView, asker: &Asker, draft: &Draft, only_that_it
             text.push_str("\n\nA form from an MCP server waits: open Hark to fill it in.");
             Card { text: cut(&text, MAX_TEXT_CHARS, "…"), rows: Vec::new() }
         }
-        Intent::Question => {
+        // An approval is its one question (Allow once, Always allow, Deny, or a typed reason) under
+        // what the agent will do.
+        Intent::Approval { .. } | Intent::Question => {
+            if let Intent::Approval { detail, .. } = &view.intent {
+                text.push_str("\n\n");
+                text.push_str(&cut(detail, MAX_PLAN_CHARS, "\n… (open Hark for the rest)"));
+            }
             let current = draft.current();
             let count = view.questions.len();
             let mut whole = text.clone();
@@ -82,8 +88,10 @@ pub fn open_card(view: &QuestionView, asker: &Asker, draft: &Draft, only_that_it
             }
             let text =
                 if whole.chars().count() <= MAX_TEXT_CHARS { whole } else { compact(text, view, draft, current) };
-            let rows =
-                current.and_then(|item| view.questions.get(item).map(|q| buttons(q, item, draft))).unwrap_or_default();
+            let approval = view.intent.is_approval();
+            let rows = current
+                .and_then(|item| view.questions.get(item).map(|q| buttons(q, item, draft, approval)))
+                .unwrap_or_default();
             Card { text: cut(&text, MAX_TEXT_CHARS, "…"), rows }
         }
     }
@@ -150,7 +158,11 @@ fn waiting_text(view: &QuestionView) -> String {
 }
 
 fn heading_line(view: &QuestionView, asker: &Asker) -> String {
-    let kind = if view.intent.is_plan_review() { "Plan review" } else { "Question" };
+    let kind = match &view.intent {
+        Intent::PlanReview { .. } => "Plan review",
+        Intent::Approval { .. } => "Approval",
+        _ => "Question",
+    };
     let title = asker.session_title.trim();
     if title.is_empty() {
         format!("❓ {kind} from {}", asker.agent)
@@ -220,7 +232,8 @@ fn question_text(
     text
 }
 
-fn buttons(q: &Question, item: usize, draft: &Draft) -> Vec<Vec<Button>> {
+/// An approval's typed text is a reason to deny, and it has no skip: its own Deny says no.
+fn buttons(q: &Question, item: usize, draft: &Draft, approval: bool) -> Vec<Vec<Button>> {
     let mut rows: Vec<Vec<Button>> = q
         .options
         .iter()
@@ -238,6 +251,10 @@ fn buttons(q: &Question, item: usize, draft: &Draft) -> Vec<Vec<Button>> {
         .collect();
     if q.multi_select {
         rows.push(vec![Button { label: "Submit".into(), action: Action::Submit { item } }]);
+    }
+    if approval {
+        rows.push(vec![Button { label: "Deny with a reason…".into(), action: Action::Other { item } }]);
+        return rows;
     }
     let other = if q.is_free_form() { "Answer…" } else { "Other…" };
     rows.push(vec![
@@ -313,6 +330,25 @@ mod tests {
         assert_eq!(labels, ["SQLite", "Postgres", "Other…", "Skip"], "no button is marked chosen");
         let hidden = open_card(&v, &asker, &Draft::new(&v.questions), true);
         assert!(!hidden.text.contains("database") && !hidden.text.contains("notes app"), "{}", hidden.text);
+    }
+
+    #[test]
+    fn an_approval_shows_what_the_agent_will_do_and_its_own_buttons() {
+        let (intent, questions) = Intent::approval(
+            "Claude Code",
+            "Bash",
+            &serde_json::json!({ "command": "npm publish --tag next", "description": "Publish" }),
+            &serde_json::json!([{ "type": "addRules", "rules": [{ "toolName": "Bash", "ruleContent": "npm publish:*" }],
+                                  "behavior": "allow", "destination": "localSettings" }]),
+        );
+        let v = QuestionView { intent, ..view(questions) };
+        let asker = Asker { agent: "Claude Code".into(), session_title: "Claude Code · notes".into() };
+        let card = open_card(&v, &asker, &Draft::new(&v.questions), false);
+        assert!(card.text.starts_with("❓ Approval from Claude Code · Claude Code · notes"), "{}", card.text);
+        assert!(card.text.contains("Publish\n$ npm publish --tag next"), "{}", card.text);
+        assert!(card.text.contains("Allow Claude Code to run `npm publish --tag next`?"), "{}", card.text);
+        let labels: Vec<&str> = card.rows.iter().flatten().map(|b| b.label.as_str()).collect();
+        assert_eq!(labels, ["Allow once", "Always allow", "Deny", "Deny with a reason…"]);
     }
 
     #[test]

@@ -7,6 +7,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
+use super::approval::{approval_questions, render_tool_call, word_suggestions, ApprovalVerdict};
 use super::error::{ErrorCode, UserInteractionError};
 use super::form::{form_problems, FormField};
 use super::results::LATE_ANSWER_MARKER;
@@ -43,6 +44,21 @@ pub enum Intent {
         url: Option<String>,
         fields: Vec<FormField>,
     },
+    /// An outside agent asks permission for one tool call: `agent` wants to use `tool` to do
+    /// `summary` (one line), shown in full as `detail` (the command; the file and its diff; the URL;
+    /// other tools' fields), all plain text made from the agent's and the model's words. `always`
+    /// words the rule the agent offered to keep ("always allow `Bash(npm test)` in this project");
+    /// without one there is no "Always allow". It lives only while the agent waits: it never
+    /// continues, and only an explicit Allow grants it (see [`ApprovalVerdict`]).
+    Approval {
+        agent: String,
+        tool: String,
+        summary: String,
+        detail: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        #[ts(optional)]
+        always: Option<String>,
+    },
 }
 
 impl Intent {
@@ -78,6 +94,14 @@ impl Intent {
                 }
                 Ok(())
             }
+            Intent::Approval { agent, summary, always, .. } => {
+                if questions != approval_questions(agent, summary, always.as_deref()).as_slice() {
+                    return Err(bad_intent(
+                        "an approval asks its own question (Allow once, Always allow, Deny), no other",
+                    ));
+                }
+                Ok(())
+            }
             Intent::Form { fields, .. } => {
                 let same = fields.len() == questions.len() && fields.iter().zip(questions).all(|(f, q)| f.id == q.id);
                 if !same {
@@ -90,6 +114,40 @@ impl Intent {
 
     pub fn is_form(&self) -> bool {
         matches!(self, Intent::Form { .. })
+    }
+
+    pub fn is_approval(&self) -> bool {
+        matches!(self, Intent::Approval { .. })
+    }
+
+    /// An agent's permission request for `tool` with `input` (and the rules it offered to keep, as
+    /// the agent sends them) as an approval and its one question.
+    pub fn approval(
+        agent: &str,
+        tool: &str,
+        input: &serde_json::Value,
+        suggestions: &serde_json::Value,
+    ) -> (Intent, Vec<Question>) {
+        let rendered = render_tool_call(tool, input);
+        let always = word_suggestions(suggestions);
+        let questions = approval_questions(agent, &rendered.summary, always.as_deref());
+        let intent = Intent::Approval {
+            agent: agent.to_string(),
+            tool: rendered.tool,
+            summary: rendered.summary,
+            detail: rendered.detail,
+            always,
+        };
+        (intent, questions)
+    }
+
+    /// What `batch` decides about this approval (`None` for any other intent): the one place an
+    /// answer is read as allowing.
+    pub fn approval_verdict(&self, batch: &AnswerBatch) -> Option<ApprovalVerdict> {
+        match self {
+            Intent::Approval { always, .. } => Some(ApprovalVerdict::of(batch, always.is_some())),
+            _ => None,
+        }
     }
 
     /// What this intent refuses in a batch the general checks let through (a form's required fields,

@@ -2,6 +2,7 @@
 //! and the texts the model sees as results. Pure functions; no I/O.
 
 mod answers;
+mod approval;
 mod countdown;
 mod ending;
 mod error;
@@ -16,6 +17,12 @@ mod types;
 mod validate;
 
 pub use answers::validate_answers;
+pub(crate) use approval::invisible;
+pub use approval::{
+    approval_questions, kept_suggestions, render_tool_call, word_suggestions, ApprovalVerdict, Rendered,
+    ALLOW_ONCE_LABEL, ALWAYS_ALLOW_LABEL, APPROVAL_CALL_PREFIX, APPROVAL_QUESTION_ID, APPROVAL_TOOL_NAME, DENY_LABEL,
+    MAX_DETAIL_CHARS,
+};
 pub use countdown::Countdown;
 pub use ending::{PendingReason, PendingResult, WithdrawnResult, MAX_WITHDRAW_REASON_CHARS};
 pub use error::{ErrorCode, UserInteractionError};

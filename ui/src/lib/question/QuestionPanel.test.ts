@@ -322,4 +322,34 @@ describe('QuestionPanel: an MCP server form', () => {
     expect(button('Other')).toBeTruthy();
     expect(screen.queryByRole('button', { name: 'Decline' })).toBeNull();
   });
+
+  it("an agent's permission request shows the agent, the tool and what it will do as plain text, with its answers", async () => {
+    const approval = {
+      kind: 'approval' as const,
+      agent: 'Claude Code',
+      tool: 'Bash',
+      summary: 'run `npm publish`',
+      detail: 'Publish\n$ npm publish <b>--tag</b> next',
+      always: 'always allow `Bash(npm publish:*)` in this project',
+    };
+    const question = {
+      id: 'approval',
+      question: 'Allow Claude Code to run `npm publish`?',
+      header: 'Approval',
+      options: [
+        { label: 'Allow once', description: 'Let it do this, this time' },
+        { label: 'Always allow', description: 'Always allow `Bash(npm publish:*)` in this project' },
+        { label: 'Deny', description: 'Or type a reason instead: the agent reads it' },
+      ],
+      multi_select: false,
+    };
+    const { onSubmit } = setup({ questions: [question], approval, agent: 'Claude Code' });
+    expect(screen.getByTestId('asker').textContent).toBe('Claude Code asks permission to use Bash');
+    const detail = screen.getByTestId('approval-detail');
+    expect(detail.textContent).toBe('Publish\n$ npm publish <b>--tag</b> next');
+    expect(detail.querySelector('b')).toBeNull();
+    await fireEvent.click(screen.getByRole('radio', { name: 'Allow once' }));
+    await fireEvent.click(submitButton());
+    expect(onSubmit).toHaveBeenCalledWith({ answers: [{ id: 'approval', selected: ['Allow once'] }] });
+  });
 });

@@ -8,6 +8,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::question::{approval_questions, APPROVAL_TOOL_NAME};
 use crate::question::{
     check_plan, plan_review_questions, result_answers, validate_answers, validate_questions, AnswerBatch, Intent,
     PendingResult, PlanVerdict, Question, SubmitPlanArguments, ToolMode, PLAN_TOOL_NAME, TOOL_NAME,
@@ -212,6 +213,10 @@ impl QuestionFold {
                 Some(plan) => (Intent::PlanReview { plan }, plan_review_questions(), false),
                 None => return false,
             },
+            APPROVAL_TOOL_NAME => match recorded_approval(arguments) {
+                Some((intent, questions)) => (intent, questions, false),
+                None => return false,
+            },
             _ => return false,
         };
         self.by_call.insert(call_id.to_string(), self.slots.len());
@@ -246,6 +251,8 @@ impl QuestionFold {
             // A script's question whose run died before its result was recorded is gone with the
             // script: nothing would read a late answer to it.
             ToolOutcome::Unknown if record.parent_call_id.is_some() => self.remove(call_id),
+            // An approval never continues: ended without its answer, it is gone.
+            ToolOutcome::Pending { .. } | ToolOutcome::Unknown if record.intent.is_approval() => self.remove(call_id),
             ToolOutcome::Pending { content, since } => {
                 record.state = QuestionState::Continued;
                 // Read from the text only in a log of a build that did not record it.
@@ -371,6 +378,16 @@ fn recorded_plan(arguments: &serde_json::Value) -> Option<String> {
     let args: SubmitPlanArguments = serde_json::from_value(recorded_json(arguments)?.into_owned()).ok()?;
     check_plan(&args.plan).ok()?;
     Some(args.plan)
+}
+
+/// The approval a recorded permission request was asked as (see `Relay::approve`).
+fn recorded_approval(arguments: &serde_json::Value) -> Option<(Intent, Vec<Question>)> {
+    let args = recorded_json(arguments)?;
+    let text = |key: &str| args.get(key).and_then(serde_json::Value::as_str).map(str::to_string);
+    let (agent, summary, always) = (text("agent")?, text("summary")?, text("always"));
+    let questions = approval_questions(&agent, &summary, always.as_deref());
+    let intent = Intent::Approval { agent, tool: text("tool")?, summary, detail: text("detail")?, always };
+    Some((intent, questions))
 }
 
 /// The answers of an `ok` result, when they are a valid batch for these questions: as recorded

@@ -1,0 +1,130 @@
+//! An agent's permission request through `hark hook`, run exactly as Claude Code runs its
+//! `PermissionRequest` command hook (the event as the real Claude Code 2.1.328 sends it, on stdin;
+//! the decision read from stdout) against the real app: shown in the panel for a person (the
+//! agent, the tool, the command) and allowed there; denied from a notification's button.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tokio::io::AsyncWriteExt;
+use tokio::process::Command;
+
+use crate::mcp_client::{dirs, sidebar};
+use crate::notifications::{move_focus_away, pairs};
+use crate::support::notifications::NotificationServer;
+use crate::support::{e2e_enabled, hark_cli, App, Launch, PANEL};
+
+const PANEL_CSS: &str = "section[aria-label='Question']";
+const SESSION_ROW: &str = "nav[aria-label='Sessions'] button[data-session-id]";
+const WAIT: Duration = Duration::from_secs(30);
+
+/// The event as Claude Code sends it (its fields as captured from the real client).
+fn permission_request(cwd: &Path) -> Value {
+    json!({
+        "session_id": "438a03f2-claude", "transcript_path": "/dev/null", "cwd": cwd,
+        "permission_mode": "default", "hook_event_name": "PermissionRequest", "tool_name": "Bash",
+        "tool_input": { "command": "npm publish --tag next", "description": "Publish the package" },
+        "permission_suggestions": [{ "type": "addRules", "rules": [{ "toolName": "Bash", "ruleContent": "npm publish:*" }],
+                                     "behavior": "allow", "destination": "localSettings" }],
+    })
+}
+
+/// `hark hook claude-code` with `event` on stdin; its stdout once it ended.
+fn start_hook(data_dir: &Path, cwd: &Path, event: Value) -> tokio::task::JoinHandle<std::process::Output> {
+    let mut command = Command::new(hark_cli());
+    command
+        .args(["hook", "claude-code"])
+        .current_dir(cwd)
+        .env("HARK_DATA_DIR", data_dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    let mut child = command.spawn().expect("run hark hook");
+    let mut stdin = child.stdin.take().expect("stdin");
+    tokio::spawn(async move {
+        stdin.write_all(event.to_string().as_bytes()).await.expect("write the event");
+        drop(stdin);
+        child.wait_with_output().await.expect("the hook's output")
+    })
+}
+
+/// The decision as Claude Code reads it: exit 0 and one JSON object on stdout.
+async fn decision(hook: tokio::task::JoinHandle<std::process::Output>) -> Value {
+    let out = tokio::time::timeout(WAIT, hook).await.expect("the hook ended in time").expect("joined");
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    let decision: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("stdout is one JSON object ({e}): {}", String::from_utf8_lossy(&out.stdout)));
+    assert_eq!(decision["hookSpecificOutput"]["hookEventName"], "PermissionRequest", "{decision}");
+    decision["hookSpecificOutput"]["decision"].clone()
+}
+
+#[tokio::test]
+async fn claude_codes_permission_request_shown_in_the_panel_and_allowed_there() {
+    if !e2e_enabled("claude_codes_permission_request_shown_in_the_panel_and_allowed_there") {
+        return;
+    }
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let (data_dir, project) = dirs(tmp.path());
+    let app = App::launch("approval-window", Launch::new(&data_dir)).await;
+    app.find("textarea[aria-label='Message']").await;
+
+    let hook = start_hook(&data_dir, &project, permission_request(&project));
+    app.wait_until("the agent's session in the sidebar", WAIT, || async {
+        sidebar(&app).await.contains("Claude Code")
+    })
+    .await;
+    app.find(SESSION_ROW).await.click().await.expect("open the agent's session");
+    app.find(PANEL_CSS).await;
+    let panel = app.text_of(PANEL_CSS).await;
+    assert!(panel.contains("Claude Code asks permission to use Bash"), "{panel}");
+    assert!(panel.contains("Allow Claude Code to run `npm publish --tag next`?"), "{panel}");
+    assert!(panel.contains("$ npm publish --tag next"), "the command itself: {panel}");
+    assert!(panel.contains("Always allow `Bash(npm publish:*)` in this project"), "the rule in words: {panel}");
+    app.screenshot("approval-1-panel").await;
+    app.click_option("Allow once").await;
+    app.click_button(PANEL, "Submit").await;
+
+    let decision = decision(hook).await;
+    assert_eq!(decision["behavior"], "allow", "{decision}");
+    assert_eq!(decision["updatedInput"], permission_request(&project)["tool_input"], "the input echoed");
+    assert!(decision.get("updatedPermissions").is_none(), "allowed once keeps no rule: {decision}");
+    app.wait_until("the panel to go", WAIT, || async { !app.exists(PANEL_CSS).await }).await;
+    app.screenshot("approval-2-allowed").await;
+    app.close().await;
+}
+
+#[tokio::test]
+async fn claude_codes_permission_request_denied_from_a_notification() {
+    if !e2e_enabled("claude_codes_permission_request_denied_from_a_notification") {
+        return;
+    }
+    let notifications = NotificationServer::start(true).await;
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let (data_dir, project) = dirs(tmp.path());
+    let app = App::launch("approval-notify", Launch::new(&data_dir)).await;
+    app.find("textarea[aria-label='Message']").await;
+    move_focus_away(&app).await;
+
+    let hook = start_hook(&data_dir, &project, permission_request(&project));
+    let n = notifications.wait_for("the approval's notification", WAIT, |n| n.summary.contains("Claude Code")).await;
+    assert_eq!(n.summary, "Claude Code asks permission");
+    assert_eq!(n.body, "Allow Claude Code to run `npm publish --tag next`?");
+    assert_eq!(
+        pairs(&n),
+        [
+            ("default", "Open"),
+            ("option:0", "Allow once"),
+            ("option:1", "Always allow"),
+            ("option:2", "Deny"),
+            ("answer", "Answer…")
+        ]
+    );
+    notifications.invoke(n.id, "option:2").await;
+    let decision = decision(hook).await;
+    assert_eq!(decision["behavior"], "deny", "{decision}");
+    assert_eq!(decision["message"], "The person denied this in Hark.", "{decision}");
+    app.close().await;
+}
