@@ -17,3 +17,15 @@ fn real_claude_code() {}
 #[test]
 #[ignore = "real_codex: the real Codex CLI is installed as a Linux binary"]
 fn real_codex() {}
+
+#[test]
+#[ignore = "real_claude_approvals: the real Claude Code is installed as a Linux binary and driven in tmux"]
+fn real_claude_approvals() {}
+
+#[test]
+#[ignore = "real_claude_phone_approval: the real Claude Code (a Linux binary, in tmux) and the node Telegram emulator"]
+fn real_claude_phone_approval() {}
+
+#[test]
+#[ignore = "real_codex_approvals: the real Codex CLI is installed as a Linux binary and driven in tmux"]
+fn real_codex_approvals() {}
