@@ -136,10 +136,19 @@ async fn codexs_own_question_goes_to_hark_through_the_trusted_hook_and_its_model
     // The person trusts the new hook, as Codex asks at start.
     let review = screen.wait_for("Trust all and continue", "hook-review");
     assert!(review.contains("Hooks need review"), "{review}");
-    trust_all(&mut screen);
+    hark_test_support::real_agents::codex_trust_all(&mut screen);
     screen.wait_for("Ask Codex to do anything", "trusted");
-    let config = std::fs::read_to_string(machine.home.join(".codex/config.toml")).expect("config.toml");
-    assert!(config.contains(":pre_tool_use:0:0\"]\ntrusted_hash = \"sha256:"), "Codex keeps the trust: {config}");
+    // Codex records the trust as the screen goes on: read until it has (bounded).
+    let kept = ":pre_tool_use:0:0\"]\ntrusted_hash = \"sha256:";
+    let started = std::time::Instant::now();
+    let config = loop {
+        let config = std::fs::read_to_string(machine.home.join(".codex/config.toml")).expect("config.toml");
+        if config.contains(kept) || started.elapsed() > hark_test_support::real_agents::AGENT_RUN {
+            break config;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    };
+    assert!(config.contains(kept), "Codex keeps the trust: {config}");
     screen.type_text("Set up the database; ask me which one.");
     screen.wait_for("ask me which one.", "typed");
     screen.keys(&["Enter"]);
@@ -155,14 +164,6 @@ async fn codexs_own_question_goes_to_hark_through_the_trusted_hook_and_its_model
     assert!(read.contains("Tool call blocked by PreToolUse hook") && read.contains("already answered"), "{read}");
     assert!(read.contains(r#"{"answers":{"db":{"answers":["Postgres"]}}}"#), "{read}");
     screen.wait_for("Done.", "done");
-}
-
-/// Chooses "Trust all and continue" in the review Codex shows at start: the choice is moved to
-/// first and confirmed once the screen shows it chosen (a key sent as the review draws is lost).
-fn trust_all(screen: &mut hark_test_support::pane::Pane) {
-    screen.keys(&["2"]);
-    screen.wait_for("› 2. Trust all and continue", "trust-all-chosen");
-    screen.keys(&["Enter"]);
 }
 
 /// What Codex's own app server says of the hooks it loads for the machine's project.
@@ -206,10 +207,20 @@ async fn after_undo_codex_still_trusts_the_persons_own_hooks() {
         let mut screen = machine.codex_screen("codex-trust-both");
         let review = screen.wait_for("Trust all and continue", "review-both");
         assert!(review.contains("2 hooks"), "{review}");
-        trust_all(&mut screen);
+        hark_test_support::real_agents::codex_trust_all(&mut screen);
         screen.wait_for("Ask Codex to do anything", "trusted-both");
     }
-    let hooks = codex_hooks(&machine);
+    // Codex records the trust as the screen goes on: read until it has (bounded).
+    let started = std::time::Instant::now();
+    let hooks = loop {
+        let hooks = codex_hooks(&machine);
+        if hooks.iter().all(|h| h.trust == Some(HookTrust::Trusted))
+            || started.elapsed() > hark_test_support::real_agents::AGENT_RUN
+        {
+            break hooks;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    };
     assert!(hooks.iter().all(|h| h.trust == Some(HookTrust::Trusted)), "{hooks:?}");
     let said_after = setup_says(&machine);
     assert!(said_after.contains("Codex trusts Hark's hook: it runs."), "{said_after}");
@@ -292,7 +303,7 @@ async fn codexs_own_question_unanswered_in_the_hooks_time_is_collected_late_by_i
 
     let mut screen = machine.codex_screen("codex-hook-late");
     screen.wait_for("Trust all and continue", "hook-review");
-    trust_all(&mut screen);
+    hark_test_support::real_agents::codex_trust_all(&mut screen);
     screen.wait_for("Ask Codex to do anything", "trusted");
     screen.type_text("Set up the database; ask me which one.");
     screen.wait_for("ask me which one.", "typed");

@@ -80,7 +80,7 @@ async fn codexs_escalated_command_allowed_in_hark_runs_and_a_denial_carries_the_
 
     let mut screen = machine.codex_screen("codex-approval");
     screen.wait_for("Trust all and continue", "hook-review");
-    screen.keys(&["2", "Enter"]);
+    hark_test_support::real_agents::codex_trust_all(&mut screen);
     screen.wait_for("Ask Codex to do anything", "trusted");
     screen.type_text("Write the marker file.");
     screen.wait_for("Write the marker file.", "typed");

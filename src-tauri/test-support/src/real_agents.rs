@@ -370,3 +370,16 @@ pub fn codex_output(text: &str) -> Value {
     let (_, output) = text.split_once("Output:\n").unwrap_or(("", text));
     serde_json::from_str(output).unwrap_or_else(|e| panic!("not one JSON value ({e}): {text}"))
 }
+
+/// Chooses "Trust all and continue" in the review Codex shows at start. A key sent while the review
+/// is still drawing is lost, so the choice is pressed until the screen shows it chosen, then
+/// confirmed.
+pub fn codex_trust_all(screen: &mut Pane) {
+    let started = Instant::now();
+    while !screen.screen().contains("› 2. Trust all and continue") {
+        assert!(started.elapsed() < AGENT_RUN, "the review never showed its choice: {}", screen.screen());
+        screen.keys(&["2"]);
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    screen.keys(&["Enter"]);
+}
