@@ -255,7 +255,9 @@ test-windows: check-tools ui
 	x86_64-w64-mingw32-gcc -shared -O2 -o $(WINE_DIR)/bcryptprimitives.dll \
 	  src-tauri/core/tests/wine/bcryptprimitives.c -ladvapi32
 	cargo test --target $(WIN_TARGET) -p hark-core -p hark-cli --no-run
-	$(WIN_ENV) cargo test --target $(WIN_TARGET) -p hark-core -p hark-cli --no-fail-fast
+	# One test at a time: under load, Wine once ended a test binary running tests side by side with
+	# no output at all (exit 1), which a serial run has not shown.
+	$(WIN_ENV) cargo test --target $(WIN_TARGET) -p hark-core -p hark-cli --no-fail-fast -- --test-threads=1
 	# The desktop app for Windows, built with the same lints (its Windows-only code included) but not
 	# run: its WebView2 does not run under Wine. About 8 minutes more here. Its NSIS installer is not
 	# made: Tauri's bundler downloads its NSIS plugin, and this machine reaches no download site.

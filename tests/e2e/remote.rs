@@ -142,7 +142,7 @@ async fn a_remote_agents_question_is_answered_in_the_desks_window_and_from_the_p
     let app = App::launch("remote-agent", launch).await;
 
     // The person adds the host in Settings; the app's tunnel comes up.
-    app.find("[data-testid='settings-open']").await.click().await.expect("open settings");
+    app.settings_section("remote").await;
     in_view(&app, SECTION).await;
     app.wait_until("the remote hosts read", WAIT, || async { app.exists("[data-testid='remote-none']").await }).await;
     set_value(&app, &format!("{SECTION}{FIELD}"), ssh_lab::HOST).await;
@@ -169,7 +169,7 @@ async fn a_remote_agents_question_is_answered_in_the_desks_window_and_from_the_p
     app.wait_until("the note to go", WAIT, || async { !app.exists("[data-testid='remote-host-hark']").await }).await;
     in_view(&app, SECTION).await;
     app.screenshot("2-connected").await;
-    app.click_button("//*[@role='dialog']", "Cancel").await;
+    app.click_button("//*[@role='dialog']", "Close").await;
     app.wait_until("the dialog to close", WAIT, || async { !app.exists("[role='dialog']").await }).await;
 
     // Claude Code on the remote host asks; the desk's inbox and sidebar say where from.

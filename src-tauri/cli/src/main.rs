@@ -37,7 +37,8 @@ use clap::{CommandFactory, Parser, Subcommand};
 /// Other agents (Claude Code, Codex, ...) ask through Hark too: see `hark setup` and `hark mcp`.
 /// Run `hark <command> --help` for a command's options.
 #[derive(Parser)]
-#[command(name = "hark", version, arg_required_else_help = true)]
+// `bin_name`: usage reads `hark` on every system, not the file name (`hark.exe` on Windows).
+#[command(name = "hark", bin_name = "hark", version, arg_required_else_help = true)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -60,7 +61,7 @@ enum Command {
 /// The command line as the completions offer it: clap_complete lists hidden commands too, so they
 /// are left out of this one.
 #[derive(Parser)]
-#[command(name = "hark", version)]
+#[command(name = "hark", bin_name = "hark", version)]
 struct Completed {
     #[command(subcommand)]
     command: Shown,

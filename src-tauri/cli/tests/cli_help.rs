@@ -46,7 +46,9 @@ fn every_command_has_a_help_of_its_own() {
     let top = hark(&["--help"]);
     assert_eq!(top.status.code(), Some(0));
     let mut pending: Vec<Vec<String>> = listed_commands(&text(&top.stdout)).into_iter().map(|c| vec![c]).collect();
-    assert!(pending.len() >= 14, "{pending:?}");
+    // `remote` (SSH tunnels to Unix sockets) is not a command on Windows.
+    let least = if cfg!(windows) { 13 } else { 14 };
+    assert!(pending.len() >= least, "{pending:?}");
     let mut seen = Vec::new();
     while let Some(path) = pending.pop() {
         let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
@@ -115,6 +117,7 @@ fn shell_accepts(shell: &str, script: &str) -> Option<Output> {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "bash, which the completions are checked with, is not a Windows program")]
 fn completions_are_accepted_by_each_shell() {
     for shell in ["bash", "zsh", "fish"] {
         let out = hark(&["completions", shell]);
@@ -150,6 +153,7 @@ fn bash_offers(words: &[&str]) -> Vec<String> {
 }
 
 #[test]
+#[cfg_attr(windows, ignore = "bash, which runs the completion, is not a Windows program")]
 fn bash_completes_commands_options_and_their_values() {
     assert!(bash_offers(&["hark", "an"]).contains(&"answer".to_string()));
     assert_eq!(bash_offers(&["hark", "--vers"]), ["--version"]);
