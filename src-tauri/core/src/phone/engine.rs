@@ -128,6 +128,9 @@ impl Engine {
             }
             loop {
                 tokio::select! {
+                    // A stopped relay touches no card again, even when an event is already queued:
+                    // the next run takes its cards back from the ledger.
+                    biased;
                     _ = stop.cancelled() => return,
                     event = events.recv() => match event {
                         Ok(event) => engine.on_event(event).await,
