@@ -39,6 +39,12 @@ pub struct AgentView {
     pub hook_trust: Option<hark_core::agent_setup::codex_trust::HookTrust>,
     /// What the person reads of `hook_trust`.
     pub hook_trust_text: Option<String>,
+    /// Whether the agent's permission requests come to Hark as approvals (`hark setup --approvals`):
+    /// every file holds those hooks too; null when that could not be told.
+    pub approvals: Option<bool>,
+    /// What sending them to Hark changes (how long the agent's request waits here, and what its own
+    /// prompt does meanwhile), for the switch that turns them on.
+    pub approvals_note: String,
 }
 
 #[derive(Debug, Serialize, ts_rs::TS)]
@@ -84,17 +90,27 @@ fn view_with(program: Result<PathBuf, SetupError>, home: Option<&Path>) -> Agent
 }
 
 fn agent_view(agent: Agent, program: Option<&PathBuf>, home: Option<&Path>) -> AgentView {
-    let view = |files, set_up: Option<bool>, error| {
+    let view = |files, set_up: Option<bool>, approvals: Option<bool>, error| {
         let hook_trust = match (agent, set_up, home) {
             (Agent::Codex, Some(true), Some(home)) => hark_core::agent_setup::codex_trust::hark_hook_trust(home),
             _ => None,
         };
         let hook_trust_text = hook_trust.map(|t| t.for_person().to_string());
-        AgentView { agent, label: agent.label().to_string(), files, set_up, error, hook_trust, hook_trust_text }
+        AgentView {
+            agent,
+            label: agent.label().to_string(),
+            files,
+            set_up,
+            error,
+            hook_trust,
+            hook_trust_text,
+            approvals,
+            approvals_note: agent.approvals_note(),
+        }
     };
     let located = match agent_setup::locate(agent, home) {
         Ok(located) => located,
-        Err(e) => return view(Vec::new(), None, Some(e.boundary())),
+        Err(e) => return view(Vec::new(), None, None, Some(e.boundary())),
     };
     let unknown = || {
         located
@@ -107,10 +123,12 @@ fn agent_view(agent: Agent, program: Option<&PathBuf>, home: Option<&Path>) -> A
             .collect()
     };
     let Some(program) = program else {
-        return view(unknown(), None, None);
+        return view(unknown(), None, None, None);
     };
-    match agent_setup::plan(Action::Setup, program, &located) {
-        Ok(plan) => {
+    // Set up with the approvals' hooks would change nothing: they are on.
+    let with_approvals = agent_setup::plan_with(Action::Setup, Some(true), program, &located);
+    match agent_setup::plan(Action::Setup, program, &located).and_then(|plan| Ok((plan, with_approvals?))) {
+        Ok((plan, with_approvals)) => {
             let set_up = agent_setup::is_set_up(&plan);
             let files = plan
                 .iter()
@@ -120,18 +138,21 @@ fn agent_view(agent: Agent, program: Option<&PathBuf>, home: Option<&Path>) -> A
                     setup: Some(file.outcome),
                 })
                 .collect();
-            view(files, Some(set_up), None)
+            view(files, Some(set_up), Some(agent_setup::is_set_up(&with_approvals)), None)
         }
-        Err(e) => view(unknown(), None, Some(e.boundary())),
+        Err(e) => view(unknown(), None, None, Some(e.boundary())),
     }
 }
 
 /// Sets Hark up with `agent`, or undoes it, with the `hark` command beside this app: every file is
-/// read and merged before any is written, so a refusal leaves all of them as they were.
-pub fn run(agent: Agent, action: Action) -> Result<AgentSetupDone, SetupError> {
+/// read and merged before any is written, so a refusal leaves all of them as they were. `approvals`
+/// adds (`Some(true)`) or takes out (`Some(false)`) the hooks that send the agent's permission
+/// requests to Hark, as `--approvals` / `--no-approvals` do; undoing takes them out whatever it says.
+pub fn run(agent: Agent, action: Action, approvals: Option<bool>) -> Result<AgentSetupDone, SetupError> {
     let program = agent_setup::program_beside_this_one()?;
     let home = agent_setup::home();
-    let done = agent_setup::run(agent, action, &program, home.as_deref())?;
+    let approvals = if action == Action::Undo { Some(false) } else { approvals };
+    let done = agent_setup::run_with(agent, action, approvals, &program, home.as_deref())?;
     Ok(finish(agent, action, &done, view_with(Ok(program), home.as_deref())))
 }
 
@@ -145,7 +166,7 @@ fn finish(agent: Agent, action: Action, done: &[Planned], view: AgentsView) -> A
         .iter()
         .map(|file| AgentFileOutcome {
             path: file.path.display().to_string(),
-            entries: file.kind.entries().to_string(),
+            entries: file.entries(),
             outcome: file.outcome,
         })
         .collect();
@@ -190,6 +211,20 @@ mod tests {
         assert_eq!(error.code, "SETUP_WRONG_TYPE");
         assert_eq!(codex.set_up, None);
         assert_eq!(codex.files.len(), 1, "its file is still named");
+
+        assert_eq!(claude.approvals, Some(false));
+        assert!(claude.approvals_note.contains("5 minutes"), "{}", claude.approvals_note);
+        assert!(codex.approvals_note.contains("a minute") && codex.approvals_note.contains("locked"));
+
+        // Set up with approvals: the view says they are on; without, off again, the rest set up.
+        let with = agent_setup::plan_with(Action::Setup, Some(true), &program, &files).unwrap();
+        agent_setup::apply(&with).unwrap();
+        let claude = agent_view(Agent::ClaudeCode, Some(&program), Some(tmp.path()));
+        assert_eq!((claude.set_up, claude.approvals), (Some(true), Some(true)));
+        let without = agent_setup::plan_with(Action::Setup, Some(false), &program, &files).unwrap();
+        agent_setup::apply(&without).unwrap();
+        let claude = agent_view(Agent::ClaudeCode, Some(&program), Some(tmp.path()));
+        assert_eq!((claude.set_up, claude.approvals), (Some(true), Some(false)));
 
         let missing = SetupError::NoProgram { beside: Some("/opt/hark".into()) };
         let view = view_with(Err(missing), Some(tmp.path()));

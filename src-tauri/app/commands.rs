@@ -282,14 +282,16 @@ pub async fn agent_setups() -> CommandResult<crate::agent_settings::AgentsView> 
     off_ipc_thread(|| Ok(crate::agent_settings::view())).await
 }
 
-/// `hark setup <agent> [--undo]`: adds Hark's hook and MCP server to the agent's own settings, or
-/// takes them out. Returns what happened to each file, and the section as it is now.
+/// `hark setup <agent> [--undo] [--approvals | --no-approvals]`: adds Hark's hook and MCP server to
+/// the agent's own settings, or takes them out; `approvals` turns the permission requests' hooks on
+/// or off (absent: leaves them). Returns what happened to each file, and the section as it is now.
 #[tauri::command]
 pub async fn setup_agent(
     agent: hark_core::agent_setup::Agent,
     action: hark_core::agent_setup::Action,
+    approvals: Option<bool>,
 ) -> CommandResult<crate::agent_settings::AgentSetupDone> {
-    off_ipc_thread(move || Ok(crate::agent_settings::run(agent, action)?)).await
+    off_ipc_thread(move || Ok(crate::agent_settings::run(agent, action, approvals)?)).await
 }
 
 /// The native folder picker for a new session's workspace; `None` when the person cancelled.

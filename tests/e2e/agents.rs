@@ -168,5 +168,55 @@ async fn claude_code_is_set_up_and_removed_from_settings_then_codex_set_up() {
     assert!(config.contains(&hook_command(program, Agent::Codex)), "{config}");
     in_view(&app, "//li[@data-agent='codex']").await;
     app.screenshot("3-codex").await;
+
+    // Codex's permission prompts to Hark: the switch says how long Codex's own prompt is locked,
+    // adds the approvals' hooks, and takes only them out again.
+    let switch = format!("{codex_row} [data-testid='agent-approvals']");
+    let note = app.text_of(&format!("{codex_row} [data-testid='agent-approvals-note']")).await;
+    assert!(note.contains("up to a minute") && note.contains("locked"), "{note}");
+    let checked = |app: &App| {
+        let switch = switch.clone();
+        let app = app.client.clone();
+        async move {
+            let el = app.find(Locator::Css(&switch)).await.expect("the switch");
+            el.prop("checked").await.expect("checked").as_deref() == Some("true")
+        }
+    };
+    assert!(!checked(&app).await, "off until turned on");
+    in_view(&app, "//li[@data-agent='codex']//input[@data-testid='agent-approvals']")
+        .await
+        .click()
+        .await
+        .expect("turn on");
+    app.wait_until("approvals on", WAIT, || async {
+        checked(&app).await
+            && texts(&app, &format!("{codex_row} [role='status'] .caption")).await
+                == ["After turning permission prompts on:"]
+    })
+    .await;
+    let lines = texts(&app, &format!("{codex_row} [data-testid='agent-outcome-line']")).await;
+    let entries = "MCP server hark, PreToolUse hook on request_user_input";
+    assert_eq!(lines, [format!("{}: added ({entries}, permission request hooks)", config_path.display())]);
+    let config = std::fs::read_to_string(&config_path).expect("config.toml");
+    assert!(config.contains("PermissionRequest"), "{config}");
+    in_view(&app, "//li[@data-agent='codex']").await;
+    app.screenshot("4-codex-approvals").await;
+    in_view(&app, "//li[@data-agent='codex']//input[@data-testid='agent-approvals']")
+        .await
+        .click()
+        .await
+        .expect("turn off");
+    app.wait_until("approvals off", WAIT, || async {
+        !checked(&app).await
+            && texts(&app, &format!("{codex_row} [role='status'] .caption")).await
+                == ["After turning permission prompts off:"]
+    })
+    .await;
+    let lines = texts(&app, &format!("{codex_row} [data-testid='agent-outcome-line']")).await;
+    assert_eq!(lines, [format!("{}: updated ({entries}, without permission request hooks)", config_path.display())]);
+    let config = std::fs::read_to_string(&config_path).expect("config.toml");
+    assert!(!config.contains("PermissionRequest"), "{config}");
+    assert!(config.contains(&hook_command(program, Agent::Codex)), "the question hook stays: {config}");
+    assert_eq!(app.text_of(&format!("{codex_row} [data-testid='agent-state']")).await, "Set up");
     app.close().await;
 }

@@ -123,7 +123,7 @@ describe('App', () => {
       program: '/opt/hark/hark',
       program_error: null,
       agents: [
-        { agent: 'claude-code', label: 'Claude Code', set_up: setup === 'already_set_up', error: null, hook_trust: null, hook_trust_text: null,
+        { agent: 'claude-code', label: 'Claude Code', set_up: setup === 'already_set_up', error: null, hook_trust: null, hook_trust_text: null, approvals: null, approvals_note: '',
           files: [{ path: '/home/me/.claude/settings.json', entries: 'PreToolUse hook on AskUserQuestion', setup }] },
       ],
     });
@@ -141,7 +141,7 @@ describe('App', () => {
     expect(row.textContent).toContain('Not set up');
     await fireEvent.click(screen.getByRole('button', { name: 'Set up' }));
     await screen.findByText('/home/me/.claude/settings.json: added (PreToolUse hook on AskUserQuestion)');
-    expect(h.calls.filter(([cmd]) => cmd === 'setup_agent')).toEqual([['setup_agent', { agent: 'claude-code', action: 'setup' }]]);
+    expect(h.calls.filter(([cmd]) => cmd === 'setup_agent')).toEqual([['setup_agent', { agent: 'claude-code', action: 'setup', approvals: null }]]);
     expect(h.calls.some(([cmd]) => cmd === 'save_settings')).toBe(false);
   });
 

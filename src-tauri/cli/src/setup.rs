@@ -1,4 +1,4 @@
-//! `hark setup claude-code|codex [--approvals] [--undo]`: registers this `hark` with the agent, in the
+//! `hark setup claude-code|codex [--approvals | --no-approvals] [--undo]`: registers this `hark` with the agent, in the
 //! agent's own settings files: the hook that shows the agent's question tool in Hark (`hark hook
 //! <agent>`) and Hark's MCP server (`hark mcp`); with `--approvals`, the hooks that send the agent's
 //! permission requests to Hark too (`--undo` takes every entry out). The merge, the file locations and the safe write are the core's
@@ -23,12 +23,16 @@ pub struct SetupArgs {
     /// Also send the agent's permission requests to Hark as approvals.
     #[arg(long, conflicts_with = "undo")]
     approvals: bool,
+    /// Take the approvals' hooks out and keep the rest of Hark's entries: the agent asks its
+    /// permission prompts in its own terminal again.
+    #[arg(long, conflicts_with_all = ["undo", "approvals"])]
+    no_approvals: bool,
 }
 
 pub fn run(args: SetupArgs) -> ExitCode {
     let agent = args.agent;
     let action = if args.undo { Action::Undo } else { Action::Setup };
-    let approvals = args.approvals;
+    let (approvals, no_approvals) = (args.approvals, args.no_approvals);
     // The entries run this very binary, wherever it is installed: the agent's PATH may not have it.
     let program = match std::env::current_exe() {
         Ok(program) => program,
@@ -37,6 +41,7 @@ pub fn run(args: SetupArgs) -> ExitCode {
     // Undoing takes the approvals' hooks out too; setting up adds them only when asked.
     let approvals = match action {
         Action::Undo => Some(false),
+        Action::Setup if no_approvals => Some(false),
         Action::Setup => approvals.then_some(true),
     };
     let files = match agent_setup::run_with(agent, action, approvals, &program, agent_setup::home().as_deref()) {
@@ -44,11 +49,14 @@ pub fn run(args: SetupArgs) -> ExitCode {
         Err(e) => return fail(&e, 1),
     };
     for file in &files {
-        println!("{}: {} ({})", file.path.display(), file.outcome, file.kind.entries());
+        println!("{}: {} ({})", file.path.display(), file.outcome, file.entries());
     }
     if action == Action::Setup {
         if let Some(hint) = agent.next_step(files.iter().any(|f| f.outcome.changes())) {
             println!("{hint}");
+        }
+        if approvals == Some(true) {
+            println!("{}", agent.approvals_note());
         }
         // Only Codex can tell whether it trusts the hook; when it is on the PATH, ask it.
         if agent == Agent::Codex {

@@ -365,3 +365,41 @@ fn setup_needs_a_known_agent() {
     }
     assert_eq!(std::fs::read_dir(home.path()).unwrap().count(), 0);
 }
+
+/// The hooks that send permission requests to Hark come only with `--approvals`, say what they
+/// change (how long the agent's request waits in Hark), and `--no-approvals` takes only them out:
+/// the question hook and the MCP server stay.
+#[test]
+fn approvals_are_added_only_when_asked_and_taken_out_alone() {
+    for (agent, file, budget) in
+        [("claude-code", ".claude/settings.json", "5 minutes"), ("codex", ".codex/config.toml", "a minute")]
+    {
+        let home = tempfile::tempdir().unwrap();
+        let path = home.path().join(file);
+        let read = || std::fs::read_to_string(&path).unwrap();
+        stdout_ok(&hark(home.path(), &[], &["setup", agent]));
+        let plain = read();
+        assert!(!plain.contains("PermissionRequest"), "{agent}: {plain}");
+
+        let said = stdout_ok(&hark(home.path(), &[], &["setup", agent, "--approvals"]));
+        assert!(said.contains(&format!("up to {budget}")), "{agent}: {said}");
+        let with = read();
+        assert!(with.contains("PermissionRequest"), "{agent}: {with}");
+        let said = stdout_ok(&hark(home.path(), &[], &["setup", agent, "--approvals"]));
+        assert!(said.lines().any(|l| l.contains(": already set up (")), "{agent}: {said}");
+        assert!(!said.lines().any(|l| l.contains(": added (") || l.contains(": updated (")), "{agent}: {said}");
+
+        assert!(said.contains(", permission request hooks)"), "{agent}: {said}");
+        let said = stdout_ok(&hark(home.path(), &[], &["setup", agent, "--no-approvals"]));
+        assert!(!said.contains("up to"), "{agent}: no note when they go: {said}");
+        assert!(
+            said.contains(": updated (") && said.contains(", without permission request hooks)"),
+            "{agent}: {said}"
+        );
+        let without = read();
+        assert!(!without.contains("PermissionRequest"), "{agent}: {without}");
+        assert!(without.contains(&hook_command(agent)), "{agent}: the question hook stays: {without}");
+        let refused = hark(home.path(), &[], &["setup", agent, "--approvals", "--no-approvals"]);
+        assert!(!refused.status.success(), "{agent}: both at once is refused");
+    }
+}

@@ -161,9 +161,16 @@ export const saveMcpServers = (servers: McpEntry[]): Promise<Result<McpView>> =>
 /** Claude Code's and Codex's files Hark edits, and whether each is set up; reads them, writes nothing. */
 export const agentSetups = (): Promise<Result<AgentsView>> => call('agent_setups');
 
-/** `hark setup <agent> [--undo]`: each file's outcome, the next step, and the section as it is now. */
-export const setupAgent = (agent: SetupAgent, action: SetupAction): Promise<Result<AgentSetupDone>> =>
-  call('setup_agent', { agent, action });
+/**
+ * `hark setup <agent> [--undo] [--approvals | --no-approvals]`: each file's outcome, the next step, and the section
+ * as it is now. `approvals` turns the hooks that send the agent's permission prompts to Hark on or off; absent, they
+ * stay as they are.
+ */
+export const setupAgent = (
+  agent: SetupAgent,
+  action: SetupAction,
+  approvals?: boolean,
+): Promise<Result<AgentSetupDone>> => call('setup_agent', { agent, action, approvals: approvals ?? null });
 
 /** The first run: what was skipped or dismissed, and which agents this machine has. Writes nothing. */
 export const firstRun = (): Promise<Result<FirstRunView>> => call('first_run');

@@ -59,7 +59,17 @@ hook_trust: HookTrust | null,
 /**
  * What the person reads of `hook_trust`.
  */
-hook_trust_text: string | null, };
+hook_trust_text: string | null, 
+/**
+ * Whether the agent's permission requests come to Hark as approvals (`hark setup --approvals`):
+ * every file holds those hooks too; null when that could not be told.
+ */
+approvals: boolean | null, 
+/**
+ * What sending them to Hark changes (how long the agent's request waits here, and what its own
+ * prompt does meanwhile), for the switch that turns them on.
+ */
+approvals_note: string, };
 
 export type AgentsView = { 
 /**
@@ -762,7 +772,7 @@ export interface Commands {
   first_run: { args: {}; returns: FirstRunView };
   save_first_run: { args: { record: FirstRunRecord }; returns: FirstRunRecord };
   agent_setups: { args: {}; returns: AgentsView };
-  setup_agent: { args: { agent: SetupAgent; action: SetupAction }; returns: AgentSetupDone };
+  setup_agent: { args: { agent: SetupAgent; action: SetupAction; approvals: boolean | null }; returns: AgentSetupDone };
   choose_workspace: { args: {}; returns: string | null };
   start_session: { args: { text: string; workspace: string | null }; returns: Started };
   open_session: { args: { sessionId: string; turns: number | null; page: number | null; channel: Channel<AgentEvent> }; returns: SessionView };

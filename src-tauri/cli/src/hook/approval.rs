@@ -14,19 +14,14 @@ use serde_json::{json, Value};
 
 use super::{Agent, HookError, HookEvent};
 
-/// How long Claude Code's permission request waits in Hark before its hook gives no decision:
-/// Claude Code's own prompt stays live meanwhile, so the person can answer at either.
-pub(crate) const CLAUDE_CODE_BUDGET_SECS: u64 = 300;
-/// Codex runs the hook before it shows its own prompt, so the person at its terminal cannot answer
-/// while Hark waits: a minute, then Codex asks there.
-pub(crate) const CODEX_BUDGET_SECS: u64 = 60;
-
-/// The permission request's budget when `hark hook` is given none.
+/// The permission request's budget when `hark hook` is given none (the agent's own, see
+/// [`hark_core::agent_setup::Agent::approval_budget_secs`]).
 pub(super) fn default_budget(agent: Agent) -> u64 {
-    match agent {
-        Agent::ClaudeCode => CLAUDE_CODE_BUDGET_SECS,
-        Agent::Codex => CODEX_BUDGET_SECS,
-    }
+    let agent = match agent {
+        Agent::ClaudeCode => hark_core::agent_setup::Agent::ClaudeCode,
+        Agent::Codex => hark_core::agent_setup::Agent::Codex,
+    };
+    agent.approval_budget_secs()
 }
 
 /// The events that report a tool call settled, whichever way the person answered.

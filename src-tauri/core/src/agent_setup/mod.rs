@@ -104,6 +104,43 @@ impl Agent {
         }
     }
 
+    /// How long the agent's permission request waits in Hark before the hook gives no decision and
+    /// the agent asks in its own terminal. Claude Code's own prompt stays live meanwhile (the person
+    /// may answer at either), so it can wait a while; Codex runs the hook before it shows its prompt,
+    /// so the person at its terminal is locked out while Hark waits, and a minute is the most that
+    /// is fair to them.
+    pub fn approval_budget_secs(self) -> u64 {
+        match self {
+            Agent::ClaudeCode => 300,
+            Agent::Codex => 60,
+        }
+    }
+
+    /// What sending the agent's permission requests to Hark changes, for a person: Settings shows it
+    /// beside the switch, `hark setup --approvals` prints it.
+    pub fn approvals_note(self) -> String {
+        let budget = self.approval_budget_secs();
+        let wait = if budget % 60 == 0 {
+            match budget / 60 {
+                1 => "a minute".to_string(),
+                n => format!("{n} minutes"),
+            }
+        } else {
+            format!("{budget} seconds")
+        };
+        match self {
+            Agent::ClaudeCode => format!(
+                "Claude Code's permission prompts also wait in Hark (Allow once, Always allow, Deny), for up to \
+                 {wait}; its own prompt in the terminal stays live, and whichever you answer first counts. \
+                 Unanswered, the prompt stays only in Claude Code."
+            ),
+            Agent::Codex => format!(
+                "Codex's permission prompts wait in Hark first, for up to {wait}: meanwhile Codex's own prompt is \
+                 locked, so the wait is kept short. Unanswered, Codex then asks in its terminal."
+            ),
+        }
+    }
+
     /// The agent's own question tool, which the hook matches.
     pub fn question_tool(self) -> &'static str {
         match self {
@@ -413,6 +450,20 @@ pub struct Planned {
     program: String,
 }
 
+impl Planned {
+    /// Hark's entries this change is about, for a person: the file's own, and the permission
+    /// requests' hooks when a setup added or took out only them too. Undoing names the file's
+    /// entries alone: it takes every one of Hark's out.
+    pub fn entries(&self) -> String {
+        let base = self.kind.entries();
+        match (self.kind, self.action, self.approvals) {
+            (FileKind::ClaudeState, _, _) | (_, Action::Undo, _) | (_, _, None) => base.to_string(),
+            (_, Action::Setup, Some(true)) => format!("{base}, permission request hooks"),
+            (_, Action::Setup, Some(false)) => format!("{base}, without permission request hooks"),
+        }
+    }
+}
+
 /// Reads `files` (from [`locate`]) and merges Hark's entries into each, writing nothing: a file that
 /// cannot be read or merged fails the whole plan.
 pub fn plan(action: Action, program: &Path, files: &[(FileKind, PathBuf)]) -> Result<Vec<Planned>, SetupError> {
@@ -468,7 +519,13 @@ fn merge(
     let Some(on) = approvals else { return Ok(base) };
     let after = base.text.as_deref().or(text);
     let extra = edit_approvals(kind, after, program, on).map_err(refused)?;
-    let outcome = if base.outcome.changes() || !extra.outcome.changes() { base.outcome } else { extra.outcome };
+    let outcome = match (base.outcome.changes(), extra.outcome) {
+        (true, _) => base.outcome,
+        // Only the approvals' hooks went, the rest of Hark's entries stay: the setup was updated.
+        (false, Outcome::Removed) if action == Action::Setup => Outcome::Updated,
+        (false, extra) if extra.changes() => extra,
+        (false, _) => base.outcome,
+    };
     Ok(Edit { outcome, text: extra.text.or(base.text) })
 }
 

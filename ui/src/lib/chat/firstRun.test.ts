@@ -20,8 +20,8 @@ const codex: FoundAgent = { agent: 'codex', label: 'Codex', folder: null, comman
 const agents = (claudeSetUp: boolean | null, codexSetUp: boolean | null): AgentsView => ({
   program: '/opt/hark/hark', program_error: null,
   agents: [
-    { agent: 'claude-code', label: 'Claude Code', files: [], set_up: claudeSetUp, error: null, hook_trust: null, hook_trust_text: null },
-    { agent: 'codex', label: 'Codex', files: [], set_up: codexSetUp, error: null, hook_trust: null, hook_trust_text: null },
+    { agent: 'claude-code', label: 'Claude Code', files: [], set_up: claudeSetUp, error: null, hook_trust: null, hook_trust_text: null, approvals: null, approvals_note: '' },
+    { agent: 'codex', label: 'Codex', files: [], set_up: codexSetUp, error: null, hook_trust: null, hook_trust_text: null, approvals: null, approvals_note: '' },
   ],
 });
 const facts = (over: Partial<FirstRunFacts> = {}): FirstRunFacts => ({

@@ -7,6 +7,8 @@ import type { AgentSetupDone, AgentsView, AgentView, SetupAction, SetupAgent, Se
 const SETTINGS = '/home/me/.claude/settings.json';
 const STATE = '/home/me/.claude.json';
 const CONFIG = '/home/me/.codex/config.toml';
+const CLAUDE_NOTE = "Claude Code's permission prompts also wait in Hark, for up to 5 minutes.";
+const CODEX_NOTE = "Codex's permission prompts wait in Hark first, for up to a minute: meanwhile Codex's own prompt is locked.";
 
 const claude = (settings: SetupOutcome | null, state: SetupOutcome | null, setUp: boolean | null): AgentView => ({
   agent: 'claude-code',
@@ -19,6 +21,8 @@ const claude = (settings: SetupOutcome | null, state: SetupOutcome | null, setUp
   error: null,
   hook_trust: null,
   hook_trust_text: null,
+  approvals: setUp === null ? null : false,
+  approvals_note: CLAUDE_NOTE,
 });
 const codex = (config: SetupOutcome | null, setUp: boolean | null, trust: AgentView['hook_trust'] = null): AgentView => ({
   agent: 'codex',
@@ -28,6 +32,8 @@ const codex = (config: SetupOutcome | null, setUp: boolean | null, trust: AgentV
   error: null,
   hook_trust: trust,
   hook_trust_text: trust === 'untrusted' ? "Codex does not run Hark's hook yet: type /hooks in Codex" : null,
+  approvals: setUp === null ? null : false,
+  approvals_note: CODEX_NOTE,
 });
 const agentsView = (agents: AgentView[], over: Partial<AgentsView> = {}): AgentsView => ({
   program: '/opt/hark/hark',
@@ -38,7 +44,10 @@ const agentsView = (agents: AgentView[], over: Partial<AgentsView> = {}): Agents
 
 const ok = <T,>(value: T): Result<T> => ({ ok: true, value });
 
-function setup(view: AgentsView, run: (agent: SetupAgent, action: SetupAction) => Promise<Result<AgentSetupDone>>) {
+function setup(
+  view: AgentsView,
+  run: (agent: SetupAgent, action: SetupAction, approvals?: boolean) => Promise<Result<AgentSetupDone>>,
+) {
   const load = vi.fn(async () => ok(view));
   const runMock = vi.fn(run);
   render(AgentSetup, { load, run: runMock });
@@ -126,6 +135,53 @@ describe('AgentSetup', () => {
     expect(within(row('codex')).getByRole('status').textContent).toContain('After Set up:');
     expect(within(row('claude-code')).queryByTestId('agent-outcome')).toBeNull();
     expect((within(row('codex')).getByRole('button', { name: 'Set up' }) as HTMLButtonElement).disabled).toBe(false);
+  });
+
+  it('the permission-prompts switch says what it changes and sends approvals on or off with Set up', async () => {
+    const on = (agent: AgentView): AgentView => ({ ...agent, approvals: true });
+    let finish: (r: Result<AgentSetupDone>) => void = () => {};
+    const { run } = setup(agentsView([claude('already_set_up', 'already_set_up', true), codex('already_set_up', true)]), () => new Promise((resolve) => (finish = resolve)));
+    await waitFor(() => expect(screen.queryAllByTestId('agent')).toHaveLength(2));
+    const toggle = () => within(row('codex')).getByRole('switch', { name: "Ask Codex's permission prompts in Hark too" }) as HTMLInputElement;
+    expect(toggle().checked).toBe(false);
+    expect(within(row('codex')).getByTestId('agent-approvals-note').textContent).toBe(CODEX_NOTE);
+    expect(within(row('claude-code')).getByTestId('agent-approvals-note').textContent).toBe(CLAUDE_NOTE);
+    expect(toggle().getAttribute('aria-describedby')).toBe(within(row('codex')).getByTestId('agent-approvals-note').id);
+
+    await fireEvent.click(toggle());
+    expect(run).toHaveBeenCalledWith('codex', 'setup', true);
+    // While it runs the switch shows what was asked and nothing else can start.
+    expect(toggle().checked).toBe(true);
+    expect(toggle().disabled).toBe(true);
+    expect((within(row('codex')).getByRole('button', { name: 'Set up' }) as HTMLButtonElement).disabled).toBe(true);
+    finish(
+      ok({
+        agent: 'codex',
+        action: 'setup',
+        files: [{ path: CONFIG, entries: 'MCP server hark, PreToolUse hook on request_user_input', outcome: 'updated' }],
+        hint: null,
+        view: agentsView([claude('already_set_up', 'already_set_up', true), on(codex('already_set_up', true))]),
+      }),
+    );
+    await waitFor(() => expect(toggle().disabled).toBe(false));
+    expect(toggle().checked).toBe(true);
+    expect(within(row('codex')).getByRole('status').textContent).toContain('After turning permission prompts on:');
+
+    // Off again; a refusal leaves the switch as the files are.
+    await fireEvent.click(toggle());
+    expect(run).toHaveBeenLastCalledWith('codex', 'setup', false);
+    finish({ ok: false, error: { name: 'SetupError', code: 'SETUP_WRONG_TYPE', message: 'hooks is not a table' } });
+    await waitFor(() => expect(within(row('codex')).getByTestId('agent-error').textContent).toContain('SETUP_WRONG_TYPE'));
+    expect(toggle().checked).toBe(true);
+  });
+
+  it('no switch where the files could not be read', async () => {
+    setup(agentsView([claude(null, null, null), codex('already_set_up', true)]), async () => {
+      throw new Error('nothing runs on opening');
+    });
+    await waitFor(() => expect(screen.queryAllByTestId('agent')).toHaveLength(2));
+    expect(within(row('claude-code')).queryByRole('switch')).toBeNull();
+    expect(within(row('codex')).getByRole('switch')).toBeTruthy();
   });
 
   it('Remove undoes it and says per file what was removed', async () => {

@@ -10,8 +10,8 @@ const agents = (codexSetUp: boolean): AgentsView => ({
   program: '/opt/hark/hark',
   program_error: null,
   agents: [
-    { agent: 'claude-code', label: 'Claude Code', files: [], set_up: false, error: null, hook_trust: null, hook_trust_text: null },
-    { agent: 'codex', label: 'Codex', files: [], set_up: codexSetUp, error: null, hook_trust: null, hook_trust_text: null },
+    { agent: 'claude-code', label: 'Claude Code', files: [], set_up: false, error: null, hook_trust: null, hook_trust_text: null, approvals: null, approvals_note: '' },
+    { agent: 'codex', label: 'Codex', files: [], set_up: codexSetUp, error: null, hook_trust: null, hook_trust_text: null, approvals: null, approvals_note: '' },
   ],
 });
 const phone = { paired: null, pairing: null } as unknown as PhoneView;

@@ -253,7 +253,7 @@ describe('SettingsDialog', () => {
     const agents = (setUp: boolean): AgentsView => ({
       program: '/opt/hark/hark',
       program_error: null,
-      agents: [{ agent: 'codex', label: 'Codex', files: [{ ...file, setup: setUp ? 'already_set_up' : 'added' }], set_up: setUp, error: null, hook_trust: null, hook_trust_text: null }],
+      agents: [{ agent: 'codex', label: 'Codex', files: [{ ...file, setup: setUp ? 'already_set_up' : 'added' }], set_up: setUp, error: null, hook_trust: null, hook_trust_text: null, approvals: null, approvals_note: '' }],
     });
     const loadAgents = vi.fn(async () => ({ ok: true as const, value: agents(false) }));
     const done: AgentSetupDone = { agent: 'codex', action: 'setup', files: [{ ...file, outcome: 'added' }], hint: 'type /hooks in Codex', view: agents(true) };
