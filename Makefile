@@ -7,7 +7,8 @@ SHELL := /bin/bash
 
 BUILD_PKGS := build-essential file pkg-config libwebkit2gtk-4.1-dev libayatana-appindicator3-dev \
               librsvg2-dev libxdo-dev libssl-dev
-TEST_PKGS  := xvfb webkit2gtk-driver dbus xauth python3 python3-venv gnome-keyring imagemagick tmux openssh-server
+TEST_PKGS  := xvfb webkit2gtk-driver dbus xauth python3 python3-venv gnome-keyring imagemagick tmux openssh-server \
+              notification-daemon xdotool
 SUDO       := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 CARGO_BIN  := $(or $(CARGO_HOME),$(HOME)/.cargo)/bin
 XVFB       := xvfb-run -a -s "-screen 0 1280x800x24"

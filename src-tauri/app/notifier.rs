@@ -260,13 +260,26 @@ impl Notifier {
         let me = Arc::clone(self);
         tauri::async_runtime::spawn(async move {
             let chosen = heard.await.ok().and_then(|signal| crate::toast::meaning(signal, &questions));
-            let current = lock(&me.shown).get(&notice.session_id).map(|s| s.generation) == Some(generation);
-            if current {
-                lock(&me.shown).remove(&notice.session_id);
-            }
+            let taken = {
+                let mut shown = lock(&me.shown);
+                let current = shown.get(&notice.session_id).map(|s| s.generation) == Some(generation);
+                if current {
+                    shown.remove(&notice.session_id)
+                } else {
+                    None
+                }
+            };
             if let Some(choice) = chosen {
                 me.act(&notice.session_id, &notice.call_id, choice).await;
             }
+            // The notice was used: it asks nothing more. It is resident, so a server that honours
+            // that keeps it on screen after a button was pressed until Hark takes it down.
+            #[cfg(all(unix, not(target_os = "macos")))]
+            if let Some(used) = taken {
+                used.handle.close_async().await;
+            }
+            #[cfg(not(all(unix, not(target_os = "macos"))))]
+            drop(taken);
         });
     }
 

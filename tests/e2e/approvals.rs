@@ -1,7 +1,8 @@
 //! An agent's permission request through `hark hook`, run exactly as Claude Code runs its
 //! `PermissionRequest` command hook (the event as the real Claude Code 2.1.328 sends it, on stdin;
 //! the decision read from stdout) against the real app: shown in the panel for a person (the
-//! agent, the tool, the command) and allowed there; denied from a notification's button.
+//! agent, the tool, the command) and allowed there; denied from a notification's button; drawn by
+//! a real notification daemon and allowed with a press on its button.
 
 use std::path::Path;
 use std::process::Stdio;
@@ -13,6 +14,7 @@ use tokio::process::Command;
 
 use crate::mcp_client::{dirs, sidebar};
 use crate::notifications::{move_focus_away, pairs};
+use crate::support::notification_daemon::NotificationDaemon;
 use crate::support::notifications::NotificationServer;
 use crate::support::{e2e_enabled, hark_cli, App, Launch, PANEL};
 
@@ -126,5 +128,38 @@ async fn claude_codes_permission_request_denied_from_a_notification() {
     let decision = decision(hook).await;
     assert_eq!(decision["behavior"], "deny", "{decision}");
     assert_eq!(decision["message"], "The person denied this in Hark.", "{decision}");
+    // The notice is resident (a server that honours it keeps it up after a press): Hark takes the
+    // used one down itself.
+    notifications.wait_closed(n.id, WAIT).await;
+    app.close().await;
+}
+
+/// Where "Allow once" (the first of the approval's buttons) is drawn in notification-daemon's popup:
+/// its buttons sit in one row along the popup's bottom, left to right as sent.
+const ALLOW_ONCE_IN_POPUP: (i32, i32) = (118, -39);
+
+#[tokio::test]
+async fn claude_codes_permission_request_in_a_real_notification_allowed_with_its_button() {
+    if !e2e_enabled("claude_codes_permission_request_in_a_real_notification_allowed_with_its_button") {
+        return;
+    }
+    let daemon = NotificationDaemon::start().await;
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let (data_dir, project) = dirs(tmp.path());
+    let app = App::launch("approval-daemon", Launch::new(&data_dir)).await;
+    app.find("textarea[aria-label='Message']").await;
+    move_focus_away(&app).await;
+
+    let hook = start_hook(&data_dir, &project, permission_request(&project));
+    let popup = daemon.popup(WAIT).await;
+    let screen = app.screenshot("approval-3-notification").await;
+    let shown = popup.crop(&screen, "approval-3-notification-popup");
+    eprintln!("screenshot: {} ({popup:?})", shown.display());
+
+    popup.click(ALLOW_ONCE_IN_POPUP.0, popup.height + ALLOW_ONCE_IN_POPUP.1);
+    let decision = decision(hook).await;
+    assert_eq!(decision["behavior"], "allow", "the press on Allow once allowed: {decision}");
+    assert_eq!(decision["updatedInput"], permission_request(&project)["tool_input"], "the input echoed");
+    assert!(decision.get("updatedPermissions").is_none(), "allowed once keeps no rule: {decision}");
     app.close().await;
 }

@@ -6,6 +6,7 @@
 
 #![allow(dead_code)] // Each e2e test binary uses a different part of the harness.
 
+pub mod notification_daemon;
 pub mod notifications;
 pub mod process;
 pub mod tray;

@@ -67,7 +67,7 @@ fn captured(path: &Path) -> Vec<Value> {
 
 /// Keeps what the real client sent the hook beside the screens, for whoever reads the run.
 fn keep(name: &str, events: &[Value]) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/agent-screens");
+    let dir = real_agents::captures();
     let _ = std::fs::create_dir_all(&dir);
     let text: String = events.iter().map(|e| format!("{e:#}\n")).collect();
     let _ = std::fs::write(dir.join(format!("{name}.permission-request.json")), text);

@@ -129,6 +129,10 @@ async fn claude_codes_command_denied_from_the_phone_with_a_reason_and_the_model_
     let labels: Vec<&str> = card.buttons.iter().map(|(l, _)| l.as_str()).collect();
     assert_eq!(labels.first(), Some(&"Allow once"), "{labels:?}");
     assert_eq!(labels[labels.len() - 2..], ["Deny", "Deny with a reason…"], "no Skip, no Other: {labels:?}");
+    let _ = std::fs::create_dir_all(real_agents::captures());
+    let drawn = real_agents::captures().join("claude-approval-phone.card.png");
+    card.draw(&drawn);
+    eprintln!("the card as the phone shows it: {}", drawn.display());
     let ada = emulator.person(TOKEN, PERSON, "ada");
     ada.press(&card, "Deny with a reason…").await;
     let prompt = emulator.wait_message(TOKEN, "the reply prompt", |m| m.force_reply).await;
@@ -141,4 +145,15 @@ async fn claude_codes_command_denied_from_the_phone_with_a_reason_and_the_model_
     assert!(tool_result_is_error(Api::AnthropicMessages, turn, "toolu_bash"), "{read}\n{}", screen.screen());
     assert!(read.contains(reason), "the model reads the reason typed on the phone: {read}");
     assert!(machine.project.join("build").exists(), "a denied command never runs");
+    let settled = emulator
+        .wait_message(TOKEN, "the card without its buttons", |m| {
+            m.message_id == card.message_id && m.buttons.is_empty()
+        })
+        .await;
+    assert!(
+        settled.text.ends_with("✓ Answered from this phone: denied: keep the build, I am comparing it"),
+        "{}",
+        settled.text
+    );
+    settled.draw(&real_agents::captures().join("claude-approval-phone.card-answered.png"));
 }

@@ -45,7 +45,7 @@ fn captured(path: &Path) -> Vec<Value> {
 }
 
 fn keep(name: &str, events: &[Value]) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/agent-screens");
+    let dir = real_agents::captures();
     let _ = std::fs::create_dir_all(&dir);
     let text: String = events.iter().map(|e| format!("{e:#}\n")).collect();
     let _ = std::fs::write(dir.join(format!("{name}.permission-request.json")), text);

@@ -184,8 +184,7 @@ enabled = false
         for arg in args {
             line.push_str(&format!(" {}", quote(arg)));
         }
-        let captures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/agent-screens");
-        Pane::run(name, &line, captures)
+        Pane::run(name, &line, captures())
     }
 
     /// `codex exec PROMPT` against the provider [`codex_first_start`](Self::codex_first_start) wrote.
@@ -382,4 +381,9 @@ pub fn codex_trust_all(screen: &mut Pane) {
         std::thread::sleep(Duration::from_millis(300));
     }
     screen.keys(&["Enter"]);
+}
+
+/// Where the real agents' screens, and what they sent, are kept for whoever reads the run.
+pub fn captures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/agent-screens")
 }

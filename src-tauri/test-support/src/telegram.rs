@@ -28,10 +28,53 @@ pub struct BotMessage {
     pub text: String,
     /// Each button's label and callback data, row by row, flattened.
     pub buttons: Vec<(String, String)>,
+    /// How many of `buttons` each row of the keyboard holds, top to bottom.
+    pub row_lengths: Vec<usize>,
     pub force_reply: bool,
 }
 
 impl BotMessage {
+    /// Draws the message as a chat app shows a bot's message with an inline keyboard (its text,
+    /// then its buttons row by row) into the PNG `path`, with ImageMagick, for whoever reads the
+    /// run: no Telegram client runs here, so this is what the person's phone would show, from
+    /// exactly what the emulator holds.
+    pub fn draw(&self, path: &Path) {
+        const WIDTH: usize = 400;
+        const GAP: usize = 6;
+        let font = ["-font", "DejaVu-Sans", "-pointsize", "15"];
+        let mut args: Vec<String> = vec!["-background".into(), "#ffffff".into(), "-fill".into(), "#17212b".into()];
+        args.extend(font.iter().map(|s| s.to_string()));
+        // The text as the person reads it, wrapped to the bubble; `@` would name a file, `\\` an escape.
+        let text = self.text.replace('\\', "\\\\").replace('%', "%%");
+        let text = if text.starts_with('@') { format!(" {text}") } else { text };
+        args.extend(["-size".into(), format!("{WIDTH}x"), format!("caption:{text}")]);
+        let mut at = 0;
+        for &n in &self.row_lengths {
+            let width = (WIDTH - GAP * (n.saturating_sub(1))) / n.max(1);
+            args.extend(["-size".into(), format!("{WIDTH}x{GAP}"), "xc:#ffffff".into(), "(".into()]);
+            for (i, (label, _)) in self.buttons[at..at + n].iter().enumerate() {
+                if i > 0 {
+                    args.extend(["-size".into(), format!("{GAP}x36"), "xc:#ffffff".into()]);
+                }
+                let label = label.replace('\\', "\\\\").replace('%', "%%");
+                args.extend(["-size".into(), format!("{width}x36"), "-background".into(), "#e4ecf5".into()]);
+                args.extend(["-fill".into(), "#2b5278".into(), "-gravity".into(), "center".into()]);
+                args.push(format!("label:{label}"));
+            }
+            args.extend(["+append".into(), ")".into()]);
+            at += n;
+        }
+        args.extend(["-background".into(), "#ffffff".into(), "-gravity".into(), "northwest".into(), "-append".into()]);
+        args.extend(["-bordercolor".into(), "#ffffff".into(), "-border".into(), "14".into()]);
+        args.extend(["-bordercolor".into(), "#9fb7cc".into(), "-border".into(), "12".into()]);
+        let status = std::process::Command::new("convert")
+            .args(&args)
+            .arg(path)
+            .status()
+            .expect("run ImageMagick's convert (make test installs it)");
+        assert!(status.success(), "drawing the message failed: {args:?}");
+    }
+
     pub fn button(&self, label: &str) -> &str {
         self.buttons
             .iter()
@@ -82,11 +125,13 @@ impl Emulator {
             .map(|item| {
                 let m = &item["message"];
                 let markup = &m["reply_markup"];
-                let buttons = markup["inline_keyboard"]
-                    .as_array()
+                let rows = markup["inline_keyboard"].as_array().cloned().unwrap_or_default();
+                let rows: Vec<Vec<Value>> =
+                    rows.iter().map(|row| row.as_array().cloned().unwrap_or_default()).collect();
+                let row_lengths = rows.iter().map(Vec::len).collect();
+                let buttons = rows
                     .into_iter()
                     .flatten()
-                    .flat_map(|row| row.as_array().cloned().unwrap_or_default())
                     .map(|b| {
                         (
                             b["text"].as_str().unwrap_or("").to_string(),
@@ -99,6 +144,7 @@ impl Emulator {
                     chat_id: m["chat_id"].to_string().trim_matches('"').to_string(),
                     text: m["text"].as_str().unwrap_or("").to_string(),
                     buttons,
+                    row_lengths,
                     force_reply: markup["force_reply"].as_bool().unwrap_or(false),
                 }
             })
@@ -246,5 +292,30 @@ impl Person<'_> {
             "message": { "message_id": message.message_id, "date": Self::now(), "chat": self.chat(), "text": message.text },
         });
         self.emulator.post("/sendCallback", body).await;
+    }
+}
+
+#[cfg(test)]
+mod draw_tests {
+    use super::BotMessage;
+
+    #[test]
+    fn a_card_is_drawn_with_its_text_and_every_button() {
+        let card = BotMessage {
+            message_id: 1,
+            chat_id: "1".into(),
+            text: "❓ Approval · Claude Code · notes-app\nClaude Code asks permission to use Bash\n\nClean the build\n$ rm -rf build 100% \\ @x".into(),
+            buttons: ["Allow once", "Always allow", "Deny", "Deny with a reason…"].iter().map(|l| (l.to_string(), String::new())).collect(),
+            row_lengths: vec![1, 1, 2],
+            force_reply: false,
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("card.png");
+        card.draw(&path);
+        let out = std::process::Command::new("identify").args(["-format", "%w %h"]).arg(&path).output().unwrap();
+        let size = String::from_utf8_lossy(&out.stdout).to_string();
+        let (w, h) = size.split_once(' ').unwrap();
+        assert_eq!(w, "452", "400 wide with its borders: {size}");
+        assert!(h.parse::<u32>().unwrap() > 4 * 36, "the text and three rows of buttons: {size}");
     }
 }

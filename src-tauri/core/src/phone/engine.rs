@@ -569,7 +569,11 @@ impl Engine {
             Phase::Continued { .. } => AnswerPath::Late,
         };
         let (session, call) = (card.record.session.clone(), card.record.call.clone());
-        let summary = batch.answers.iter().map(summary_of).collect::<Vec<_>>().join(" · ");
+        // An approval's card says what the person decided, in the words of the one rule that decides.
+        let summary = match shown.view.intent.approval_verdict(&batch) {
+            Some(verdict) => verdict.text(),
+            None => batch.answers.iter().map(summary_of).collect::<Vec<_>>().join(" · "),
+        };
         let answered = {
             let (session, call) = (session.clone(), call.clone());
             tokio::task::spawn_blocking(move || host.answer_and_admit(&session, &call, batch, Some(path))).await
