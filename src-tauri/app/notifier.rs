@@ -166,7 +166,7 @@ impl Notifier {
                 (notice, questions.to_vec())
             }
             Intent::Approval { agent, .. } => {
-                (notify::approval_notice(&ctx, session, agent, call_id, questions), questions.to_vec())
+                (notify::approval_notice(&ctx, session, &title, agent, call_id, questions), questions.to_vec())
             }
             Intent::Form { server, message, .. } => {
                 (notify::form_notice(&ctx, session, server, message, call_id, questions), questions.to_vec())

@@ -112,7 +112,7 @@ async fn claude_codes_permission_request_denied_from_a_notification() {
 
     let hook = start_hook(&data_dir, &project, permission_request(&project));
     let n = notifications.wait_for("the approval's notification", WAIT, |n| n.summary.contains("Claude Code")).await;
-    assert_eq!(n.summary, "Claude Code asks permission");
+    assert_eq!(n.summary, "Claude Code asks permission · notes-app");
     assert_eq!(n.body, "Allow Claude Code to run `npm publish --tag next`?");
     assert_eq!(
         pairs(&n),

@@ -194,18 +194,25 @@ pub fn form_notice(
     Some(notice)
 }
 
-/// The notification for an agent's permission request: titled with the agent, its body the question
-/// (what the agent will do), a button per answer (Allow once, Always allow where offered, Deny); a
-/// typed reply denies with that reason.
+/// The notification for an agent's permission request: titled with the agent and the folder it
+/// works in (its session is "<agent> · <folder>"), its body the question (what the agent will do), a
+/// button per answer (Allow once, Always allow where offered, Deny); a typed reply denies with that
+/// reason.
 pub fn approval_notice(
     ctx: &NotifyContext,
     session_id: &str,
+    session_title: &str,
     agent: &str,
     call_id: &str,
     questions: &[Question],
 ) -> Option<Notice> {
     let mut notice = notice(ctx, NotificationKind::Asked, session_id, "", call_id, questions)?;
-    notice.title = truncate(&one_line(&format!("{agent} asks permission")), 80);
+    let folder = session_title.strip_prefix(&format!("{agent} · ")).unwrap_or(session_title).trim();
+    let title = match folder {
+        "" => format!("{agent} asks permission"),
+        folder => format!("{agent} asks permission · {folder}"),
+    };
+    notice.title = truncate(&one_line(&title), 80);
     Some(notice)
 }
 
@@ -533,6 +540,17 @@ mod tests {
         assert!(!option("(Recommended)").is_recommended());
         assert!(!option("(Recommended) Postgres").is_recommended());
         assert_eq!(option("Postgrés").shown_label(), "Postgrés");
+    }
+
+    #[test]
+    fn an_approval_is_titled_with_the_agent_and_its_folder() {
+        let q = [single(&["Allow once", "Deny"])];
+        let n = approval_notice(&ctx(), "s", "Claude Code · notes-app", "Claude Code", "a1", &q).unwrap();
+        assert_eq!(n.title, "Claude Code asks permission · notes-app");
+        let n = approval_notice(&ctx(), "s", "", "Codex", "a1", &q).unwrap();
+        assert_eq!(n.title, "Codex asks permission");
+        let n = approval_notice(&ctx(), "s", "Renamed by the person", "Codex", "a1", &q).unwrap();
+        assert_eq!(n.title, "Codex asks permission · Renamed by the person");
     }
 
     #[test]
