@@ -9,9 +9,9 @@
 #![cfg(unix)]
 
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use hark_test_support::real_agents::{self, open_question, questions, said, Asked, Host, Machine};
+use hark_test_support::real_agents::{self, nothing_waits, open_question, questions, said, Asked, Host, Machine};
 use hark_test_support::vendor_models::{tool_result, tool_result_is_error, Api, Step, VendorModel};
 use serde_json::{json, Value};
 
@@ -73,21 +73,6 @@ fn keep(name: &str, events: &[Value]) {
     let _ = std::fs::write(dir.join(format!("{name}.permission-request.json")), text);
 }
 
-/// Waits (bounded) until `hark questions` lists nothing waiting in `session`.
-async fn nothing_waits(machine: &Machine, session: &str) -> Value {
-    let started = Instant::now();
-    loop {
-        let listed = questions(machine, hark(), session);
-        let waiting =
-            listed.as_array().into_iter().flatten().any(|q| q["state"] == "open" || q["state"] == "continued");
-        if !waiting {
-            return listed;
-        }
-        assert!(started.elapsed() < real_agents::AGENT_RUN, "the approval still waits: {listed}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn claude_codes_bash_command_allowed_once_in_hark_runs_and_the_model_reads_its_output() {
     let machine = Machine::new();
@@ -126,7 +111,7 @@ async fn claude_codes_bash_command_allowed_once_in_hark_runs_and_the_model_reads
     assert_eq!(event["tool_input"]["command"], "echo allowed-by-hark > marker.txt && cat marker.txt", "{event:#}");
     assert!(event.get("tool_use_id").is_none(), "it carries no tool_use_id: {event:#}");
     // Settled: nothing of it waits in Hark any more.
-    nothing_waits(&machine, &asked.session).await;
+    nothing_waits(&machine, hark(), &asked.session).await;
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -174,7 +159,7 @@ async fn an_approval_whose_budget_ran_out_leaves_claude_codes_own_prompt_and_a_l
     let asked = approval(&machine).await;
     let shown = screen.wait_for("Do you want to proceed?", "own-prompt");
     assert!(shown.contains("echo late > marker.txt"), "{shown}");
-    nothing_waits(&machine, &asked.session).await;
+    nothing_waits(&machine, hark(), &asked.session).await;
 
     let out = answer(&machine, &asked, json!({ "answers": [{ "id": "approval", "selected": ["Allow once"] }] }));
     assert_eq!(out.status.code(), Some(3), "NOT_PENDING: {}", said(&out));
@@ -205,7 +190,7 @@ async fn an_approval_answered_in_claude_codes_own_prompt_is_withdrawn_from_hark(
     screen.keys(&["Enter"]);
     model.wait_for_turns(2, real_agents::AGENT_RUN).await;
     assert!(machine.project.join("marker.txt").exists(), "{}", screen.screen());
-    nothing_waits(&machine, &asked.session).await;
+    nothing_waits(&machine, hark(), &asked.session).await;
     let out = answer(&machine, &asked, json!({ "answers": [{ "id": "approval", "selected": ["Deny"] }] }));
     assert_eq!(out.status.code(), Some(3), "{}", said(&out));
 }

@@ -7,8 +7,9 @@
 #![cfg(unix)]
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
-use hark_test_support::real_agents::{self, open_question, said, Asked, Host, Machine};
+use hark_test_support::real_agents::{self, nothing_waits, open_question, said, Asked, Host, Machine};
 use hark_test_support::vendor_models::{tool_result, Api, Step, VendorModel};
 use serde_json::{json, Value};
 
@@ -17,8 +18,8 @@ fn hark() -> &'static Path {
 }
 
 /// `hark setup codex --approvals`, with the permission request's hook writing what Codex sends it
-/// to the returned file on the way (`tee`).
-fn set_up(machine: &Machine) -> PathBuf {
+/// to the returned file on the way (`tee`), and `budget` as the approval's budget when given.
+fn set_up(machine: &Machine, budget: Option<u64>) -> PathBuf {
     let out = machine.hark(hark(), &["setup", "codex", "--approvals"]);
     assert!(out.status.success(), "{}", said(&out));
     let path = machine.home.join(".codex/config.toml");
@@ -29,7 +30,11 @@ fn set_up(machine: &Machine) -> PathBuf {
     let captured = machine.home.join("permission-request.jsonl");
     let teed = after.replacen(
         &format!("command = \"{command}\""),
-        &format!("command = \"tee -a {} | {command}\"", captured.display()),
+        &format!(
+            "command = \"tee -a {} | {command}{}\"",
+            captured.display(),
+            budget.map(|b| format!(" --approval-budget {b}")).unwrap_or_default()
+        ),
         1,
     );
     // A person who wants to be asked before a command leaves the sandbox says so (Codex's own
@@ -75,7 +80,7 @@ async fn codexs_escalated_command_allowed_in_hark_runs_and_a_denial_carries_the_
     )
     .await;
     machine.codex_first_start(&model);
-    let captured_at = set_up(&machine);
+    let captured_at = set_up(&machine, None);
     let _host = Host::start(&machine, hark(), &[]);
 
     let mut screen = machine.codex_screen("codex-approval");
@@ -113,4 +118,50 @@ async fn codexs_escalated_command_allowed_in_hark_runs_and_a_denial_carries_the_
     let read = tool_result(Api::OpenAiResponses, &model.turns()[2], "call_denied").expect("the call's result");
     assert!(read.contains(reason), "the model reads the person's reason: {read}\n{}", screen.screen());
     assert!(!machine.project.join("other.txt").exists(), "a denied command never runs");
+}
+
+/// Codex runs the hook before its own prompt, so its budget is short; when it runs out nobody has
+/// answered in Hark: the hook gives no decision, Codex asks in its own terminal, Hark's approval is
+/// gone, and a tap after that changes nothing and says why.
+#[tokio::test(flavor = "multi_thread")]
+async fn codexs_approval_whose_budget_ran_out_leaves_codexs_own_prompt_and_a_late_tap_changes_nothing() {
+    let machine = Machine::new();
+    let model = VendorModel::start(
+        Api::OpenAiResponses,
+        vec![
+            Step::call(
+                "call_late",
+                "exec_command",
+                json!({ "cmd": "echo late > marker.txt", "sandbox_permissions": "require_escalated",
+                        "justification": "Write the marker file" }),
+            ),
+            Step::say("Done."),
+        ],
+    )
+    .await;
+    machine.codex_first_start(&model);
+    set_up(&machine, Some(2));
+    let _host = Host::start(&machine, hark(), &[]);
+
+    let mut screen = machine.codex_screen("codex-approval-budget");
+    screen.wait_for("Trust all and continue", "hook-review");
+    hark_test_support::real_agents::codex_trust_all(&mut screen);
+    screen.wait_for("Ask Codex to do anything", "trusted");
+    screen.type_text("Write the marker file.");
+    screen.wait_for("Write the marker file.", "typed");
+    screen.keys(&["Enter"]);
+
+    let asked = open_question(&machine, hark()).await;
+    assert_eq!(asked.question["intent"]["kind"], "approval", "{asked:?}\n{}", screen.screen());
+    let shown = screen.wait_for("echo late > marker.txt", "own-prompt");
+    assert!(shown.contains("Would you like to run"), "Codex's own prompt shows: {shown}");
+    nothing_waits(&machine, hark(), &asked.session).await;
+
+    let out = answer(&machine, &asked, json!({ "answers": [{ "id": "approval", "selected": ["Allow once"] }] }));
+    assert_eq!(out.status.code(), Some(3), "NOT_PENDING: {}", said(&out));
+    let told = String::from_utf8_lossy(&out.stderr);
+    assert!(told.contains("no longer waiting") && told.contains("nothing was allowed"), "{told}");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(!machine.project.join("marker.txt").exists(), "a late tap allows nothing");
+    assert_eq!(model.turns().len(), 1, "the model still waits on Codex's own prompt");
 }

@@ -343,6 +343,21 @@ pub fn questions(machine: &Machine, hark: &Path, session: &str) -> Value {
     json_of(&machine.hark(hark, &["questions", session, "--json"]))
 }
 
+/// Waits (bounded) until `hark questions` lists nothing waiting in `session`; what it listed then.
+pub async fn nothing_waits(machine: &Machine, hark: &Path, session: &str) -> Value {
+    let started = std::time::Instant::now();
+    loop {
+        let listed = questions(machine, hark, session);
+        let waiting =
+            listed.as_array().into_iter().flatten().any(|q| q["state"] == "open" || q["state"] == "continued");
+        if !waiting {
+            return listed;
+        }
+        assert!(started.elapsed() < AGENT_RUN, "a question still waits: {listed}");
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
 fn json_of(out: &Output) -> Value {
     serde_json::from_slice(&out.stdout).unwrap_or(Value::Null)
 }
