@@ -1,8 +1,9 @@
 //! The real Claude Code and Codex (installed by `make test` in tests/agents, offline against
 //! scripted model servers on 127.0.0.1) asking the person through the real desktop app, set up by
 //! `hark setup` exactly as a person runs it: Claude Code's own question answered in the window,
-//! Codex's question over Hark's MCP server answered from a notification. The model's next request
-//! is the oracle: it carries the person's answer.
+//! Codex's question over Hark's MCP server answered from a notification, Claude Code's permission
+//! request allowed in the window. The model's next request is the oracle: it carries the person's
+//! answer, or the output of the command they allowed.
 
 use std::time::Duration;
 
@@ -96,5 +97,55 @@ async fn codexs_question_over_mcp_is_answered_from_a_notification_and_its_model_
     let turns = model.turns();
     let read = tool_result(Api::OpenAiResponses, &turns[1], "call_ask").expect("the call's result");
     assert_eq!(real_agents::codex_output(&read), json!({ "answers": [{ "id": "db", "selected": ["Postgres"] }] }));
+    app.close().await;
+}
+
+#[tokio::test]
+async fn claude_codes_permission_request_is_allowed_in_the_window_and_the_command_runs() {
+    if !e2e_enabled("claude_codes_permission_request_is_allowed_in_the_window_and_the_command_runs") {
+        return;
+    }
+    let machine = Machine::new();
+    machine.claude_first_start();
+    let out = machine.hark(&hark_cli(), &["setup", "claude-code", "--approvals"]);
+    assert!(out.status.success(), "{}", said(&out));
+    machine.claude_asks_permission();
+    let app = App::launch("real-claude-approval", Launch::new(&machine.data)).await;
+    app.find("textarea[aria-label='Message']").await;
+
+    let command = "echo allowed-in-the-window > marker.txt && cat marker.txt";
+    let model = VendorModel::start(
+        Api::AnthropicMessages,
+        vec![
+            Step::call("toolu_bash", "Bash", json!({ "command": command, "description": "Write the marker file" })),
+            Step::say("Written."),
+        ],
+    )
+    .await;
+    let screen = machine.claude_screen("e2e-claude-approval", &model, "Write the marker file.");
+
+    app.wait_until("Claude Code's session in the sidebar", WAIT, || async {
+        sidebar(&app).await.contains("Claude Code")
+    })
+    .await;
+    app.find(SESSION_ROW).await.click().await.expect("open Claude Code's session");
+    app.find(PANEL_CSS).await;
+    let panel = app.text_of(PANEL_CSS).await;
+    assert!(panel.contains("Claude Code asks permission to use Bash"), "{panel}\n{}", screen.screen());
+    assert!(panel.contains(&format!("$ {command}")), "the command itself: {panel}");
+    assert!(!machine.project.join("marker.txt").exists(), "nothing runs before the person allows it");
+    app.screenshot("1-asked").await;
+    app.click_option("Allow once").await;
+    app.click_button(PANEL, "Submit").await;
+
+    model.wait_for_turns(2, real_agents::AGENT_RUN).await;
+    let read = tool_result(Api::AnthropicMessages, &model.turns()[1], "toolu_bash").expect("the call's result");
+    assert!(
+        read.contains("allowed-in-the-window"),
+        "the model reads the command's output: {read}\n{}",
+        screen.screen()
+    );
+    app.wait_until("the panel to go", WAIT, || async { !app.exists(PANEL_CSS).await }).await;
+    app.screenshot("2-allowed").await;
     app.close().await;
 }

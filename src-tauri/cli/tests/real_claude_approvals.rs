@@ -36,10 +36,8 @@ fn set_up(machine: &Machine, budget: Option<u64>) -> PathBuf {
     let command = slot.as_str().unwrap_or_default().to_string();
     let budget = budget.map(|b| format!(" --approval-budget {b}")).unwrap_or_default();
     *slot = json!(format!("tee -a {} | {command}{budget}", captured.display()));
-    // Claude Code 2.1.328 starts in auto mode, where its own classifier (a model call) decides most
-    // tool calls; a person who wants to be asked chooses the default mode, as here.
-    settings["permissions"]["defaultMode"] = json!("default");
     std::fs::write(&path, format!("{settings:#}\n")).expect("write settings.json");
+    machine.claude_asks_permission();
     captured
 }
 

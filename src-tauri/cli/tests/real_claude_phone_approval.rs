@@ -12,7 +12,7 @@ use std::time::Duration;
 use hark_test_support::real_agents::{self, said, Machine};
 use hark_test_support::telegram::Emulator;
 use hark_test_support::vendor_models::{tool_result, tool_result_is_error, Api, Step, VendorModel};
-use serde_json::{json, Value};
+use serde_json::json;
 
 const TOKEN: &str = "777:approval-phone-token";
 const PERSON: i64 = 9001;
@@ -105,11 +105,7 @@ async fn claude_codes_command_denied_from_the_phone_with_a_reason_and_the_model_
     machine.claude_first_start();
     let out = machine.hark(hark(), &["setup", "claude-code", "--approvals"]);
     assert!(out.status.success(), "{}", said(&out));
-    // Claude Code must ask (its default auto mode decides most calls by itself).
-    let path = machine.home.join(".claude/settings.json");
-    let mut settings: Value = serde_json::from_str(&std::fs::read_to_string(&path).expect("settings")).expect("JSON");
-    settings["permissions"]["defaultMode"] = json!("default");
-    std::fs::write(&path, format!("{settings:#}\n")).expect("write settings.json");
+    machine.claude_asks_permission();
     let emulator = Emulator::start().await;
     pair(&machine, &emulator).await;
     let _host = PhoneHost::start(&machine);

@@ -75,6 +75,18 @@ impl Machine {
         std::fs::write(self.home.join(".claude.json"), format!("{state:#}\n")).expect("write ~/.claude.json");
     }
 
+    /// Claude Code set to ask before tool calls its settings do not allow: it starts in auto mode,
+    /// where its own classifier (a model call) decides most of them, so a person who wants to be
+    /// asked chooses the default mode, as here (after `hark setup`, which keeps it).
+    pub fn claude_asks_permission(&self) {
+        let path = self.home.join(".claude/settings.json");
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|_| "{}".into());
+        let mut settings: serde_json::Value = serde_json::from_str(&text).expect("settings.json is JSON");
+        settings["permissions"]["defaultMode"] = serde_json::json!("default");
+        std::fs::create_dir_all(self.home.join(".claude")).expect("~/.claude");
+        std::fs::write(&path, format!("{settings:#}\n")).expect("write settings.json");
+    }
+
     /// Codex with the scripted model as its provider, speaking the Responses API. Plugins and
     /// analytics are off: with them on, Codex looks up github.com and chatgpt.com at start (the
     /// curated plugin catalogue, analytics events), which a test must not reach.
