@@ -86,6 +86,9 @@ pub struct Overlay {
     /// A plan review: Enter never chooses for the person, and Approve waits until the whole plan
     /// has been on the screen.
     pub review: bool,
+    /// An approval: Allow or Deny only. Typed text is a reason to deny, and nothing is skipped (a
+    /// skip would deny without saying so).
+    pub approval: bool,
     /// How far into `context` the person has been shown.
     seen: usize,
 }
@@ -106,6 +109,7 @@ impl Overlay {
             context: Vec::new(),
             context_top: 0,
             review: false,
+            approval: false,
             seen: 0,
         };
         overlay.enter_item(0);
@@ -123,6 +127,7 @@ impl Overlay {
             }
             Intent::Approval { agent, tool, detail, .. } => {
                 self.context = wrapped(&format!("{agent} asks to use {tool}:\n{detail}"));
+                self.approval = true;
             }
             Intent::Form { server, message, url, .. } => {
                 self.context = wrapped(&format!("The MCP server “{server}” asks: {message}"));
@@ -197,6 +202,9 @@ impl Overlay {
             Key::Left | Key::BackTab => self.enter_item((self.item + self.questions.len() - 1) % self.questions.len()),
             Key::Char(' ') => self.pick_row(),
             Key::Char('o') => self.start_typing(),
+            Key::Char('s') if self.approval => {
+                self.notice = Some("An approval is allowed or denied: o types a reason to deny.".into());
+            }
             Key::Char('s') => {
                 self.drafts[self.item] = Draft::Skipped;
                 self.advance();
@@ -442,9 +450,13 @@ mod tests {
             &serde_json::json!({ "command": "rm -rf build", "description": "Clean" }),
             &serde_json::Value::Null,
         );
-        let o = Overlay::new("a1", questions, false, false).with_intent(&intent);
+        let mut o = Overlay::new("a1", questions, false, false).with_intent(&intent);
         assert_eq!(o.context, ["Codex asks to use Bash:", "Clean", "$ rm -rf build"]);
         assert!(!o.review);
+        // Nothing is skipped: s says how to deny instead, and the draft stays empty.
+        keys(&mut o, &[Key::Char('s')]);
+        assert_eq!(o.drafts[0], Draft::Empty);
+        assert!(o.notice.as_deref().is_some_and(|n| n.contains("deny")), "{:?}", o.notice);
     }
 
     #[test]

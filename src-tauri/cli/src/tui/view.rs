@@ -64,6 +64,9 @@ fn keys_line(screen: &Screen) -> String {
         return "↑↓ move · Enter open · n new session · Esc back".into();
     }
     match &screen.shown {
+        Some(shown) if shown.overlay.approval => {
+            "1-9/Space choose · ↑↓ · o deny with a reason · h hide · Enter submit · Esc close".into()
+        }
         Some(_) => "1-9/Space choose · ↑↓ · o other · s skip · h hide · Enter submit · Esc close".into(),
         None if !screen.hidden.is_empty() || screen.continued.iter().any(|q| q.reply_queued.is_none()) => {
             "Enter send · Tab answer a waiting question · Ctrl-O sessions · Ctrl-C stop".into()

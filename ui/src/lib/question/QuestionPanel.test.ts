@@ -348,8 +348,32 @@ describe('QuestionPanel: an MCP server form', () => {
     const detail = screen.getByTestId('approval-detail');
     expect(detail.textContent).toBe('Publish\n$ npm publish <b>--tag</b> next');
     expect(detail.querySelector('b')).toBeNull();
+    // Allow or Deny only: no Skip (it would deny without saying so), and Other is a reason to deny.
+    expect(screen.queryByRole('button', { name: 'Skip' })).toBeNull();
+    expect(screen.queryByRole('button', { name: 'Other' })).toBeNull();
     await fireEvent.click(screen.getByRole('radio', { name: 'Allow once' }));
     await fireEvent.click(submitButton());
     expect(onSubmit).toHaveBeenCalledWith({ answers: [{ id: 'approval', selected: ['Allow once'] }] });
+  });
+
+  it('a reason typed for an approval denies with it', async () => {
+    const approval = { kind: 'approval' as const, agent: 'Codex', tool: 'Bash', summary: 'run `rm -rf build`', detail: '$ rm -rf build' };
+    const question = {
+      id: 'approval',
+      question: 'Allow Codex to run `rm -rf build`?',
+      header: 'Approval',
+      options: [
+        { label: 'Allow once', description: 'Let it do this, this time' },
+        { label: 'Deny', description: 'Or type a reason instead: the agent reads it' },
+      ],
+      multi_select: false,
+    };
+    const { onSubmit } = setup({ questions: [question], approval, agent: 'Codex' });
+    await fireEvent.click(button('Deny with a reason…'));
+    const reason = screen.getByRole('textbox', { name: 'Reason to deny' }) as HTMLInputElement;
+    expect(reason.placeholder).toBe('Why not? The agent reads your reason');
+    await fireEvent.input(reason, { target: { value: 'keep the build' } });
+    await fireEvent.click(submitButton());
+    expect(onSubmit).toHaveBeenCalledWith({ answers: [{ id: 'approval', selected: [], custom: 'keep the build' }] });
   });
 });
