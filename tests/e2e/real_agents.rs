@@ -145,6 +145,7 @@ async fn claude_codes_permission_request_is_allowed_in_the_window_and_the_comman
         "the model reads the command's output: {read}\n{}",
         screen.screen()
     );
+    eprintln!("the model's next request carried, for toolu_bash: {read}");
     app.wait_until("the panel to go", WAIT, || async { !app.exists(PANEL_CSS).await }).await;
     app.screenshot("2-allowed").await;
     app.close().await;

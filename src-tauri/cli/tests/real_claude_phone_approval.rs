@@ -140,6 +140,7 @@ async fn claude_codes_command_denied_from_the_phone_with_a_reason_and_the_model_
     let read = tool_result(Api::AnthropicMessages, turn, "toolu_bash").expect("the call's result");
     assert!(tool_result_is_error(Api::AnthropicMessages, turn, "toolu_bash"), "{read}\n{}", screen.screen());
     assert!(read.contains(reason), "the model reads the reason typed on the phone: {read}");
+    eprintln!("the model's next request carried, for toolu_bash: {read}");
     assert!(machine.project.join("build").exists(), "a denied command never runs");
     let settled = emulator
         .wait_message(TOKEN, "the card without its buttons", |m| {
