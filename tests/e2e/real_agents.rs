@@ -20,6 +20,17 @@ const PANEL_CSS: &str = "section[aria-label='Question']";
 const SESSION_ROW: &str = "nav[aria-label='Sessions'] button[data-session-id]";
 const WAIT: Duration = Duration::from_secs(30);
 
+/// Opens Claude Code's session once it is in the sidebar: the text of the question it waits on.
+async fn claude_codes_question(app: &App) -> String {
+    app.wait_until("Claude Code's session in the sidebar", WAIT, || async {
+        sidebar(app).await.contains("Claude Code")
+    })
+    .await;
+    app.find(SESSION_ROW).await.click().await.expect("open Claude Code's session");
+    app.find(PANEL_CSS).await;
+    app.text_of(PANEL_CSS).await
+}
+
 #[tokio::test]
 async fn claude_codes_own_question_is_answered_in_the_window_and_its_model_reads_the_answer() {
     if !e2e_enabled("claude_codes_own_question_is_answered_in_the_window_and_its_model_reads_the_answer") {
@@ -40,13 +51,7 @@ async fn claude_codes_own_question_is_answered_in_the_window_and_its_model_reads
     .await;
     let screen = machine.claude_screen("e2e-claude-window", &model, "Set up the database; ask me which one.");
 
-    app.wait_until("Claude Code's session in the sidebar", WAIT, || async {
-        sidebar(&app).await.contains("Claude Code")
-    })
-    .await;
-    app.find(SESSION_ROW).await.click().await.expect("open Claude Code's session");
-    app.find(PANEL_CSS).await;
-    let panel = app.text_of(PANEL_CSS).await;
+    let panel = claude_codes_question(&app).await;
     assert!(panel.contains("Which database?") && panel.contains("Postgres"), "{panel}\n{}", screen.screen());
     assert!(sidebar(&app).await.contains(&format!("Claude Code · {}", machine.folder())));
     app.screenshot("1-asked").await;
@@ -124,13 +129,7 @@ async fn claude_codes_permission_request_is_allowed_in_the_window_and_the_comman
     .await;
     let screen = machine.claude_screen("e2e-claude-approval", &model, "Write the marker file.");
 
-    app.wait_until("Claude Code's session in the sidebar", WAIT, || async {
-        sidebar(&app).await.contains("Claude Code")
-    })
-    .await;
-    app.find(SESSION_ROW).await.click().await.expect("open Claude Code's session");
-    app.find(PANEL_CSS).await;
-    let panel = app.text_of(PANEL_CSS).await;
+    let panel = claude_codes_question(&app).await;
     assert!(panel.contains("Claude Code asks permission to use Bash"), "{panel}\n{}", screen.screen());
     assert!(panel.contains(&format!("$ {command}")), "the command itself: {panel}");
     assert!(!machine.project.join("marker.txt").exists(), "nothing runs before the person allows it");

@@ -9,7 +9,6 @@
 #![cfg(unix)]
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use hark_test_support::real_agents::{self, nothing_waits, open_question, questions, said, Asked, Host, Machine};
 use hark_test_support::vendor_models::{tool_result, tool_result_is_error, Api, Step, VendorModel};
@@ -159,13 +158,8 @@ async fn an_approval_whose_budget_ran_out_leaves_claude_codes_own_prompt_and_a_l
     assert!(shown.contains("echo late > marker.txt"), "{shown}");
     nothing_waits(&machine, hark(), &asked.session).await;
 
-    let out = answer(&machine, &asked, json!({ "answers": [{ "id": "approval", "selected": ["Allow once"] }] }));
-    assert_eq!(out.status.code(), Some(3), "NOT_PENDING: {}", said(&out));
-    let told = String::from_utf8_lossy(&out.stderr);
-    assert!(told.contains("no longer waiting") && told.contains("nothing was allowed"), "{told}");
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    assert!(!machine.project.join("marker.txt").exists(), "a late tap allows nothing");
-    assert_eq!(model.turns().len(), 1, "the model still waits on Claude Code's own prompt");
+    real_agents::a_late_allow_allows_nothing(&machine, hark(), &asked, &machine.project.join("marker.txt"), &model)
+        .await;
 }
 
 /// The person answers in Claude Code's own prompt while Hark's approval waits: Hark hears of it

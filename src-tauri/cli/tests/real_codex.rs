@@ -301,13 +301,7 @@ async fn codexs_own_question_unanswered_in_the_hooks_time_is_collected_late_by_i
     std::fs::write(&config, text.replace(" hook codex\"", " hook codex --timeout 1\"")).expect("config.toml");
     let _host = Host::start(&machine, hark(), &[]);
 
-    let mut screen = machine.codex_screen("codex-hook-late");
-    screen.wait_for("Trust all and continue", "hook-review");
-    hark_test_support::real_agents::codex_trust_all(&mut screen);
-    screen.wait_for("Ask Codex to do anything", "trusted");
-    screen.type_text("Set up the database; ask me which one.");
-    screen.wait_for("ask me which one.", "typed");
-    screen.keys(&["Enter"]);
+    let mut screen = machine.codex_turn_with_hooks_trusted("codex-hook-late", "Set up the database; ask me which one.");
 
     model.wait_for_turns(2, hark_test_support::real_agents::AGENT_RUN).await;
     let read = tool_result(Api::OpenAiResponses, &model.turns()[1], "call_own").expect("the call's result");

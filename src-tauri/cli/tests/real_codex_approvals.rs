@@ -7,7 +7,6 @@
 #![cfg(unix)]
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use hark_test_support::real_agents::{self, nothing_waits, open_question, said, Asked, Host, Machine};
 use hark_test_support::vendor_models::{tool_result, Api, Step, VendorModel};
@@ -83,13 +82,7 @@ async fn codexs_escalated_command_allowed_in_hark_runs_and_a_denial_carries_the_
     let captured_at = set_up(&machine, None);
     let _host = Host::start(&machine, hark(), &[]);
 
-    let mut screen = machine.codex_screen("codex-approval");
-    screen.wait_for("Trust all and continue", "hook-review");
-    hark_test_support::real_agents::codex_trust_all(&mut screen);
-    screen.wait_for("Ask Codex to do anything", "trusted");
-    screen.type_text("Write the marker file.");
-    screen.wait_for("Write the marker file.", "typed");
-    screen.keys(&["Enter"]);
+    let screen = machine.codex_turn_with_hooks_trusted("codex-approval", "Write the marker file.");
 
     let asked = open_question(&machine, hark()).await;
     assert_eq!(asked.question["intent"]["kind"], "approval", "{asked:?}\n{}", screen.screen());
@@ -143,13 +136,7 @@ async fn codexs_approval_whose_budget_ran_out_leaves_codexs_own_prompt_and_a_lat
     set_up(&machine, Some(2));
     let _host = Host::start(&machine, hark(), &[]);
 
-    let mut screen = machine.codex_screen("codex-approval-budget");
-    screen.wait_for("Trust all and continue", "hook-review");
-    hark_test_support::real_agents::codex_trust_all(&mut screen);
-    screen.wait_for("Ask Codex to do anything", "trusted");
-    screen.type_text("Write the marker file.");
-    screen.wait_for("Write the marker file.", "typed");
-    screen.keys(&["Enter"]);
+    let mut screen = machine.codex_turn_with_hooks_trusted("codex-approval-budget", "Write the marker file.");
 
     let asked = open_question(&machine, hark()).await;
     assert_eq!(asked.question["intent"]["kind"], "approval", "{asked:?}\n{}", screen.screen());
@@ -157,11 +144,6 @@ async fn codexs_approval_whose_budget_ran_out_leaves_codexs_own_prompt_and_a_lat
     assert!(shown.contains("Would you like to run"), "Codex's own prompt shows: {shown}");
     nothing_waits(&machine, hark(), &asked.session).await;
 
-    let out = answer(&machine, &asked, json!({ "answers": [{ "id": "approval", "selected": ["Allow once"] }] }));
-    assert_eq!(out.status.code(), Some(3), "NOT_PENDING: {}", said(&out));
-    let told = String::from_utf8_lossy(&out.stderr);
-    assert!(told.contains("no longer waiting") && told.contains("nothing was allowed"), "{told}");
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    assert!(!machine.project.join("marker.txt").exists(), "a late tap allows nothing");
-    assert_eq!(model.turns().len(), 1, "the model still waits on Codex's own prompt");
+    real_agents::a_late_allow_allows_nothing(&machine, hark(), &asked, &machine.project.join("marker.txt"), &model)
+        .await;
 }

@@ -177,6 +177,21 @@ enabled = false
         self.screen(name, "codex", vec![("HARK_TEST_MODEL_KEY".into(), MODEL_KEY.into())], &["--no-daemon"])
     }
 
+    /// Codex's terminal with `prompt` sent as the person's first message, after the person trusted
+    /// every hook in the review Codex shows at start (Hark's among them).
+    pub fn codex_turn_with_hooks_trusted(&self, name: &'static str, prompt: &str) -> Pane {
+        let mut screen = self.codex_screen(name);
+        screen.wait_for("Trust all and continue", "hook-review");
+        codex_trust_all(&mut screen);
+        screen.wait_for("Ask Codex to do anything", "trusted");
+        screen.type_text(prompt);
+        // The end of the prompt: a long one wraps on the screen.
+        let tail: String = prompt.chars().rev().take(16).collect::<Vec<_>>().into_iter().rev().collect();
+        screen.wait_for(&tail, "typed");
+        screen.keys(&["Enter"]);
+        screen
+    }
+
     /// `program ARGS` in a terminal of its own, with [`command`](Self::command)'s environment and `env`.
     fn screen(&self, name: &'static str, program: &str, env: Vec<(String, String)>, args: &[&str]) -> Pane {
         let mut line = format!("cd {} && env -i", quote(&self.project.display().to_string()));
@@ -353,6 +368,26 @@ pub fn answer(machine: &Machine, hark: &Path, asked: &Asked, answers: &Value) {
 /// The questions of a session, as `hark questions --json` lists them.
 pub fn questions(machine: &Machine, hark: &Path, session: &str) -> Value {
     json_of(&machine.hark(hark, &["questions", session, "--json"]))
+}
+
+/// The person allows `asked` (an approval) after it stopped waiting: `hark answer` exits 3
+/// (`NOT_PENDING`) saying nothing was allowed, and nothing is: `marker` (what the command would
+/// write) stays absent and the model, still waiting on the agent's own prompt, is not asked again.
+pub async fn a_late_allow_allows_nothing(
+    machine: &Machine,
+    hark: &Path,
+    asked: &Asked,
+    marker: &Path,
+    model: &VendorModel,
+) {
+    let allow = serde_json::json!({ "answers": [{ "id": "approval", "selected": ["Allow once"] }] });
+    let out = machine.hark(hark, &["answer", &asked.session, &asked.call_id, &allow.to_string()]);
+    assert_eq!(out.status.code(), Some(3), "NOT_PENDING: {}", said(&out));
+    let told = String::from_utf8_lossy(&out.stderr);
+    assert!(told.contains("no longer waiting") && told.contains("nothing was allowed"), "{told}");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(!marker.exists(), "a late tap allows nothing");
+    assert_eq!(model.turns().len(), 1, "the model still waits on the agent's own prompt");
 }
 
 /// Waits (bounded) until `hark questions` lists nothing waiting in `session`; what it listed then.
