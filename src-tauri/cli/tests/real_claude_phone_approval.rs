@@ -4,12 +4,9 @@
 //! the person denies it with a typed reason, and Claude Code's model reads that reason.
 #![cfg(unix)]
 
-use std::io::Read;
 use std::path::Path;
-use std::process::{Child, Stdio};
-use std::time::Duration;
 
-use hark_test_support::real_agents::{self, said, Machine};
+use hark_test_support::real_agents::{self, said, Host, Machine};
 use hark_test_support::telegram::Emulator;
 use hark_test_support::vendor_models::{tool_result, tool_result_is_error, Api, Step, VendorModel};
 use serde_json::json;
@@ -21,84 +18,6 @@ fn hark() -> &'static Path {
     Path::new(env!("CARGO_BIN_EXE_hark"))
 }
 
-/// `hark chat` hosting the machine's data folder, its phone relay on; ended (stdin closed) on drop.
-struct PhoneHost(Child);
-
-impl PhoneHost {
-    fn start(machine: &Machine) -> PhoneHost {
-        let mut child = machine
-            .command(hark())
-            .arg("chat")
-            .env("HARK_TELEGRAM_TOKEN", TOKEN)
-            .stdin(Stdio::piped())
-            .spawn()
-            .expect("run hark chat");
-        let mut stdout = child.stdout.take().expect("stdout");
-        let (tx, rx) = std::sync::mpsc::channel();
-        std::thread::spawn(move || {
-            let mut seen = Vec::new();
-            let mut byte = [0u8; 1];
-            while let Ok(1) = stdout.read(&mut byte) {
-                seen.push(byte[0]);
-                if seen.ends_with(b"> ") {
-                    let _ = tx.send(());
-                }
-            }
-        });
-        assert!(rx.recv_timeout(Duration::from_secs(30)).is_ok(), "hark chat never came to its prompt");
-        PhoneHost(child)
-    }
-}
-
-impl Drop for PhoneHost {
-    fn drop(&mut self) {
-        drop(self.0.stdin.take());
-        let started = std::time::Instant::now();
-        while matches!(self.0.try_wait(), Ok(None)) {
-            if started.elapsed() > Duration::from_secs(10) {
-                let _ = self.0.kill();
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.0.wait();
-    }
-}
-
-/// Pairs the machine's Hark with the person's Telegram account, as `hark phone pair` asks.
-async fn pair(machine: &Machine, emulator: &Emulator) {
-    let mut pair = machine
-        .command(hark())
-        .args(["phone", "pair", "--delay", "0", "--api-url", &emulator.url])
-        .env("HARK_TELEGRAM_TOKEN", TOKEN)
-        .spawn()
-        .expect("run hark phone pair");
-    let mut stdout = pair.stdout.take().expect("stdout");
-    // Read to the end (pair prints more once paired), handing over the code when it shows.
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        let mut seen = String::new();
-        let mut byte = [0u8; 1];
-        let mut sent = false;
-        while let Ok(1) = stdout.read(&mut byte) {
-            seen.push(byte[0] as char);
-            if !sent && seen.ends_with('\n') {
-                if let Some(line) = seen.lines().find(|l| l.starts_with("/start ")) {
-                    let _ = tx.send(line.trim_start_matches("/start ").trim().to_string());
-                    sent = true;
-                }
-            }
-        }
-    });
-    let code = tokio::task::spawn_blocking(move || rx.recv_timeout(Duration::from_secs(30)))
-        .await
-        .expect("waiter")
-        .expect("the pairing line");
-    emulator.person(TOKEN, PERSON, "ada").send(&format!("/start {code}")).await;
-    let status = tokio::task::spawn_blocking(move || pair.wait_with_output()).await.expect("waiter").expect("pair");
-    assert!(status.status.success(), "{}", said(&status));
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn claude_codes_command_denied_from_the_phone_with_a_reason_and_the_model_reads_it() {
     let machine = Machine::new();
@@ -107,8 +26,8 @@ async fn claude_codes_command_denied_from_the_phone_with_a_reason_and_the_model_
     assert!(out.status.success(), "{}", said(&out));
     machine.claude_asks_permission();
     let emulator = Emulator::start().await;
-    pair(&machine, &emulator).await;
-    let _host = PhoneHost::start(&machine);
+    real_agents::pair_phone(&machine, hark(), &emulator, TOKEN, PERSON).await;
+    let _host = Host::start_with_env(&machine, hark(), &[], &[("HARK_TELEGRAM_TOKEN", TOKEN)]);
     let model = VendorModel::start(
         Api::AnthropicMessages,
         vec![

@@ -244,31 +244,7 @@ async fn codexs_question_answered_from_the_phone_reaches_its_model() {
     let model = VendorModel::start(Api::OpenAiResponses, asking_model()).await;
     machine.codex_first_start(&model);
     assert!(machine.hark(hark(), &["setup", "codex"]).status.success());
-    // The person pairs their phone with `hark phone pair`, sending the /start line it prints.
-    let mut pair = machine
-        .command(hark())
-        .args(["phone", "pair", "--delay", "0", "--api-url", &emulator.url])
-        .env("HARK_TELEGRAM_TOKEN", TOKEN)
-        .spawn()
-        .expect("hark phone pair");
-    // Its output is read to the end (a closed pipe would end it before it says it paired).
-    let stdout = pair.stdout.take().expect("stdout");
-    let (tx, lines) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        use std::io::BufRead;
-        for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
-            let _ = tx.send(line);
-        }
-    });
-    let code = loop {
-        let line = lines.recv_timeout(std::time::Duration::from_secs(30)).expect("the /start line");
-        if line.starts_with("/start ") {
-            break line;
-        }
-    };
-    emulator.person(TOKEN, 9001, "ada").send(&code).await;
-    let paired = tokio::task::spawn_blocking(move || pair.wait_with_output()).await.expect("waiter").expect("pair");
-    assert!(paired.status.success(), "hark phone pair exits once paired: {}", said(&paired));
+    hark_test_support::real_agents::pair_phone(&machine, hark(), &emulator, TOKEN, 9001).await;
     let _host = Host::start_with_env(&machine, hark(), &[], &[("HARK_TELEGRAM_TOKEN", TOKEN)]);
 
     let run = hark_test_support::real_agents::start(machine.codex("Set up the database; ask me which one."));

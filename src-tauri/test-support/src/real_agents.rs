@@ -390,6 +390,44 @@ pub async fn a_late_allow_allows_nothing(
     assert_eq!(model.turns().len(), 1, "the model still waits on the agent's own prompt");
 }
 
+/// Pairs the machine's Hark with the Telegram account `person` on the emulator, as a person does:
+/// `hark phone pair` prints a `/start CODE` line, the person sends it to the bot, and the command
+/// exits once paired.
+pub async fn pair_phone(
+    machine: &Machine,
+    hark: &Path,
+    emulator: &crate::telegram::Emulator,
+    token: &str,
+    person: i64,
+) {
+    let mut pair = machine
+        .command(hark)
+        .args(["phone", "pair", "--delay", "0", "--api-url", &emulator.url])
+        .env("HARK_TELEGRAM_TOKEN", token)
+        .spawn()
+        .expect("run hark phone pair");
+    // Its output is read to the end: a closed pipe would end it before it says it paired.
+    let stdout = pair.stdout.take().expect("stdout");
+    let (tx, lines) = mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let start = tokio::task::spawn_blocking(move || loop {
+        let line = lines.recv_timeout(Duration::from_secs(30)).expect("the /start line");
+        if line.starts_with("/start ") {
+            break line;
+        }
+    })
+    .await
+    .expect("the reader");
+    emulator.person(token, person, "ada").send(&start).await;
+    let paired = tokio::task::spawn_blocking(move || pair.wait_with_output()).await.expect("waiter").expect("pair");
+    assert!(paired.status.success(), "hark phone pair exits once paired: {}", said(&paired));
+}
+
 /// Waits (bounded) until `hark questions` lists nothing waiting in `session`; what it listed then.
 pub async fn nothing_waits(machine: &Machine, hark: &Path, session: &str) -> Value {
     let started = std::time::Instant::now();
