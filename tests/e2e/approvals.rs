@@ -5,18 +5,16 @@
 //! a real notification daemon and allowed with a press on its button.
 
 use std::path::Path;
-use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use tokio::io::AsyncWriteExt;
-use tokio::process::Command;
 
+use crate::hooks::Hook;
 use crate::mcp_client::{dirs, sidebar};
 use crate::notifications::{move_focus_away, pairs};
 use crate::support::notification_daemon::NotificationDaemon;
 use crate::support::notifications::NotificationServer;
-use crate::support::{e2e_enabled, hark_cli, App, Launch, PANEL};
+use crate::support::{e2e_enabled, App, Launch, PANEL};
 
 const PANEL_CSS: &str = "section[aria-label='Question']";
 const SESSION_ROW: &str = "nav[aria-label='Sessions'] button[data-session-id]";
@@ -33,34 +31,14 @@ fn permission_request(cwd: &Path) -> Value {
     })
 }
 
-/// `hark hook claude-code` with `event` on stdin; its stdout once it ended.
-fn start_hook(data_dir: &Path, cwd: &Path, event: Value) -> tokio::task::JoinHandle<std::process::Output> {
-    let mut command = Command::new(hark_cli());
-    command
-        .args(["hook", "claude-code"])
-        .current_dir(cwd)
-        .env("HARK_DATA_DIR", data_dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    let mut child = command.spawn().expect("run hark hook");
-    let mut stdin = child.stdin.take().expect("stdin");
-    tokio::spawn(async move {
-        stdin.write_all(event.to_string().as_bytes()).await.expect("write the event");
-        drop(stdin);
-        child.wait_with_output().await.expect("the hook's output")
-    })
+/// `hark hook claude-code` with `event` on stdin, as Claude Code runs its `PermissionRequest` hook.
+fn start_hook(data_dir: &Path, cwd: &Path, event: Value) -> Hook {
+    Hook::start(data_dir, cwd, "claude-code", &[], event)
 }
 
-/// The decision as Claude Code reads it: exit 0 and one JSON object on stdout.
-async fn decision(hook: tokio::task::JoinHandle<std::process::Output>) -> Value {
-    let out = tokio::time::timeout(WAIT, hook).await.expect("the hook ended in time").expect("joined");
-    assert_eq!(out.status.code(), Some(0), "stderr: {}", String::from_utf8_lossy(&out.stderr));
-    let decision: Value = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("stdout is one JSON object ({e}): {}", String::from_utf8_lossy(&out.stdout)));
-    assert_eq!(decision["hookSpecificOutput"]["hookEventName"], "PermissionRequest", "{decision}");
-    decision["hookSpecificOutput"]["decision"].clone()
+/// The decision as Claude Code reads it.
+async fn decision(hook: Hook) -> Value {
+    hook.output("PermissionRequest").await["decision"].clone()
 }
 
 #[tokio::test]

@@ -21,13 +21,13 @@ const SESSION_ROW: &str = "nav[aria-label='Sessions'] button[data-session-id]";
 const WAIT: Duration = Duration::from_secs(30);
 
 /// A running hook: the agent waits on it as it waits on any command hook.
-struct Hook {
+pub(crate) struct Hook {
     done: tokio::task::JoinHandle<std::process::Output>,
 }
 
 impl Hook {
     /// `hark hook AGENT [flags]` with `event` on stdin, started as the agent starts it (in its folder).
-    fn start(data_dir: &Path, cwd: &Path, agent: &str, flags: &[&str], event: Value) -> Hook {
+    pub(crate) fn start(data_dir: &Path, cwd: &Path, agent: &str, flags: &[&str], event: Value) -> Hook {
         let mut command = Command::new(hark_cli());
         command
             .args(["hook", agent])
@@ -48,14 +48,20 @@ impl Hook {
         Hook { done }
     }
 
-    /// The decision, parsed as the agents parse it: exit 0 and one JSON object on stdout.
+    /// The question hook's decision (see [`output`](Self::output)).
     async fn decision(self) -> Value {
+        self.output("PreToolUse").await
+    }
+
+    /// What the hook answered for `event`, parsed as the agents parse it: exit 0 and one JSON object
+    /// on stdout, whose `hookSpecificOutput` names the event.
+    pub(crate) async fn output(self, event: &str) -> Value {
         let out = tokio::time::timeout(WAIT, self.done).await.expect("the hook ended in time").expect("joined");
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(0), "stderr: {stderr}");
         let decision: Value = serde_json::from_slice(&out.stdout)
             .unwrap_or_else(|e| panic!("stdout is one JSON object ({e}): {}", String::from_utf8_lossy(&out.stdout)));
-        assert_eq!(decision["hookSpecificOutput"]["hookEventName"], "PreToolUse", "{decision}");
+        assert_eq!(decision["hookSpecificOutput"]["hookEventName"], event, "{decision}");
         decision["hookSpecificOutput"].clone()
     }
 }
