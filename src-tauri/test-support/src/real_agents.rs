@@ -383,3 +383,12 @@ pub fn codex_trust_all(screen: &mut Pane) {
     }
     screen.keys(&["Enter"]);
 }
+
+/// The Python interpreter with the official `mcp` SDK (`make test` installs it in
+/// `tests/mcp/.venv`) and `tests/mcp/elicit_server.py`, the MCP server that asks through forms.
+pub fn elicit_server() -> (PathBuf, PathBuf) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/mcp");
+    let python = dir.join(".venv/bin/python");
+    assert!(python.exists(), "the Python MCP SDK is not installed: run `make test` (it makes {})", python.display());
+    (python, dir.join("elicit_server.py"))
+}
