@@ -365,3 +365,23 @@ fn setup_needs_a_known_agent() {
     }
     assert_eq!(std::fs::read_dir(home.path()).unwrap().count(), 0);
 }
+
+/// `--approvals` adds the hooks that bring the agent's permission requests and its MCP servers'
+/// forms (`Elicitation`) to Hark, with the long timeout a person's answer needs; `--undo` takes them
+/// out with the rest.
+#[test]
+fn claude_code_approvals_bring_permission_requests_and_mcp_forms_and_undo_takes_them_out() {
+    let home = tempfile::tempdir().unwrap();
+    let settings = home.path().join(".claude/settings.json");
+    stdout_ok(&hark(home.path(), &[], &["setup", "claude-code", "--approvals"]));
+    let written = read_json(&settings);
+    for event in ["PermissionRequest", "Elicitation"] {
+        let handler =
+            json!({ "type": "command", "command": hook_command("claude-code"), "timeout": HOOK_TIMEOUT_SECS });
+        assert_eq!(written["hooks"][event], json!([{ "hooks": [handler] }]), "{event}: {written:#}");
+    }
+    stdout_ok(&hark(home.path(), &[], &["setup", "claude-code", "--undo"]));
+    let undone = std::fs::read_to_string(&settings).map(|t| serde_json::from_str::<Value>(&t).unwrap_or_default());
+    let hooks = undone.as_ref().map(|v| v["hooks"].clone()).unwrap_or_default();
+    assert!(hooks.get("Elicitation").is_none() && hooks.get("PermissionRequest").is_none(), "{hooks:#}");
+}

@@ -24,8 +24,9 @@ fn hark() -> &'static Path {
 /// `hark setup claude-code --approvals`, with the form's hook writing what Claude Code sends it to
 /// the returned file on the way (`tee`); the elicit server added as a user-scope MCP server, its
 /// tools allowed (so no permission request comes first). `hooked: false` takes Hark's `Elicitation`
-/// hook out again, for the check that without it nothing reaches Hark.
-fn set_up(machine: &Machine, hooked: bool) -> PathBuf {
+/// hook out again, for the check that without it nothing reaches Hark; `budget` is the form's
+/// budget when given.
+fn set_up(machine: &Machine, hooked: bool, budget: Option<u64>) -> PathBuf {
     let out = machine.hark(hark(), &["setup", "claude-code", "--approvals"]);
     assert!(out.status.success(), "{}", said(&out));
     let path = machine.home.join(".claude/settings.json");
@@ -35,7 +36,8 @@ fn set_up(machine: &Machine, hooked: bool) -> PathBuf {
     let slot = &mut settings["hooks"]["Elicitation"][0]["hooks"][0]["command"];
     let command = slot.as_str().unwrap_or_default().to_string();
     assert!(command.ends_with(" hook claude-code"), "{settings:#}");
-    *slot = json!(format!("tee -a {} | {command}", captured.display()));
+    let budget = budget.map(|b| format!(" --approval-budget {b}")).unwrap_or_default();
+    *slot = json!(format!("tee -a {} | {command}{budget}", captured.display()));
     if !hooked {
         settings["hooks"].as_object_mut().map(|hooks| hooks.remove("Elicitation"));
     }
@@ -119,7 +121,7 @@ async fn server_returned(model: &VendorModel) -> Value {
 async fn an_mcp_form_inside_claude_code_answered_in_hark_reaches_the_server_typed_and_the_model_reads_it() {
     let machine = Machine::new();
     machine.claude_first_start();
-    let captured_at = set_up(&machine, true);
+    let captured_at = set_up(&machine, true, None);
     let _host = Host::start(&machine, hark(), &[]);
     let model = VendorModel::start(Api::AnthropicMessages, picking_model()).await;
     let screen = machine.claude_screen("claude-form-answered", &model, "Pick the banner colour.");
@@ -153,23 +155,41 @@ async fn an_mcp_form_inside_claude_code_answered_in_hark_reaches_the_server_type
     assert!(log.contains("green"), "{log}");
 }
 
-#[tokio::test(flavor = "multi_thread")]
-async fn an_mcp_form_declined_in_hark_reaches_the_server_as_decline() {
+/// The person declines the form in Hark (its Decline button), or closes it: the server hears
+/// `decline` or `cancel`, with no content.
+async fn ended_in_hark(name: &'static str, decline: bool) {
     let machine = Machine::new();
     machine.claude_first_start();
-    set_up(&machine, true);
+    set_up(&machine, true, None);
     let _host = Host::start(&machine, hark(), &[]);
     let model = VendorModel::start(Api::AnthropicMessages, picking_model()).await;
-    let screen = machine.claude_screen("claude-form-declined", &model, "Pick the banner colour.");
+    let screen = machine.claude_screen(name, &model, "Pick the banner colour.");
 
     let asked = form(&machine).await;
-    Remote::new(&machine.data).decline(&asked.session, &asked.call_id).await.expect("decline the form");
+    let door = Remote::new(&machine.data);
+    let ended = if decline {
+        door.decline(&asked.session, &asked.call_id).await
+    } else {
+        door.cancel(&asked.session, &asked.call_id).await
+    };
+    ended.expect("end the form in Hark");
 
+    let action = if decline { "decline" } else { "cancel" };
     let returned = server_returned(&model).await;
-    assert_eq!(returned["action"], "decline", "{returned}\n{}", screen.screen());
+    assert_eq!(returned["action"], action, "{returned}\n{}", screen.screen());
     assert!(returned["content"].is_null(), "{returned}");
     let log = log(&machine, &asked.session);
-    assert!(log.contains("elicit: Pick a colour for the banner -> decline"), "{log}");
+    assert!(log.contains(&format!("elicit: Pick a colour for the banner -> {action}")), "{log}");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_mcp_form_declined_in_hark_reaches_the_server_as_decline() {
+    ended_in_hark("claude-form-declined", true).await;
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_mcp_form_closed_in_hark_reaches_the_server_as_cancel() {
+    ended_in_hark("claude-form-closed", false).await;
 }
 
 /// Without Hark's `Elicitation` hook the form never reaches Hark: Claude Code shows its own. (The
@@ -178,12 +198,35 @@ async fn an_mcp_form_declined_in_hark_reaches_the_server_as_decline() {
 async fn without_the_hook_claude_code_shows_its_own_form_and_hark_has_none() {
     let machine = Machine::new();
     machine.claude_first_start();
-    set_up(&machine, false);
+    set_up(&machine, false, None);
     let _host = Host::start(&machine, hark(), &[]);
     let model = VendorModel::start(Api::AnthropicMessages, picking_model()).await;
     let mut screen = machine.claude_screen("claude-form-unhooked", &model, "Pick the banner colour.");
 
     screen.wait_for("Pick a colour for the banner", "own-form");
     assert_eq!(inbox(&machine).await, Vec::<Value>::new(), "nothing of the form in Hark");
+    assert_eq!(model.turns().len(), 2, "the tool call waits on Claude Code's own form");
+}
+
+/// Nobody answers in Hark within the budget: the hook gives no decision, Claude Code shows its own
+/// form, and Hark's form is gone from every surface, recorded as cancelled.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_form_whose_budget_ran_out_leaves_claude_codes_own_form_and_ends_in_hark() {
+    let machine = Machine::new();
+    machine.claude_first_start();
+    set_up(&machine, true, Some(2));
+    let _host = Host::start(&machine, hark(), &[]);
+    let model = VendorModel::start(Api::AnthropicMessages, picking_model()).await;
+    let mut screen = machine.claude_screen("claude-form-budget", &model, "Pick the banner colour.");
+
+    let asked = form(&machine).await;
+    screen.wait_for("Pick a colour for the banner", "own-form-after-budget");
+    let started = Instant::now();
+    while !inbox(&machine).await.is_empty() {
+        assert!(started.elapsed() < real_agents::AGENT_RUN, "the form still waits in Hark");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let log = log(&machine, &asked.session);
+    assert!(log.contains("elicit: Pick a colour for the banner -> cancel"), "{log}");
     assert_eq!(model.turns().len(), 2, "the tool call waits on Claude Code's own form");
 }
