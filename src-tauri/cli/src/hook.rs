@@ -1,7 +1,9 @@
 //! `hark hook claude-code | codex [--timeout SECONDS]`: an agent's `PreToolUse` hook that answers
 //! the agent's own question tool (Claude Code's `AskUserQuestion`, Codex's `request_user_input`)
 //! with the person's answers from Hark. The question is asked through the running app (started when
-//! none runs), in the session the agent's `hark mcp` uses, so it shows wherever Hark asks.
+//! none runs), in the session the agent's `hark mcp` uses, so it shows wherever Hark asks. With
+//! `hark setup --approvals` it also takes the agents' permission requests (`approval`) and, for
+//! Claude Code, its MCP servers' forms (`Elicitation`, see `form`).
 //!
 //! stdout carries the hook's decision and nothing else. Anything that is not a question for Hark
 //! gets no decision (exit 0, nothing printed); a failure gets no decision either (exit 1, the error

@@ -5,6 +5,7 @@
 //! when the agent stops waiting (its hook's budget ran out or the hook went away). How it ended is
 //! recorded in the session's log as the form it is.
 
+use rmcp::model::ElicitationAction;
 use tokio_util::sync::CancellationToken;
 
 use super::{HostError, Relay};
@@ -44,7 +45,14 @@ impl Relay {
                 asking.await
             }
         };
-        let aborted = matches!(&answered, Err(e) if e.code == ErrorCode::AskAborted).then(|| answered.clone());
+        // Only the person's answer, Decline or Close is a reply. Anything else (the agent stopped
+        // waiting, Hark quits, the questions broke a limit, nobody could be asked) decided nothing,
+        // and the agent hears the error as it is.
+        let undecided = answered
+            .as_ref()
+            .err()
+            .filter(|e| !matches!(e.code, ErrorCode::AskDeclined | ErrorCode::AskCancelled))
+            .cloned();
         let ended = form.ended(answered);
         let recorded = match &ended {
             Ok((outcome, _)) => self.session.record_one(form.event(&server, outcome.clone())).map(|_| ()),
@@ -52,20 +60,22 @@ impl Relay {
         };
         self.end(gone.is_cancelled() || self.quit.is_cancelled())?;
         recorded?;
-        // Ended because the agent stopped waiting or Hark quits: nobody decided, so no reply is one.
-        if let Some(Err(e)) = aborted {
+        if let Some(e) = undecided {
             return Err(HostError::Interaction(e));
         }
         let (_, reply) = ended.map_err(|failure| match failure {
-            FormFailure::CannotShow(why) => cannot_show(why),
-            FormFailure::Failed(why) => HostError::Interaction(UserInteractionError::new(ErrorCode::AskAborted, why)),
+            FormFailure::CannotShow(why) | FormFailure::Failed(why) => cannot_show(why),
         })?;
-        let reply = serde_json::to_value(&reply).unwrap_or_default();
+        let action = match reply.action {
+            ElicitationAction::Accept => "accept",
+            ElicitationAction::Decline => "decline",
+            _ => "cancel",
+        };
         Ok(FormReply {
             session_id: self.session.id().to_string(),
             call_id,
-            action: reply["action"].as_str().unwrap_or("cancel").to_string(),
-            content: reply.get("content").filter(|c| !c.is_null()).cloned(),
+            action: action.to_string(),
+            content: reply.content,
         })
     }
 }
