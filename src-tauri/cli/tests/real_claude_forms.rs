@@ -221,8 +221,9 @@ async fn a_form_whose_budget_ran_out_leaves_claude_codes_own_form_and_ends_in_ha
 
     let asked = form(&machine).await;
     screen.wait_for("Pick a colour for the banner", "own-form-after-budget");
+    // Gone from every surface, and recorded (just after) in the log as cancelled.
     let started = Instant::now();
-    while !inbox(&machine).await.is_empty() {
+    while !inbox(&machine).await.is_empty() || !log(&machine, &asked.session).contains("-> cancel") {
         assert!(started.elapsed() < real_agents::AGENT_RUN, "the form still waits in Hark");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }

@@ -143,8 +143,11 @@ async fn a_form_whose_agent_stopped_waiting_ends_everywhere_and_a_late_answer_ch
     // The hook went away: its request future is dropped.
     asking.abort();
     let _ = asking.await;
+    // Ended on every surface, and recorded (just after) in the log.
     let ended = async {
-        while !s.host.service().foreground(Some(&shown.session_id)).is_empty() {
+        while !s.host.service().foreground(Some(&shown.session_id)).is_empty()
+            || forms(&s.host, &shown.session_id).is_empty()
+        {
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
     };
@@ -173,4 +176,28 @@ async fn a_form_hark_cannot_show_is_refused_with_its_code_and_asked_nowhere() {
         assert!(forms(&s.host, &session.id).is_empty(), "nothing recorded");
         assert!(s.host.service().foreground(Some(&session.id)).is_empty());
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_url_form_shows_its_link_and_going_ahead_replies_accept_without_content() {
+    let s = start();
+    let mut heard = s.host.service().subscribe();
+    let link = FormRequest {
+        mode: Some("url".into()),
+        url: Some("https://example.com/sign-in?code=42".into()),
+        elicitation_id: Some("sign-in-1".into()),
+        requested_schema: None,
+        ..request(json!({}))
+    };
+    let asking = {
+        let door = s.door.clone();
+        tokio::spawn(async move { door.form(&client(), link).await })
+    };
+    let shown = shown(&mut heard).await;
+    let Intent::Form { url, .. } = &shown.intent else { panic!("not a form: {:?}", shown.intent) };
+    assert_eq!(url.as_deref(), Some("https://example.com/sign-in?code=42"));
+    let go = AnswerBatch { answers: vec![answer(&shown.questions[0].id, &["Accept"], None)] };
+    s.host.answer_and_admit(&shown.session_id, &shown.call_id, go, None).unwrap();
+    let reply = asking.await.unwrap().unwrap();
+    assert_eq!((reply.action.as_str(), reply.content), ("accept", None));
 }
