@@ -300,7 +300,10 @@ mod tests {
 
     #[test]
     fn an_unknown_intent_is_bad_intent_and_never_a_plain_question() {
-        for (kind, plan) in [("approval", None), ("", None), ("plan_review", None), ("question", Some("x".into()))] {
+        // A form or an approval comes only through its own typed request, never as a plain ask's kind.
+        let kinds =
+            [("approval", None), ("form", None), ("", None), ("plan_review", None), ("question", Some("x".into()))];
+        for (kind, plan) in kinds {
             let e = Intent::parse(kind, plan).unwrap_err();
             assert_eq!(e.code, ErrorCode::BadIntent, "{kind}");
         }
