@@ -1,14 +1,19 @@
 """An MCP server built on the official Python SDK that asks the person through elicitation.
 
-`deploy` asks a form with a titled enum, a multi-select and a boolean (with a default); `pick`
+`banner` asks the same choice as `pick` the way the client's protocol carries a form: mid-call on
+protocols up to 2025-11-25, as an `input_required` result the client answers by calling again on
+2026-07-28 (what Claude Code speaks). `deploy` asks a form with a titled enum, a multi-select and a boolean (with a default); `pick`
 asks a single choice, small enough for a notification's buttons; `link` asks in URL mode; `too_big`
 asks what Hark refuses to show, and reports the refusal. Each tool returns what the
 client sent back, as JSON, so a test reads the action and the typed content in the tool result.
 """
 
 import json
+from typing import Annotated, Literal
 
-from mcp.server.mcpserver import Context, MCPServer
+from pydantic import BaseModel, Field
+
+from mcp.server.mcpserver import Context, Elicit, ElicitationResult, MCPServer, Resolve
 
 server = MCPServer("elicit")
 
@@ -80,5 +85,21 @@ async def link(ctx: Context) -> str:
     return json.dumps({"action": result.action, "content": result.content})
 
 
+class Banner(BaseModel):
+    colour: Literal["red", "green"] = Field(title="Colour")
+
+
+def ask_banner() -> Elicit[Banner]:
+    return Elicit("Pick a colour for the banner", Banner)
+
+
+@server.tool()
+async def banner(answer: Annotated[ElicitationResult[Banner], Resolve(ask_banner)]) -> str:
+    """Asks the person for the banner's colour."""
+    content = answer.data.model_dump() if answer.action == "accept" else None
+    return json.dumps({"action": answer.action, "content": content})
+
+
 if __name__ == "__main__":
     server.run()
+

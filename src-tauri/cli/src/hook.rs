@@ -1,7 +1,9 @@
 //! `hark hook claude-code | codex [--timeout SECONDS]`: an agent's `PreToolUse` hook that answers
 //! the agent's own question tool (Claude Code's `AskUserQuestion`, Codex's `request_user_input`)
 //! with the person's answers from Hark. The question is asked through the running app (started when
-//! none runs), in the session the agent's `hark mcp` uses, so it shows wherever Hark asks.
+//! none runs), in the session the agent's `hark mcp` uses, so it shows wherever Hark asks. With
+//! `hark setup --approvals` it also takes the agents' permission requests (`approval`) and, for
+//! Claude Code, its MCP servers' forms (`Elicitation`, see `form`).
 //!
 //! stdout carries the hook's decision and nothing else. Anything that is not a question for Hark
 //! gets no decision (exit 0, nothing printed); a failure gets no decision either (exit 1, the error
@@ -9,6 +11,7 @@
 //! terminal, so a broken hook never blocks it and never answers for the person.
 
 mod approval;
+mod form;
 
 use std::io::Read;
 use std::process::ExitCode;
@@ -88,6 +91,19 @@ struct HookEvent {
     /// What the person (or Claude Code, for a task's notification) submits: `UserPromptSubmit`.
     #[serde(default)]
     prompt: Option<String>,
+    /// An MCP server's form (`Elicitation`): which server asks, why, in which mode, and what.
+    #[serde(default)]
+    mcp_server_name: Option<String>,
+    #[serde(default)]
+    message: Option<String>,
+    #[serde(default)]
+    mode: Option<String>,
+    #[serde(default)]
+    url: Option<String>,
+    #[serde(default)]
+    elicitation_id: Option<String>,
+    #[serde(default)]
+    requested_schema: Option<Value>,
 }
 
 /// A question of the agent's tool call, in either agent's shape.
@@ -148,8 +164,8 @@ pub struct HookArgs {
     #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_TIMEOUT_SECS,
           value_parser = hark_core::question::limits::parse_timeout_secs)]
     timeout: u64,
-    /// How long a permission request waits in Hark before the agent asks in its own terminal, in
-    /// seconds (default 300 for Claude Code, 60 for Codex).
+    /// How long a permission request (or an MCP server's form) waits in Hark before the agent asks
+    /// in its own terminal, in seconds (default 300 for Claude Code, 60 for Codex).
     #[arg(long, value_name = "SECONDS", value_parser = hark_core::question::limits::parse_timeout_secs)]
     approval_budget: Option<u64>,
 }
@@ -172,6 +188,18 @@ pub fn run(args: HookArgs) -> ExitCode {
     if event.hook_event_name == "PermissionRequest" {
         return crate::chat::on_runtime(async move {
             match approval::decide(agent, approval_budget, &event).await {
+                Ok(Some(decision)) => {
+                    println!("{decision}");
+                    ExitCode::SUCCESS
+                }
+                Ok(None) => ExitCode::SUCCESS,
+                Err(e) => no_decision(&e),
+            }
+        });
+    }
+    if event.hook_event_name == "Elicitation" {
+        return crate::chat::on_runtime(async move {
+            match form::decide(agent, approval_budget, &event).await {
                 Ok(Some(decision)) => {
                     println!("{decision}");
                     ExitCode::SUCCESS

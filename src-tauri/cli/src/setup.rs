@@ -20,7 +20,8 @@ pub struct SetupArgs {
     /// Remove only Hark's entries instead (the approvals' hooks too).
     #[arg(long)]
     undo: bool,
-    /// Also send the agent's permission requests to Hark as approvals.
+    /// Also send the agent's permission requests to Hark as approvals (and, for Claude Code, its MCP
+    /// servers' forms).
     #[arg(long, conflicts_with = "undo")]
     approvals: bool,
     /// Take the approvals' hooks out and keep the rest of Hark's entries: the agent asks its

@@ -240,3 +240,36 @@ async fn questions_with_the_same_text_are_answered_by_their_place_not_mixed_up()
         }})
     );
 }
+
+fn elicitation(extra: Value) -> Vec<u8> {
+    let mut event = json!({
+        "session_id": "s-1", "cwd": "/tmp", "hook_event_name": "Elicitation",
+        "mcp_server_name": "deployer", "message": "Deploy settings", "mode": "form",
+        "requested_schema": { "type": "object", "properties": { "env": { "type": "string", "enum": ["stg", "prod"] } } },
+    });
+    if let (Some(event), Value::Object(extra)) = (event.as_object_mut(), extra) {
+        event.extend(extra);
+    }
+    event.to_string().into_bytes()
+}
+
+#[test]
+fn an_mcp_form_hark_cannot_show_gets_no_decision_with_the_reason_and_starts_no_app() {
+    let nested = json!({ "requested_schema": { "type": "object", "properties": { "a": { "type": "object" } } } });
+    for bad in [nested, json!({ "mode": "url" }), json!({ "mode": "voice" })] {
+        let out = hook(&["claude-code"], &elicitation(bad.clone()));
+        passes(&out);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("Claude Code shows its own form"), "{bad}: {err}");
+        assert!(!err.contains("/nonexistent/hark-desktop"), "no app was started: {err}");
+    }
+}
+
+#[test]
+fn an_mcp_form_without_its_server_is_a_bad_event_and_with_no_app_gets_no_decision() {
+    fails_with(&hook(&["claude-code"], &elicitation(json!({ "mcp_server_name": null }))), "BAD_HOOK_EVENT");
+    let out = hook(&["claude-code"], &elicitation(json!({})));
+    assert_eq!(out.status.code(), Some(1), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stdout.is_empty(), "no decision: {}", String::from_utf8_lossy(&out.stdout));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/nonexistent/hark-desktop"));
+}

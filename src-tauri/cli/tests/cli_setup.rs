@@ -403,3 +403,23 @@ fn approvals_are_added_only_when_asked_and_taken_out_alone() {
         assert!(!refused.status.success(), "{agent}: both at once is refused");
     }
 }
+
+/// `--approvals` adds the hooks that bring the agent's permission requests and its MCP servers'
+/// forms (`Elicitation`) to Hark, with the long timeout a person's answer needs; `--undo` takes them
+/// out with the rest.
+#[test]
+fn claude_code_approvals_bring_permission_requests_and_mcp_forms_and_undo_takes_them_out() {
+    let home = tempfile::tempdir().unwrap();
+    let settings = home.path().join(".claude/settings.json");
+    stdout_ok(&hark(home.path(), &[], &["setup", "claude-code", "--approvals"]));
+    let written = read_json(&settings);
+    for event in ["PermissionRequest", "Elicitation"] {
+        let handler =
+            json!({ "type": "command", "command": hook_command("claude-code"), "timeout": HOOK_TIMEOUT_SECS });
+        assert_eq!(written["hooks"][event], json!([{ "hooks": [handler] }]), "{event}: {written:#}");
+    }
+    stdout_ok(&hark(home.path(), &[], &["setup", "claude-code", "--undo"]));
+    let undone = std::fs::read_to_string(&settings).map(|t| serde_json::from_str::<Value>(&t).unwrap_or_default());
+    let hooks = undone.as_ref().map(|v| v["hooks"].clone()).unwrap_or_default();
+    assert!(hooks.get("Elicitation").is_none() && hooks.get("PermissionRequest").is_none(), "{hooks:#}");
+}

@@ -29,3 +29,7 @@ fn real_claude_phone_approval() {}
 #[test]
 #[ignore = "real_codex_approvals: the real Codex CLI is installed as a Linux binary and driven in tmux"]
 fn real_codex_approvals() {}
+
+#[test]
+#[ignore = "real_claude_forms: the real Claude Code is installed as a Linux binary and driven in tmux"]
+fn real_claude_forms() {}

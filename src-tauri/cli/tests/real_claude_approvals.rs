@@ -56,20 +56,6 @@ fn answer(machine: &Machine, asked: &Asked, answers: Value) -> std::process::Out
     machine.hark(hark(), &["answer", &asked.session, &asked.call_id, &answers.to_string()])
 }
 
-/// What Claude Code sent the permission request's hook, each event on a line.
-fn captured(path: &Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    serde_json::Deserializer::from_str(&text).into_iter::<Value>().filter_map(Result::ok).collect()
-}
-
-/// Keeps what the real client sent the hook beside the screens, for whoever reads the run.
-fn keep(name: &str, events: &[Value]) {
-    let dir = real_agents::captures();
-    let _ = std::fs::create_dir_all(&dir);
-    let text: String = events.iter().map(|e| format!("{e:#}\n")).collect();
-    let _ = std::fs::write(dir.join(format!("{name}.permission-request.json")), text);
-}
-
 #[tokio::test(flavor = "multi_thread")]
 async fn claude_codes_bash_command_allowed_once_in_hark_runs_and_the_model_reads_its_output() {
     let machine = Machine::new();
@@ -100,8 +86,8 @@ async fn claude_codes_bash_command_allowed_once_in_hark_runs_and_the_model_reads
     assert!(read.contains("allowed-by-hark"), "{read}");
     assert_eq!(std::fs::read_to_string(machine.project.join("marker.txt")).unwrap_or_default(), "allowed-by-hark\n");
 
-    let events = captured(&captured_at);
-    keep("claude-approval-allowed", &events);
+    let events = real_agents::captured(&captured_at);
+    real_agents::keep("claude-approval-allowed", "permission-request", &events);
     let event = events.first().unwrap_or_else(|| panic!("the hook got no event: {events:?}"));
     assert_eq!(event["hook_event_name"], "PermissionRequest", "{event:#}");
     assert_eq!(event["tool_name"], "Bash", "{event:#}");
@@ -209,8 +195,8 @@ async fn always_allow_is_kept_by_claude_code_and_the_command_is_not_asked_again(
     let screen = machine.claude_screen("claude-approval-always", &model, "Run the unit tests twice.");
 
     let asked = approval(&machine).await;
-    let events = captured(&captured_at);
-    keep("claude-approval-always", &events);
+    let events = real_agents::captured(&captured_at);
+    real_agents::keep("claude-approval-always", "permission-request", &events);
     let always = asked.question["intent"]["always"].as_str().unwrap_or_default().to_string();
     // Claude Code 2.1.328 offers `Bash(npm run *)` for the project (`localSettings`).
     assert_eq!(always, "always allow `Bash(npm run *)` in this project", "{events:#?}");
@@ -230,7 +216,7 @@ async fn always_allow_is_kept_by_claude_code_and_the_command_is_not_asked_again(
     let rules = kept["permissions"]["allow"].as_array().cloned().unwrap_or_default();
     assert!(rules.iter().any(|r| r.as_str().is_some_and(|r| r == "Bash(npm run *)")), "{kept:#}\n{}", screen.screen());
     // The second call ran without a permission request: the hook heard of one call only.
-    assert_eq!(captured(&captured_at).len(), 1, "{:#?}", captured(&captured_at));
+    assert_eq!(real_agents::captured(&captured_at).len(), 1, "{:#?}", real_agents::captured(&captured_at));
     let turns = model.turns();
     for (turn, id) in [(&turns[1], "toolu_first"), (&turns[2], "toolu_again")] {
         let read = tool_result(Api::AnthropicMessages, turn, id).expect("the call's result");

@@ -43,18 +43,6 @@ fn set_up(machine: &Machine, budget: Option<u64>) -> PathBuf {
     captured
 }
 
-fn captured(path: &Path) -> Vec<Value> {
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    serde_json::Deserializer::from_str(&text).into_iter::<Value>().filter_map(Result::ok).collect()
-}
-
-fn keep(name: &str, events: &[Value]) {
-    let dir = real_agents::captures();
-    let _ = std::fs::create_dir_all(&dir);
-    let text: String = events.iter().map(|e| format!("{e:#}\n")).collect();
-    let _ = std::fs::write(dir.join(format!("{name}.permission-request.json")), text);
-}
-
 fn answer(machine: &Machine, asked: &Asked, answers: Value) -> std::process::Output {
     machine.hark(hark(), &["answer", &asked.session, &asked.call_id, &answers.to_string()])
 }
@@ -87,8 +75,8 @@ async fn codexs_escalated_command_allowed_in_hark_runs_and_a_denial_carries_the_
     let asked = open_question(&machine, hark()).await;
     assert_eq!(asked.question["intent"]["kind"], "approval", "{asked:?}\n{}", screen.screen());
     assert_eq!(asked.title, format!("Codex · {}", machine.folder()), "{asked:?}");
-    let events = captured(&captured_at);
-    keep("codex-approval", &events);
+    let events = real_agents::captured(&captured_at);
+    real_agents::keep("codex-approval", "permission-request", &events);
     let event = events.first().unwrap_or_else(|| panic!("the hook got no event: {events:?}"));
     assert_eq!(event["hook_event_name"], "PermissionRequest", "{event:#}");
     let detail = asked.question["intent"]["detail"].as_str().unwrap_or_default();

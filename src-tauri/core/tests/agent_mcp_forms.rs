@@ -3,7 +3,7 @@
 //! question service, answers are checked against the form, and accept (typed content), decline and
 //! cancel reach the server as such. `make test` installs the SDK in `tests/mcp/.venv`.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,10 +17,7 @@ use hark_test_support::Events;
 use serde_json::{json, Value};
 
 fn python() -> (PathBuf, PathBuf) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/mcp");
-    let python = dir.join(".venv/bin/python");
-    assert!(python.exists(), "the Python MCP SDK is not installed: run `make test` (it makes {})", python.display());
-    (python, dir.join("elicit_server.py"))
+    hark_test_support::real_agents::elicit_server()
 }
 
 fn forms_config(tool_timeout_sec: u64) -> AgentConfig {

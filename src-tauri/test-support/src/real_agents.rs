@@ -487,3 +487,27 @@ pub fn codex_trust_all(screen: &mut Pane) {
 pub fn captures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/agent-screens")
 }
+
+/// What an agent sent a hook whose command `tee`d its input to `path`, each event on a line.
+pub fn captured(path: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    serde_json::Deserializer::from_str(&text).into_iter::<Value>().filter_map(Result::ok).collect()
+}
+
+/// Keeps what the real client sent a hook beside the screens, as `<name>.<hook>.json`, for whoever
+/// reads the run.
+pub fn keep(name: &str, hook: &str, events: &[Value]) {
+    let dir = captures();
+    let _ = std::fs::create_dir_all(&dir);
+    let text: String = events.iter().map(|e| format!("{e:#}\n")).collect();
+    let _ = std::fs::write(dir.join(format!("{name}.{hook}.json")), text);
+}
+
+/// The Python interpreter with the official `mcp` SDK (`make test` installs it in
+/// `tests/mcp/.venv`) and `tests/mcp/elicit_server.py`, the MCP server that asks through forms.
+pub fn elicit_server() -> (PathBuf, PathBuf) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/mcp");
+    let python = dir.join(".venv/bin/python");
+    assert!(python.exists(), "the Python MCP SDK is not installed: run `make test` (it makes {})", python.display());
+    (python, dir.join("elicit_server.py"))
+}

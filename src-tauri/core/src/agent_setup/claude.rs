@@ -305,20 +305,21 @@ fn finish(action: Action, had_hark: bool, before: &Json, after: &Json, old: Opti
     Edit { outcome: Outcome::of(action, had_hark, changed), text: changed.then(|| after.print(&Style::of(old))) }
 }
 
-/// The events Hark's approvals hook on: the permission request itself, and the reports that a tool
+/// The events Hark's approvals hook on: the permission request itself, the reports that a tool
 /// call ran or was refused, which end the approval left waiting when the person answered in Claude
-/// Code's own prompt.
-pub(super) const APPROVAL_EVENTS: [&str; 4] =
-    ["PermissionRequest", "PostToolUse", "PostToolUseFailure", "PermissionDenied"];
+/// Code's own prompt, and an MCP server's form (`Elicitation`), which waits for the person too.
+pub(super) const APPROVAL_EVENTS: [&str; 5] =
+    ["PermissionRequest", "PostToolUse", "PostToolUseFailure", "PermissionDenied", "Elicitation"];
 
 /// How long the reports may take: they only tell the running Hark, and Claude Code runs them after
 /// every tool call.
 const REPORT_HOOK_TIMEOUT_SECS: u64 = 10;
 
-/// The approvals' hook on `event`, for every tool: the permission request waits for the person
-/// (its own budget ends it well before this timeout); the reports return at once.
+/// The approvals' hook on `event`, for every tool: the permission request and the form wait for the
+/// person (their own budget ends them well before this timeout); the reports return at once.
 fn approval_hook(event: &'static str) -> HarkHook {
-    let timeout_secs = if event == "PermissionRequest" { HOOK_TIMEOUT_SECS } else { REPORT_HOOK_TIMEOUT_SECS };
+    let waits = matches!(event, "PermissionRequest" | "Elicitation");
+    let timeout_secs = if waits { HOOK_TIMEOUT_SECS } else { REPORT_HOOK_TIMEOUT_SECS };
     HarkHook { event, matcher: None, timeout_secs }
 }
 

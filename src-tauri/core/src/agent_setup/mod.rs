@@ -132,7 +132,8 @@ impl Agent {
             Agent::ClaudeCode => format!(
                 "Claude Code's permission prompts also wait in Hark (Allow once, Always allow, Deny), for up to \
                  {wait}; its own prompt in the terminal stays live, and whichever you answer first counts. \
-                 Unanswered, the prompt stays only in Claude Code."
+                 Unanswered, the prompt stays only in Claude Code. Its MCP servers' forms are asked in Hark \
+                 first, for up to {wait}, then in Claude Code."
             ),
             Agent::Codex => format!(
                 "Codex's permission prompts wait in Hark first, for up to {wait}: meanwhile Codex's own prompt is \

@@ -890,8 +890,9 @@ fn claude_approvals_are_added_only_when_asked_and_undo_takes_them_out_with_the_r
     let on = edit_approvals(FileKind::ClaudeSettings, Some(&set_up), HARK, true).unwrap();
     assert_eq!(on.outcome, Outcome::Added);
     let with = parsed(text(&on));
+    assert!(claude::APPROVAL_EVENTS.contains(&"Elicitation"), "MCP forms come to Hark with the approvals");
     for event in claude::APPROVAL_EVENTS {
-        let timeout = if event == "PermissionRequest" { 3600 } else { 10 };
+        let timeout = if matches!(event, "PermissionRequest" | "Elicitation") { 3600 } else { 10 };
         let handler = json!({ "type": "command", "command": format!("{HARK} hook claude-code"), "timeout": timeout });
         assert_eq!(with["hooks"][event], json!([{ "hooks": [handler] }]), "{event}: {with:#}");
     }

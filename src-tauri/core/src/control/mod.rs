@@ -37,8 +37,8 @@ use crate::tools::QuestionSettings;
 
 pub use hello::{this_build, Hello, PROTOCOL};
 pub use types::{
-    AnswerPath, ApprovalRequest, ClientAnswer, ClientAnswers, ClientCall, ClientId, InboxEntry, LateAnswer, Overview,
-    ShownSession,
+    AnswerPath, ApprovalRequest, ClientAnswer, ClientAnswers, ClientCall, ClientId, FormReply, FormRequest, InboxEntry,
+    LateAnswer, Overview, ShownSession,
 };
 
 /// The socket's name inside the data directory.
@@ -90,6 +90,10 @@ pub enum Request {
     /// The outside agent reports a tool call settled elsewhere (it ran, or was refused, after the
     /// person answered in the agent's own terminal): its approvals for that call end unanswered.
     EndApprovals { client: ClientId, request: ApprovalRequest, reason: String },
+    /// An MCP server's form an outside agent received, asked in its session as a form; replied to
+    /// with `form` (accept with the typed content, decline, or cancel when the person closed it),
+    /// refused when it ended otherwise (the connection closing ends it: the agent stopped waiting).
+    Form { client: ClientId, request: FormRequest },
     /// The question settings an outside agent's calls get unless it chooses its own.
     Settings,
     /// Follows `session` (an id or prefix; made live) and every session's questions: replied to with
@@ -154,6 +158,10 @@ pub enum Reply {
     },
     Asked {
         answer: ClientAnswer,
+    },
+    /// How an outside agent's form ended.
+    Form {
+        reply: FormReply,
     },
     Answers {
         answers: ClientAnswers,

@@ -113,3 +113,35 @@ pub struct ApprovalRequest {
     #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
     pub suggestions: serde_json::Value,
 }
+
+/// An MCP server's form that an outside agent received (its `elicitation/create`), as the agent's
+/// hook passes it on: which server asks, why, and the fields it wants (or, in URL mode, the link).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FormRequest {
+    /// The MCP server's name, as the agent knows it.
+    pub server: String,
+    pub message: String,
+    /// `form` (the default) or `url`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+    /// The link a URL-mode form asks the person to open.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elicitation_id: Option<String>,
+    /// The JSON schema of the fields a form asks for, as the server sent it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requested_schema: Option<serde_json::Value>,
+}
+
+/// How an outside agent's form ended in Hark: what goes back to the server through the agent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FormReply {
+    pub session_id: String,
+    pub call_id: String,
+    /// `accept`, `decline` or `cancel`, as MCP names them.
+    pub action: String,
+    /// The typed values of an accepted form (absent for a form without fields).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<serde_json::Value>,
+}

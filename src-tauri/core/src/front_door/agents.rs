@@ -58,6 +58,7 @@ fn admit(request: Request, via: &str) -> Result<Request, BoundaryError> {
         Request::EndApprovals { client, request, reason } => {
             Request::EndApprovals { client: from(client, via), request, reason }
         }
+        Request::Form { client, request } => Request::Form { client: from(client, via), request },
         other => {
             let op = format!("{other:?}");
             let op = op.split([' ', '{', '(']).next().unwrap_or("This request");

@@ -11,8 +11,8 @@ use super::{Answered, Attached, FrontDoor, Hold, Result, Start, Watch, Watched};
 use crate::agent::AgentEvent;
 use crate::error::BoundaryError;
 use crate::host::{
-    plain_label, AnswerPath, ApprovalRequest, ClientAnswer, ClientAnswers, ClientCall, ClientId, Host, HostError,
-    InboxEntry, Overview,
+    plain_label, AnswerPath, ApprovalRequest, ClientAnswer, ClientAnswers, ClientCall, ClientId, FormReply,
+    FormRequest, Host, HostError, InboxEntry, Overview,
 };
 use crate::question::AnswerBatch;
 use crate::service::{QuestionEvent, SessionQuestions};
@@ -225,6 +225,13 @@ impl FrontDoor for InProcess {
         let (client, reason) = (client.clone(), reason.to_string());
         self.blocking(move |host| host.client_end_approvals(&client, &request, &reason).map(|_| ())).await
     }
+
+    async fn form(&self, client: &ClientId, request: FormRequest) -> Result<FormReply> {
+        // Dropping this future says the agent stopped waiting.
+        let gone = CancellationToken::new();
+        let _end_if_dropped = gone.clone().drop_guard();
+        self.form_while(client, request, gone).await
+    }
 }
 
 impl InProcess {
@@ -241,6 +248,21 @@ impl InProcess {
         match asked.await {
             Ok(answer) => answer.map_err(BoundaryError::from),
             Err(e) => Err(BoundaryError::new("HostError", "INTERNAL", format!("the approval failed: {e}"))),
+        }
+    }
+
+    /// An outside agent's MCP form, asked until `gone` says the agent stopped waiting.
+    pub async fn form_while(
+        &self,
+        client: &ClientId,
+        request: FormRequest,
+        gone: CancellationToken,
+    ) -> Result<FormReply> {
+        let (host, client) = (Arc::clone(&self.0), client.clone());
+        let asked = tokio::spawn(async move { host.client_form(&client, request, gone).await });
+        match asked.await {
+            Ok(reply) => reply.map_err(BoundaryError::from),
+            Err(e) => Err(BoundaryError::new("HostError", "INTERNAL", format!("the form failed: {e}"))),
         }
     }
 }

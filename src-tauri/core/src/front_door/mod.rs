@@ -18,8 +18,8 @@ use futures_util::stream::BoxStream;
 use crate::agent::AgentEvent;
 use crate::error::BoundaryError;
 use crate::host::{
-    AnswerPath, ApprovalRequest, ClientAnswer, ClientAnswers, ClientCall, ClientId, Host, InboxEntry, Overview,
-    WorkingChoices,
+    AnswerPath, ApprovalRequest, ClientAnswer, ClientAnswers, ClientCall, ClientId, FormReply, FormRequest, Host,
+    InboxEntry, Overview, WorkingChoices,
 };
 use crate::question::AnswerBatch;
 use crate::service::{QuestionEvent, SessionQuestions};
@@ -172,4 +172,8 @@ pub trait FrontDoor: Send + Sync {
     async fn approve(&self, client: &ClientId, request: ApprovalRequest) -> Result<ClientAnswer>;
     /// The agent reports a tool call settled elsewhere: its approvals for it end unanswered.
     async fn end_approvals(&self, client: &ClientId, request: ApprovalRequest, reason: &str) -> Result<()>;
+    /// An MCP server's form the outside agent received; returns how the person ended it (accept
+    /// with the typed content, decline, or cancel when they closed it) and fails when it ended
+    /// otherwise. Dropping the future ends it unanswered, as an agent that stopped waiting does.
+    async fn form(&self, client: &ClientId, request: FormRequest) -> Result<FormReply>;
 }

@@ -305,4 +305,13 @@ impl FrontDoor for Remote {
     ) -> Result<()> {
         self.done(Request::EndApprovals { client: client.clone(), request, reason: reason.into() }).await
     }
+
+    async fn form(&self, client: &ClientId, request: crate::control::FormRequest) -> Result<crate::control::FormReply> {
+        // Dropping this future closes the connection, which the host takes as the form ended.
+        let request = Request::Form { client: client.clone(), request };
+        match Remote::ask(self, &request).await? {
+            Reply::Form { reply } => Ok(reply),
+            other => Err(unexpected(&request, other)),
+        }
+    }
 }

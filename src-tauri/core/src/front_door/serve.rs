@@ -65,6 +65,7 @@ async fn reply(door: &InProcess, request: Request, gone: CancellationToken) -> R
             door.end_approvals(&client, request, &reason).await?;
             Reply::Done
         }
+        Request::Form { client, request } => Reply::Form { reply: door.form_while(&client, request, gone).await? },
         Request::Settings => Reply::Settings { settings: door.settings().await? },
         Request::Call { client, call_id } => Reply::Call { call: door.call(&client, &call_id).await? },
         Request::Answer { session, call_id, answers, path } => {

@@ -6,6 +6,7 @@
 //! such reply reached it.
 
 mod approvals;
+mod forms;
 
 use std::sync::{Arc, Mutex};
 

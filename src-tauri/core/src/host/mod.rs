@@ -19,7 +19,8 @@ use std::time::Duration;
 use tokio::sync::broadcast;
 
 pub use crate::control::{
-    AnswerPath, ApprovalRequest, ClientAnswer, ClientAnswers, ClientCall, ClientId, LateAnswer, Overview, ShownSession,
+    AnswerPath, ApprovalRequest, ClientAnswer, ClientAnswers, ClientCall, ClientId, FormReply, FormRequest, LateAnswer,
+    Overview, ShownSession,
 };
 pub use catalogue::{catalogue, Bounds, Catalogue, ProviderPreset};
 pub use clients::{approval_ended, plain_label, plain_name, ClientAsk, Relay, CLAUDE_CODE, CODEX};

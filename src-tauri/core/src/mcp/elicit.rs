@@ -143,8 +143,7 @@ impl Forms {
         cancelled: CancellationToken,
         turn: CancellationToken,
     ) -> Result<ElicitResult, ErrorData> {
-        let Form { message, url, questions, fields } =
-            form(&request).map_err(|e| ErrorData::invalid_params(e, None))?;
+        let form = form(&request).map_err(|e| ErrorData::invalid_params(e, None))?;
         let abort = CancellationToken::new();
         // Whatever ends the form's wait (the server cancelling, the server stopping, the turn that
         // asked stopping) aborts the question, so the service settles it and tells every surface.
@@ -162,16 +161,60 @@ impl Forms {
         let params = AskParams {
             call_id: format!("mcp-form-{}", uuid::Uuid::new_v4().simple()),
             caller: asker.caller.clone(),
-            intent: Intent::Form { server: self.server.clone(), message: message.clone(), url, fields: fields.clone() },
-            questions: questions.clone(),
+            intent: form.intent(&self.server),
+            questions: form.questions.clone(),
             abort,
         };
         let answered = asker.service.ask(params).await;
         watcher.abort();
-        let confirm_only = fields.len() == 1 && fields[0].id == CONFIRM_ID;
-        let (outcome, reply) = match answered {
+        let (outcome, reply) = form.ended(answered).map_err(|failure| match failure {
+            FormFailure::CannotShow(why) => ErrorData::invalid_params(why, None),
+            FormFailure::Failed(why) => ErrorData::internal_error(why, None),
+        })?;
+        // What the person gave is in the log before the server hears it. A log that cannot take it
+        // does not keep the answer from its server; the failure is reported like any failed write.
+        if let Err(e) = asker.session.record_one(form.event(&self.server, outcome)) {
+            asker.session.emit(AgentEvent::Error { session_id: asker.caller.session_id.clone(), error: e.boundary() });
+        }
+        Ok(reply)
+    }
+}
+
+/// Why a form's question gave the server no reply.
+#[derive(Debug)]
+pub(crate) enum FormFailure {
+    /// Its questions break Hark's limits (too many fields or options, overlong text).
+    CannotShow(String),
+    /// The person could not be asked at all.
+    Failed(String),
+}
+
+impl Form {
+    /// What the form is for, as the question service asks it.
+    pub(crate) fn intent(&self, server: &str) -> Intent {
+        Intent::Form {
+            server: server.to_string(),
+            message: self.message.clone(),
+            url: self.url.clone(),
+            fields: self.fields.clone(),
+        }
+    }
+
+    pub(crate) fn questions(&self) -> &[Question] {
+        &self.questions
+    }
+
+    /// How the form's question ended, for the log and for the server: the person's answer is
+    /// `accept` with the typed content, the Decline button `decline`, closing it (or the wait being
+    /// ended) `cancel`.
+    pub(crate) fn ended(
+        &self,
+        answered: Result<crate::question::AnswerBatch, crate::question::UserInteractionError>,
+    ) -> Result<(FormOutcome, ElicitResult), FormFailure> {
+        let confirm_only = self.fields.len() == 1 && self.fields[0].id == CONFIRM_ID;
+        Ok(match answered {
             Ok(batch) => {
-                let content = form_content(&fields, &questions, &batch);
+                let content = form_content(&self.fields, &self.questions, &batch);
                 match content.get(CONFIRM_ID).and_then(Value::as_str) {
                     Some("decline") if confirm_only => {
                         (FormOutcome::Decline, ElicitResult::new(ElicitationAction::Decline))
@@ -191,19 +234,21 @@ impl Forms {
             Err(e) if matches!(e.code, ErrorCode::AskCancelled | ErrorCode::AskAborted) => {
                 (FormOutcome::Cancel, ElicitResult::new(ElicitationAction::Cancel))
             }
-            // A form whose questions break Hark's limits (too many fields or options, overlong text).
             Err(e) if e.code == ErrorCode::InvalidRequest => {
-                return Err(ErrorData::invalid_params(format!("Hark cannot show this form: {}", e.message), None));
+                return Err(FormFailure::CannotShow(format!("Hark cannot show this form: {}", e.message)));
             }
-            Err(e) => return Err(ErrorData::internal_error(format!("Hark could not ask the person: {e}"), None)),
-        };
-        // What the person gave is in the log before the server hears it. A log that cannot take it
-        // does not keep the answer from its server; the failure is reported like any failed write.
-        let recorded = Event::McpForm { server: self.server.clone(), message, questions, outcome };
-        if let Err(e) = asker.session.record_one(recorded) {
-            asker.session.emit(AgentEvent::Error { session_id: asker.caller.session_id.clone(), error: e.boundary() });
+            Err(e) => return Err(FormFailure::Failed(format!("Hark could not ask the person: {e}"))),
+        })
+    }
+
+    /// How the session's log records the form and how it ended.
+    pub(crate) fn event(&self, server: &str, outcome: FormOutcome) -> Event {
+        Event::McpForm {
+            server: server.to_string(),
+            message: self.message.clone(),
+            questions: self.questions.clone(),
+            outcome,
         }
-        Ok(reply)
     }
 }
 
@@ -298,6 +343,41 @@ pub(crate) fn form(request: &ElicitRequestParams) -> Result<Form, String> {
         });
     }
     Ok(Form { message: message.clone(), url, questions, fields })
+}
+
+/// The form an outside agent's MCP server asked for, as the agent passed it on: read as the server's
+/// own `elicitation/create` would be, so it becomes the same questions as a form Hark's own MCP
+/// client receives. Why Hark cannot show it, when it cannot.
+pub(crate) fn outside_form(request: &crate::control::FormRequest) -> Result<Form, String> {
+    let mut params = serde_json::json!({ "message": request.message });
+    match request.mode.as_deref() {
+        None | Some("form") => {
+            params["mode"] = "form".into();
+            // A form without a schema asks nothing but whether to go ahead.
+            params["requestedSchema"] = request
+                .requested_schema
+                .clone()
+                .unwrap_or_else(|| serde_json::json!({ "type": "object", "properties": {} }));
+        }
+        Some("url") => {
+            let url = request.url.clone().ok_or("a URL-mode form carries no url")?;
+            params["mode"] = "url".into();
+            params["url"] = url.into();
+            params["elicitationId"] = request.elicitation_id.clone().unwrap_or_default().into();
+        }
+        Some(other) => return Err(format!("{other:?} is not a kind of form Hark knows (\"form\" or \"url\")")),
+    }
+    let params: ElicitRequestParams =
+        serde_json::from_value(params).map_err(|e| format!("Hark cannot show this form: {e}"))?;
+    let form = form(&params).map_err(|e| format!("Hark cannot show this form: {e}"))?;
+    crate::question::validate_questions(&form.questions).map_err(|e| format!("Hark cannot show this form: {e}"))?;
+    Ok(form)
+}
+
+/// Why Hark cannot show an outside agent's form, if it cannot: checked where the agent's hook
+/// runs, so a form that would be refused never starts the app.
+pub fn outside_form_problem(request: &crate::control::FormRequest) -> Option<String> {
+    outside_form(request).err()
 }
 
 /// The fields in the order the server wrote them, then any the order misses.

@@ -70,7 +70,10 @@ impl Intent {
             ("plan_review", Some(plan)) => Ok(Intent::PlanReview { plan }),
             ("plan_review", None) => Err(bad_intent("a plan review needs the plan it reviews")),
             ("question", Some(_)) => Err(bad_intent("a plain question carries no plan")),
-            // A form comes only from an MCP server's elicitation inside this host, never from another process.
+            // A form comes from an MCP server's elicitation: one Hark's own MCP client received, or one
+            // an outside agent's hook passes on through its own typed request (which builds the
+            // fields from the server's schema). Never from a plain `ask`, whose asker could not
+            // stand behind the fields it claims.
             (other, _) => Err(bad_intent(&format!("{other:?} is not an intent; use \"question\" or \"plan_review\""))),
         }
     }
@@ -297,7 +300,10 @@ mod tests {
 
     #[test]
     fn an_unknown_intent_is_bad_intent_and_never_a_plain_question() {
-        for (kind, plan) in [("approval", None), ("", None), ("plan_review", None), ("question", Some("x".into()))] {
+        // A form or an approval comes only through its own typed request, never as a plain ask's kind.
+        let kinds =
+            [("approval", None), ("form", None), ("", None), ("plan_review", None), ("question", Some("x".into()))];
+        for (kind, plan) in kinds {
             let e = Intent::parse(kind, plan).unwrap_err();
             assert_eq!(e.code, ErrorCode::BadIntent, "{kind}");
         }

@@ -8,6 +8,8 @@ use hark_core::host::Host;
 use hark_core::question::{Answer, AnswerBatch};
 use hark_core::service::ForwardingProvider;
 use hark_core::tools::QuestionSettings;
+// Not every test file that shares this module runs the timed demo.
+#[allow(unused_imports)]
 pub use hark_test_support::models::timed;
 use hark_test_support::models::DemoModels;
 
