@@ -123,7 +123,8 @@ where
         Some(program) => program.clone(),
         None => std::env::current_exe().map_err(|e| engine("no worker program", &e))?,
     };
-    let mut child = tokio::process::Command::new(&program)
+    let mut command = tokio::process::Command::new(&program);
+    command
         .arg(WORKER_ARG)
         // The script has no I/O; its process needs only what any program needs to start (on
         // Windows, the system folder), none of the host's secrets.
@@ -131,11 +132,16 @@ where
         .envs(std::env::vars_os().filter(|(name, _)| crate::safe_env::for_servers(name)))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|e| engine("the script's process could not start", &e))?;
-    let (Some(mut stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+        .stderr(Stdio::null());
+    let mut wrapped = process_wrap::tokio::CommandWrap::from(command);
+    // The worker must not outlive its host, however the host ends. On Unix it ends when its stdin
+    // closes; Windows may leave it spinning after the host is ended outright (TerminateProcess), so
+    // there it runs in a job the system kills when the host's handle to it closes.
+    #[cfg(windows)]
+    wrapped.wrap(process_wrap::tokio::JobObject);
+    wrapped.wrap(process_wrap::tokio::KillOnDrop);
+    let mut child = wrapped.spawn().map_err(|e| engine("the script's process could not start", &e))?;
+    let (Some(mut stdin), Some(stdout)) = (child.stdin().take(), child.stdout().take()) else {
         return Err(SandboxError::Engine("the script's process has no pipes".into()));
     };
     let mut lines = BufReader::new(stdout).lines();
@@ -155,7 +161,7 @@ where
         let message = match line {
             Ok(Some(line)) => serde_json::from_str::<FromWorker>(&line)
                 .map_err(|e| engine("the script's process sent something unreadable", &e)),
-            Ok(None) => Err(SandboxError::Engine(ended(&mut child).await)),
+            Ok(None) => Err(SandboxError::Engine(ended(&mut *child).await)),
             Err(e) => Err(engine("the script's process could not be read", &e)),
         };
         match message {
@@ -192,7 +198,7 @@ async fn write_line(stdin: &mut tokio::process::ChildStdin, mut line: String) ->
 }
 
 /// Why a worker that closed its output without a result ended.
-async fn ended(child: &mut tokio::process::Child) -> String {
+async fn ended(child: &mut dyn process_wrap::tokio::ChildWrapper) -> String {
     match child.wait().await {
         Ok(status) => format!("the script's process ended without a result ({status})"),
         Err(e) => format!("the script's process ended without a result: {e}"),
