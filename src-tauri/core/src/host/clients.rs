@@ -270,6 +270,35 @@ impl Relay {
         Ok(())
     }
 
+    /// Asks `questions` in the foreground for as long as the outside agent waits on it (an approval,
+    /// a form: prompts that never continue). `gone` is the agent no longer waiting: the question ends
+    /// unanswered (`ASK_ABORTED`) on every surface, as it does when Hark quits.
+    async fn ask_while_waiting(
+        &self,
+        call_id: &str,
+        intent: crate::question::Intent,
+        questions: Vec<crate::question::Question>,
+        gone: &CancellationToken,
+    ) -> Result<crate::question::AnswerBatch, crate::question::UserInteractionError> {
+        let abort = self.quit.child_token();
+        let params = crate::service::AskParams {
+            call_id: call_id.to_string(),
+            caller: Caller::root(self.session.id(), &self.instance),
+            intent,
+            questions,
+            abort: abort.clone(),
+        };
+        let asking = self.service.ask(params);
+        tokio::pin!(asking);
+        tokio::select! {
+            answered = &mut asking => answered,
+            _ = gone.cancelled() => {
+                abort.cancel();
+                asking.await
+            }
+        }
+    }
+
     /// An ask ended; the turn ends with the last one.
     fn end(&self, aborted: bool) -> Result<(), StoreError> {
         let mut turn = lock(&self.turn);

@@ -9,7 +9,6 @@ use tokio_util::sync::CancellationToken;
 use super::{HostError, Relay};
 use crate::control::{ApprovalRequest, ClientAnswer, ClientId};
 use crate::question::{ErrorCode, Intent, UserInteractionError, APPROVAL_CALL_PREFIX, APPROVAL_TOOL_NAME};
-use crate::service::{AskParams, Caller};
 use crate::session::{Event, ToolOutcome};
 
 /// The message a late answer to an approval gets: it was never granted and cannot be any more.
@@ -60,23 +59,7 @@ impl Relay {
         let asked = self.session.record(events);
         let result = match asked {
             Ok(_) => {
-                let abort = self.quit.child_token();
-                let params = AskParams {
-                    call_id: call_id.clone(),
-                    caller: Caller::root(self.session.id(), &self.instance),
-                    intent: intent.clone(),
-                    questions,
-                    abort: abort.clone(),
-                };
-                let asking = self.service.ask(params);
-                tokio::pin!(asking);
-                let answered = tokio::select! {
-                    answered = &mut asking => answered,
-                    _ = gone.cancelled() => {
-                        abort.cancel();
-                        asking.await
-                    }
-                };
+                let answered = self.ask_while_waiting(&call_id, intent.clone(), questions, &gone).await;
                 let outcome = match &answered {
                     Ok(batch) => match intent.approval_verdict(batch) {
                         Some(verdict) => ToolOutcome::Ok { content: verdict.text(), answers: Some(batch.clone()) },

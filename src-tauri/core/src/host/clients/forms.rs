@@ -12,7 +12,6 @@ use super::{HostError, Relay};
 use crate::control::{ClientId, FormReply, FormRequest};
 use crate::mcp::{outside_form, FormFailure};
 use crate::question::{ErrorCode, UserInteractionError};
-use crate::service::{AskParams, Caller};
 
 /// How every outside agent's form's call id begins.
 const OUTSIDE_FORM_CALL_PREFIX: &str = "agent-form-";
@@ -28,23 +27,7 @@ impl Relay {
         let server = super::plain_name(&request.server);
         let call_id = format!("{OUTSIDE_FORM_CALL_PREFIX}{}", uuid::Uuid::new_v4().simple());
         self.begin(None)?;
-        let abort = self.quit.child_token();
-        let params = AskParams {
-            call_id: call_id.clone(),
-            caller: Caller::root(self.session.id(), &self.instance),
-            intent: form.intent(&server),
-            questions: form.questions().to_vec(),
-            abort: abort.clone(),
-        };
-        let asking = self.service.ask(params);
-        tokio::pin!(asking);
-        let answered = tokio::select! {
-            answered = &mut asking => answered,
-            _ = gone.cancelled() => {
-                abort.cancel();
-                asking.await
-            }
-        };
+        let answered = self.ask_while_waiting(&call_id, form.intent(&server), form.questions().to_vec(), &gone).await;
         // Only the person's answer, Decline or Close is a reply. Anything else (the agent stopped
         // waiting, Hark quits, the questions broke a limit, nobody could be asked) decided nothing,
         // and the agent hears the error as it is.
