@@ -173,10 +173,14 @@ fn ctrl_c_stops_the_turn_then_quits_and_a_resize_redraws() {
     let narrow = pane.wait_for("question 1/3", "narrow");
     assert!(narrow.lines().all(|l| l.chars().count() <= 60), "fits 60 columns:\n{narrow}");
     assert!(narrow.contains("SQLite"), "{narrow}");
-    // The first Ctrl-C stops the turn (its question ends with it) and says how to quit.
+    // The first Ctrl-C stops the turn and says how to quit; its question ends with it (the overlay
+    // goes once the question service says so, a moment after the turn stopped).
     pane.keys(&["C-c"]);
-    let stopped = pane.wait_for("Ctrl-C again quits", "stopped");
-    assert!(!stopped.contains("question 1/3"), "the stopped turn's question is gone:\n{stopped}");
+    pane.wait_until(
+        "the turn stopped and its question gone",
+        |s| s.contains("Ctrl-C again quits") && !s.contains("question 1/3"),
+        "stopped",
+    );
     pane.keys(&["C-c"]);
     pane.wait_for("[exited]", "quit");
     let sessions = hark_json(&data, &["sessions", "--json"]);

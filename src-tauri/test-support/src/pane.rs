@@ -79,16 +79,21 @@ impl Pane {
 
     /// Waits until the screen shows `text` (a terminal gives no events to wait on), then saves it.
     pub fn wait_for(&mut self, text: &str, step: &str) -> String {
+        self.wait_until(&format!("{text:?}"), |screen| screen.contains(text), step)
+    }
+
+    /// Waits until the screen is as `shows` says (`what`, for the failure), then saves it.
+    pub fn wait_until(&mut self, what: &str, shows: impl Fn(&str) -> bool, step: &str) -> String {
         let started = Instant::now();
         loop {
             let screen = self.screen();
-            if screen.contains(text) {
+            if shows(&screen) {
                 self.save(step, &screen);
                 return screen;
             }
             if started.elapsed() > Duration::from_secs(20) {
                 self.save(step, &screen);
-                panic!("the screen never showed {text:?}; it shows:\n{screen}");
+                panic!("the screen never showed {what}; it shows:\n{screen}");
             }
             std::thread::sleep(Duration::from_millis(100));
         }
