@@ -33,8 +33,7 @@ impl InProcess {
     }
 
     /// An outside agent's question, asked until `gone` says the asker went away (the host then
-    /// records it withdrawn). It runs on a task of its own, so that the host hears `gone` even when
-    /// this future is dropped; an ending the host already reached wins over `gone`.
+    /// records it withdrawn). An ending the host already reached wins over `gone`.
     pub async fn ask_while(
         &self,
         client: &ClientId,
@@ -43,11 +42,24 @@ impl InProcess {
         arguments: serde_json::Value,
         gone: CancellationToken,
     ) -> Result<ClientAnswer> {
-        let (host, client) = (Arc::clone(&self.0), client.clone());
-        let asked = tokio::spawn(async move { host.client_ask(&client, call_id, settings, arguments, gone).await });
-        match asked.await {
-            Ok(answer) => answer.map_err(BoundaryError::from),
-            Err(e) => Err(BoundaryError::new("HostError", "INTERNAL", format!("the question failed: {e}"))),
+        let client = client.clone();
+        self.until_ended("question", move |host| async move {
+            host.client_ask(&client, call_id, settings, arguments, gone).await
+        })
+        .await
+    }
+
+    /// Runs an outside agent's wait for the person (`what`, for a failure) on a task of its own, so
+    /// that the host hears the wait's `gone` even when the caller's future is dropped.
+    async fn until_ended<T, F, Fut>(&self, what: &str, work: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(Arc<Host>) -> Fut,
+        Fut: std::future::Future<Output = std::result::Result<T, HostError>> + Send + 'static,
+    {
+        match tokio::spawn(work(Arc::clone(&self.0))).await {
+            Ok(done) => done.map_err(BoundaryError::from),
+            Err(e) => Err(BoundaryError::new("HostError", "INTERNAL", format!("the {what} failed: {e}"))),
         }
     }
 
@@ -235,20 +247,15 @@ impl FrontDoor for InProcess {
 }
 
 impl InProcess {
-    /// An outside agent's permission request, asked until `gone` says the agent stopped waiting
-    /// (see [`ask_while`](Self::ask_while), whose reasons hold here too).
+    /// An outside agent's permission request, asked until `gone` says the agent stopped waiting.
     pub async fn approve_while(
         &self,
         client: &ClientId,
         request: ApprovalRequest,
         gone: CancellationToken,
     ) -> Result<ClientAnswer> {
-        let (host, client) = (Arc::clone(&self.0), client.clone());
-        let asked = tokio::spawn(async move { host.client_approve(&client, request, gone).await });
-        match asked.await {
-            Ok(answer) => answer.map_err(BoundaryError::from),
-            Err(e) => Err(BoundaryError::new("HostError", "INTERNAL", format!("the approval failed: {e}"))),
-        }
+        let client = client.clone();
+        self.until_ended("approval", move |host| async move { host.client_approve(&client, request, gone).await }).await
     }
 
     /// An outside agent's MCP form, asked until `gone` says the agent stopped waiting.
@@ -258,12 +265,8 @@ impl InProcess {
         request: FormRequest,
         gone: CancellationToken,
     ) -> Result<FormReply> {
-        let (host, client) = (Arc::clone(&self.0), client.clone());
-        let asked = tokio::spawn(async move { host.client_form(&client, request, gone).await });
-        match asked.await {
-            Ok(reply) => reply.map_err(BoundaryError::from),
-            Err(e) => Err(BoundaryError::new("HostError", "INTERNAL", format!("the form failed: {e}"))),
-        }
+        let client = client.clone();
+        self.until_ended("form", move |host| async move { host.client_form(&client, request, gone).await }).await
     }
 }
 
