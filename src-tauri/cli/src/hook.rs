@@ -106,6 +106,18 @@ struct HookEvent {
     requested_schema: Option<Value>,
 }
 
+/// Prints a prompt's decision, when there is one (none: the agent asks in its own terminal).
+fn print_decision(decided: Result<Option<Value>, HookError>) -> ExitCode {
+    match decided {
+        Ok(Some(decision)) => {
+            println!("{decision}");
+            ExitCode::SUCCESS
+        }
+        Ok(None) => ExitCode::SUCCESS,
+        Err(e) => no_decision(&e),
+    }
+}
+
 /// A question of the agent's tool call, in either agent's shape.
 #[derive(Debug, Deserialize)]
 struct AgentQuestion {
@@ -187,27 +199,13 @@ pub fn run(args: HookArgs) -> ExitCode {
     };
     if event.hook_event_name == "PermissionRequest" {
         return crate::chat::on_runtime(async move {
-            match approval::decide(agent, approval_budget, &event).await {
-                Ok(Some(decision)) => {
-                    println!("{decision}");
-                    ExitCode::SUCCESS
-                }
-                Ok(None) => ExitCode::SUCCESS,
-                Err(e) => no_decision(&e),
-            }
+            print_decision(approval::decide(agent, approval_budget, &event).await)
         });
     }
     if event.hook_event_name == "Elicitation" {
-        return crate::chat::on_runtime(async move {
-            match form::decide(agent, approval_budget, &event).await {
-                Ok(Some(decision)) => {
-                    println!("{decision}");
-                    ExitCode::SUCCESS
-                }
-                Ok(None) => ExitCode::SUCCESS,
-                Err(e) => no_decision(&e),
-            }
-        });
+        return crate::chat::on_runtime(
+            async move { print_decision(form::decide(agent, approval_budget, &event).await) },
+        );
     }
     if approval::reports_settled(&event.hook_event_name) {
         let event = &event;
