@@ -151,7 +151,6 @@ fn agent_view(agent: Agent, program: Option<&PathBuf>, home: Option<&Path>) -> A
 pub fn run(agent: Agent, action: Action, approvals: Option<bool>) -> Result<AgentSetupDone, SetupError> {
     let program = agent_setup::program_beside_this_one()?;
     let home = agent_setup::home();
-    let approvals = if action == Action::Undo { Some(false) } else { approvals };
     let done = agent_setup::run_with(agent, action, approvals, &program, home.as_deref())?;
     Ok(finish(agent, action, &done, view_with(Ok(program), home.as_deref())))
 }

@@ -39,12 +39,8 @@ pub fn run(args: SetupArgs) -> ExitCode {
         Ok(program) => program,
         Err(e) => return fail_msg("SETUP_PROGRAM_PATH", format!("cannot tell where this hark program is: {e}")),
     };
-    // Undoing takes the approvals' hooks out too; setting up adds them only when asked.
-    let approvals = match action {
-        Action::Undo => Some(false),
-        Action::Setup if no_approvals => Some(false),
-        Action::Setup => approvals.then_some(true),
-    };
+    // Setting up adds them only when asked (undoing takes them out with the rest, in the core).
+    let approvals = if no_approvals { Some(false) } else { approvals.then_some(true) };
     let files = match agent_setup::run_with(agent, action, approvals, &program, agent_setup::home().as_deref()) {
         Ok(files) => files,
         Err(e) => return fail(&e, 1),

@@ -468,19 +468,21 @@ impl Planned {
 /// Reads `files` (from [`locate`]) and merges Hark's entries into each, writing nothing: a file that
 /// cannot be read or merged fails the whole plan.
 pub fn plan(action: Action, program: &Path, files: &[(FileKind, PathBuf)]) -> Result<Vec<Planned>, SetupError> {
-    // Undoing takes every entry of Hark's out, the approvals' hooks too.
-    plan_with(action, (action == Action::Undo).then_some(false), program, files)
+    plan_with(action, None, program, files)
 }
 
 /// [`plan`], also adding (`Some(true)`) or taking out (`Some(false)`) the hooks that send the agent's
 /// permission requests to Hark as approvals; `None` leaves them as they are. They change where the
-/// person approves the agent's tool calls, so they are added only when asked for.
+/// person approves the agent's tool calls, so they are added only when asked for. Undoing takes
+/// them out whatever `approvals` says.
 pub fn plan_with(
     action: Action,
     approvals: Option<bool>,
     program: &Path,
     files: &[(FileKind, PathBuf)],
 ) -> Result<Vec<Planned>, SetupError> {
+    // Undoing takes every entry of Hark's out, the approvals' hooks too.
+    let approvals = if action == Action::Undo { Some(false) } else { approvals };
     let program_text = program.to_str().ok_or_else(|| SetupError::ProgramPath { path: program.to_path_buf() })?;
     files
         .iter()
@@ -626,7 +628,7 @@ pub(crate) fn is_program(path: &Path) -> bool {
 /// [`locate`], [`plan`] then [`apply`]: sets Hark up with `agent` (or undoes it) and says what each
 /// file got.
 pub fn run(agent: Agent, action: Action, program: &Path, home: Option<&Path>) -> Result<Vec<Planned>, SetupError> {
-    run_with(agent, action, (action == Action::Undo).then_some(false), program, home)
+    run_with(agent, action, None, program, home)
 }
 
 /// [`run`] with the approvals' hooks added or taken out (see [`plan_with`]).
