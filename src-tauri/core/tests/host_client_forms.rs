@@ -73,6 +73,16 @@ struct Setup {
     door: InProcess,
 }
 
+impl Setup {
+    /// The deploy form, asked through the front door as the agent's hook asks it, on a task of its own.
+    fn ask_deploy(
+        &self,
+    ) -> tokio::task::JoinHandle<Result<hark_core::host::FormReply, hark_core::error::BoundaryError>> {
+        let door = self.door.clone();
+        tokio::spawn(async move { door.form(&client(), request(deploy_schema())).await })
+    }
+}
+
 fn start() -> Setup {
     let dir = tempfile::tempdir().unwrap();
     let host = Arc::new(host_support::host(dir.path(), "hello", None));
@@ -84,10 +94,7 @@ fn start() -> Setup {
 async fn an_answered_form_replies_accept_with_typed_content_and_is_recorded() {
     let s = start();
     let mut heard = s.host.service().subscribe();
-    let asking = {
-        let door = s.door.clone();
-        tokio::spawn(async move { door.form(&client(), request(deploy_schema())).await })
-    };
+    let asking = s.ask_deploy();
     let shown = shown(&mut heard).await;
     match &shown.intent {
         Intent::Form { server, message, fields, .. } => {
@@ -115,10 +122,7 @@ async fn a_declined_form_replies_decline_and_a_closed_one_cancel() {
     let mut heard = s.host.service().subscribe();
     for (decline, action, outcome) in [(true, "decline", FormOutcome::Decline), (false, "cancel", FormOutcome::Cancel)]
     {
-        let asking = {
-            let door = s.door.clone();
-            tokio::spawn(async move { door.form(&client(), request(deploy_schema())).await })
-        };
+        let asking = s.ask_deploy();
         let shown = shown(&mut heard).await;
         if decline {
             s.door.decline(&shown.session_id, &shown.call_id).await.unwrap();
@@ -135,10 +139,7 @@ async fn a_declined_form_replies_decline_and_a_closed_one_cancel() {
 async fn a_form_whose_agent_stopped_waiting_ends_everywhere_and_a_late_answer_changes_nothing() {
     let s = start();
     let mut heard = s.host.service().subscribe();
-    let asking = {
-        let door = s.door.clone();
-        tokio::spawn(async move { door.form(&client(), request(deploy_schema())).await })
-    };
+    let asking = s.ask_deploy();
     let shown = shown(&mut heard).await;
     // The hook went away: its request future is dropped.
     asking.abort();
